@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+// Builds and runs the local test API server (test/cluster: embedded etcd + the upstream
+// kube-apiserver). Usable as a CLI (`up`, `down`, `build`, `status`) and as a module by the
+// mocha setup, the demo and the benchmarks.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const srcDir = path.join(repoRoot, 'test', 'cluster');
+const binDir = path.join(repoRoot, '.cache', 'bin');
+export const binary = path.join(binDir, 'testcluster');
+const hashFile = `${binary}.hash`;
+export const defaultDir = process.env.INV_CLUSTER_DIR || path.join(repoRoot, '.cache', 'cluster');
+
+const log = (msg) => process.stderr.write(`cluster: ${msg}\n`);
+
+function sourceHash() {
+  const h = createHash('sha256');
+  h.update(fs.readFileSync(fileURLToPath(import.meta.url))); // build flags live here
+  for (const f of fs.readdirSync(srcDir).sort()) {
+    if (f.endsWith('.go') || f === 'go.mod' || f === 'go.sum') {
+      h.update(f).update(fs.readFileSync(path.join(srcDir, f)));
+    }
+  }
+  return h.digest('hex');
+}
+
+/** Builds the binary unless a binary built from the same Go sources is cached. */
+export function build() {
+  const want = sourceHash();
+  if (fs.existsSync(binary) && fs.existsSync(hashFile) && fs.readFileSync(hashFile, 'utf8') === want) {
+    return binary;
+  }
+  if (spawnSync('go', ['version']).status !== 0) {
+    throw new Error('Go is required to build the test API server (test/cluster); install Go 1.24+');
+  }
+  log('building kube-apiserver + etcd from Go modules (the first build takes several minutes)...');
+  const started = Date.now();
+  fs.mkdirSync(binDir, { recursive: true });
+  // Stamp the real Kubernetes version, so `kubectl version` and discovery report it.
+  const k8s = /k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)/.exec(fs.readFileSync(path.join(srcDir, 'go.mod'), 'utf8'));
+  const ldflags = ['-s', '-w'];
+  if (k8s) {
+    for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
+      ldflags.push(`-X ${pkg}.gitVersion=${k8s[1]}`, `-X ${pkg}.gitMajor=${k8s[2]}`, `-X ${pkg}.gitMinor=${k8s[3]}`);
+      ldflags.push(`-X ${pkg}.gitTreeState=clean`);
+    }
+  }
+  const r = spawnSync('go', ['build', '-trimpath', `-ldflags=${ldflags.join(' ')}`, '-o', binary, '.'], {
+    cwd: srcDir,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (r.status !== 0) throw new Error(`go build of test/cluster failed (exit ${r.status})`);
+  fs.writeFileSync(hashFile, want);
+  log(`built in ${((Date.now() - started) / 1000).toFixed(0)}s`);
+  return binary;
+}
+
+function readKubeconfig(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const server = /server:\s*(\S+)/.exec(text)?.[1];
+  const token = /token:\s*(\S+)/.exec(text)?.[1];
+  const ca = /certificate-authority-data:\s*(\S+)/.exec(text)?.[1];
+  return { server, token, ca: ca ? Buffer.from(ca, 'base64') : undefined };
+}
+
+/** Resolves true when GET /readyz answers 200 with the admin credentials. */
+export function readyz(kubeconfig) {
+  return new Promise((resolve) => {
+    let cfg;
+    try {
+      cfg = readKubeconfig(kubeconfig);
+    } catch {
+      resolve(false);
+      return;
+    }
+    const req = https.get(
+      `${cfg.server}/readyz`,
+      { ca: cfg.ca, headers: { authorization: `Bearer ${cfg.token}` }, timeout: 2000 },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      },
+    );
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
+  });
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Starts the server in `dir` (or reuses one already running there) and waits for /readyz.
+ * Returns { kubeconfig, pid, dir, startupMs, reused }.
+ */
+export async function up(dir = defaultDir, { timeoutMs = 180_000 } = {}) {
+  build();
+  const pidFile = path.join(dir, 'pid');
+  const kubeconfig = path.join(dir, 'admin.kubeconfig');
+  if (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    if (alive(pid) && (await readyz(kubeconfig))) return { kubeconfig, pid, dir, startupMs: 0, reused: true };
+    if (alive(pid)) await stopPid(pid);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const started = Date.now();
+  const out = fs.openSync(path.join(dir, 'server.log'), 'a');
+  const child = spawn(binary, ['-dir', dir], { detached: true, stdio: ['ignore', out, out] });
+  child.unref();
+  fs.closeSync(out);
+  fs.writeFileSync(pidFile, String(child.pid));
+  const readyFile = path.join(dir, 'ready');
+  while (Date.now() - started < timeoutMs) {
+    if (!alive(child.pid)) {
+      throw new Error(`test API server exited during start-up; see ${path.join(dir, 'server.log')}`);
+    }
+    if (fs.existsSync(readyFile) && (await readyz(kubeconfig))) {
+      return { kubeconfig, pid: child.pid, dir, startupMs: Date.now() - started, reused: false };
+    }
+    await sleep(100);
+  }
+  await stopPid(child.pid);
+  throw new Error(`test API server not ready after ${timeoutMs} ms; see ${path.join(dir, 'server.log')}`);
+}
+
+async function stopPid(pid, graceMs = 20_000) {
+  if (!alive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (alive(pid) && Date.now() < deadline) await sleep(100);
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  while (alive(pid)) await sleep(50);
+}
+
+/** Stops the server running in `dir` and removes its data. */
+export async function down(dir = defaultDir) {
+  const pidFile = path.join(dir, 'pid');
+  if (fs.existsSync(pidFile)) await stopPid(Number(fs.readFileSync(pidFile, 'utf8')));
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Restarts the API server process on the same data directory, port and credentials. */
+export async function restart(dir = defaultDir) {
+  const pidFile = path.join(dir, 'pid');
+  await stopPid(Number(fs.readFileSync(pidFile, 'utf8')));
+  const port = new URL(readKubeconfig(path.join(dir, 'admin.kubeconfig')).server).port;
+  fs.rmSync(path.join(dir, 'ready'), { force: true });
+  const out = fs.openSync(path.join(dir, 'server.log'), 'a');
+  const child = spawn(binary, ['-dir', dir, '-port', port, '-keep'], { detached: true, stdio: ['ignore', out, out] });
+  child.unref();
+  fs.closeSync(out);
+  fs.writeFileSync(pidFile, String(child.pid));
+  const kubeconfig = path.join(dir, 'admin.kubeconfig');
+  while (!(fs.existsSync(path.join(dir, 'ready')) && (await readyz(kubeconfig)))) await sleep(100);
+}
+
+async function main() {
+  const cmd = process.argv[2];
+  try {
+    if (cmd === 'build') {
+      build();
+    } else if (cmd === 'up') {
+      const r = await up();
+      log(r.reused ? `reusing running server (pid ${r.pid})` : `ready in ${r.startupMs} ms (pid ${r.pid})`);
+      process.stdout.write(`${r.kubeconfig}\n`);
+    } else if (cmd === 'down') {
+      await down();
+      log('stopped and removed');
+    } else {
+      process.stderr.write('usage: cluster.mjs build|up|down\n');
+      process.exitCode = 2;
+    }
+  } catch (err) {
+    log(err.message);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await main();
