@@ -20,24 +20,33 @@ const load = <T>(name: string): Promise<T> =>
 
 let runDir = '';
 
+// Developer shortcuts for quick local iterations only (CI sets neither):
+// INV_TEST_NO_SERVICES=1 starts nothing (pure unit tests); INV_TEST_NO_CRI=1 skips containerd.
 export async function mochaGlobalSetup(): Promise<void> {
+  if (process.env.INV_TEST_NO_SERVICES === '1') return;
+  const withCri = process.env.INV_TEST_NO_CRI !== '1';
   runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-test-'));
   const cluster = await load<ClusterScript>('cluster.mjs');
-  const cri = await load<CriScript>('cri.mjs');
+  const cri = withCri ? await load<CriScript>('cri.mjs') : undefined;
   const [k, c] = await Promise.all([
     cluster.up(path.join(runDir, 'cluster')),
-    cri.up(path.join(runDir, 'cri')),
+    cri?.up(path.join(runDir, 'cri')),
   ]);
   process.env.INV_TEST_KUBECONFIG = k.kubeconfig;
   process.env.INV_TEST_CLUSTER_DIR = path.join(runDir, 'cluster');
-  process.env.INV_TEST_CRI_ENDPOINT = c.endpoint;
-  process.env.INV_TEST_CRI_DIR = path.join(runDir, 'cri');
+  if (c) {
+    process.env.INV_TEST_CRI_ENDPOINT = c.endpoint;
+    process.env.INV_TEST_CRI_DIR = path.join(runDir, 'cri');
+  }
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {
   if (!runDir) return;
   const cluster = await load<ClusterScript>('cluster.mjs');
-  const cri = await load<CriScript>('cri.mjs');
-  await Promise.allSettled([cluster.down(path.join(runDir, 'cluster')), cri.down(path.join(runDir, 'cri'))]);
+  await cluster.down(path.join(runDir, 'cluster'));
+  if (process.env.INV_TEST_CRI_DIR) {
+    const cri = await load<CriScript>('cri.mjs');
+    await cri.down(process.env.INV_TEST_CRI_DIR);
+  }
   fs.rmSync(runDir, { recursive: true, force: true });
 }
