@@ -1,0 +1,55 @@
+// Installs the project's CustomResourceDefinitions (crds/*.yaml) and waits until the API
+// server reports them Established, so callers can use the new types right away.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { isNotFound, type KubeRest } from './rest.js';
+
+const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+/** The repository's crds/ directory, from the compiled location dist/src/core/kube/. */
+export const crdDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../crds');
+
+interface Crd {
+  metadata: { name: string; resourceVersion?: string };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+export function readCrds(dir = crdDir): Crd[] {
+  const out: Crd[] = [];
+  for (const f of fs.readdirSync(dir).sort()) {
+    if (!/\.ya?ml$/.test(f)) continue;
+    for (const doc of parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8'))) {
+      const obj = doc.toJS() as Crd | null;
+      if (obj) out.push(obj);
+    }
+  }
+  return out;
+}
+
+export async function installCrds(rest: KubeRest, crds = readCrds(), timeoutMs = 30_000): Promise<string[]> {
+  for (const crd of crds) {
+    const name = crd.metadata.name;
+    try {
+      const cur = await rest.get<Crd>(`${CRD_PATH}/${name}`);
+      await rest.request('PUT', `${CRD_PATH}/${name}`, {
+        body: { ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata.resourceVersion } },
+      });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      await rest.request('POST', CRD_PATH, { body: crd });
+    }
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (const crd of crds) {
+    for (;;) {
+      const cur = await rest.get<Crd>(`${CRD_PATH}/${crd.metadata.name}`);
+      if (cur.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      if (Date.now() > deadline)
+        throw new Error(`CRD ${crd.metadata.name} not Established after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return crds.map((c) => c.metadata.name);
+}
