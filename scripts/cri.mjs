@@ -1,0 +1,262 @@
+#!/usr/bin/env node
+// Starts and stops a PRIVATE containerd for the CRI tests, the demo and the benchmarks: its own
+// config, root, state and sockets under one directory, so it never touches a host containerd
+// (/run/containerd) and several can run side by side. Usable as a CLI (`up`, `down`) and as a
+// module (mocha global setup). Pods use host networking, so no CNI is configured.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { importArchive, writeArchive } from './oci-archive.mjs';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const defaultDir = process.env.INV_CRI_DIR || path.join(repoRoot, '.cache', 'cri');
+/** The sandbox ("pause") image: busybox sleeping, imported locally, never pulled. */
+export const sandboxImage = 'inv.test/pause:1';
+
+const log = (msg) => process.stderr.write(`cri: ${msg}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export const socketPath = (dir) => path.join(path.resolve(dir), 'containerd.sock');
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function ctr(dir, args, timeoutMs = 10_000) {
+  return spawnSync('ctr', ['--address', socketPath(dir), '--timeout', '5s', ...args], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
+}
+
+function config(dir, snapshotter) {
+  const d = path.resolve(dir);
+  // Why these settings:
+  // - restrict_oom_score_adj: without it runc fails in this kind of sandbox ("can't get final
+  //   child's PID from pipe") because it may not lower the oom score below containerd's.
+  // - sandbox_image: imported locally by up(); nothing is ever pulled (no registry access).
+  // - cni dirs point into `dir` and stay empty: tests only run host-network sandboxes.
+  // - unneeded snapshotters/tracing are disabled so start-up is fast and quiet.
+  return `version = 2
+root = "${d}/root"
+state = "${d}/state"
+disabled_plugins = [
+  "io.containerd.snapshotter.v1.aufs",
+  "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.devmapper",
+  "io.containerd.snapshotter.v1.zfs",
+  "io.containerd.tracing.processor.v1.otlp",
+  "io.containerd.internal.v1.tracing",
+]
+
+[grpc]
+  address = "${d}/containerd.sock"
+
+[ttrpc]
+  address = "${d}/containerd.sock.ttrpc"
+
+[debug]
+  address = ""
+  level = "info"
+
+[metrics]
+  address = ""
+
+[plugins]
+  [plugins."io.containerd.internal.v1.opt"]
+    path = "${d}/opt"
+  [plugins."io.containerd.grpc.v1.cri"]
+    sandbox_image = "${sandboxImage}"
+    restrict_oom_score_adj = true
+    disable_tcp_service = true
+    stream_server_address = "127.0.0.1"
+    stream_server_port = "0"
+    enable_selinux = false
+    [plugins."io.containerd.grpc.v1.cri".containerd]
+      snapshotter = "${snapshotter}"
+      default_runtime_name = "runc"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+    [plugins."io.containerd.grpc.v1.cri".cni]
+      bin_dir = "${d}/cni/bin"
+      conf_dir = "${d}/cni/net.d"
+`;
+}
+
+/** Status ("ok", "skip", "error") of plugin type/id, per `ctr plugins ls`. */
+function pluginStatus(dir, type, id) {
+  const r = ctr(dir, ['plugins', 'ls']);
+  for (const line of (r.stdout || '').split('\n')) {
+    const cols = line.trim().split(/\s+/);
+    if (cols[0] === type && cols[1] === id) return cols[cols.length - 1];
+  }
+  return 'missing';
+}
+
+async function start(dir, snapshotter, timeoutMs) {
+  fs.writeFileSync(path.join(dir, 'config.toml'), config(dir, snapshotter));
+  const out = fs.openSync(path.join(dir, 'containerd.log'), 'a');
+  const child = spawn('containerd', ['--config', path.join(dir, 'config.toml')], {
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
+  child.unref();
+  fs.closeSync(out);
+  fs.writeFileSync(path.join(dir, 'pid'), String(child.pid));
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (!alive(child.pid))
+      throw new Error(`containerd exited during start-up; see ${path.join(dir, 'containerd.log')}`);
+    if (fs.existsSync(socketPath(dir)) && ctr(dir, ['version']).status === 0) return child.pid;
+    await sleep(100);
+  }
+  await stopPid(child.pid);
+  throw new Error(`containerd not answering after ${timeoutMs} ms; see ${path.join(dir, 'containerd.log')}`);
+}
+
+/**
+ * Starts containerd in `dir` (or reuses one already running there), imports the sandbox image
+ * and returns { endpoint, address, pid, dir, snapshotter, reused }.
+ */
+export async function up(dir = defaultDir, { timeoutMs = 60_000 } = {}) {
+  dir = path.resolve(dir);
+  const pidFile = path.join(dir, 'pid');
+  const address = socketPath(dir);
+  const endpoint = `unix://${address}`;
+  if (Buffer.byteLength(address) > 100) throw new Error(`socket path too long for a unix socket: ${address}`);
+  if (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    if (alive(pid) && ctr(dir, ['version']).status === 0) {
+      const snapshotter = fs.readFileSync(path.join(dir, 'snapshotter'), 'utf8').trim();
+      return { endpoint, address, pid, dir, snapshotter, reused: true };
+    }
+    await down(dir);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'cni', 'bin'), { recursive: true });
+
+  // overlayfs is what real nodes use; when the kernel or the backing filesystem cannot do it
+  // (the plugin reports "skip"/"error"), fall back to the native (copying) snapshotter.
+  let snapshotter = process.env.INV_CRI_SNAPSHOTTER || 'overlayfs';
+  let pid = await start(dir, snapshotter, timeoutMs);
+  if (
+    snapshotter === 'overlayfs' &&
+    pluginStatus(dir, 'io.containerd.snapshotter.v1', 'overlayfs') !== 'ok'
+  ) {
+    log('overlayfs snapshotter unavailable here; falling back to native');
+    await stopPid(pid);
+    snapshotter = 'native';
+    pid = await start(dir, snapshotter, timeoutMs);
+  }
+  fs.writeFileSync(path.join(dir, 'snapshotter'), snapshotter);
+  const cri = pluginStatus(dir, 'io.containerd.grpc.v1', 'cri');
+  if (cri !== 'ok') {
+    await down(dir);
+    throw new Error(`containerd CRI plugin status is "${cri}"; see ${path.join(dir, 'containerd.log')}`);
+  }
+  const archive = path.join(dir, 'sandbox-image.tar');
+  writeArchive(archive, [{ refs: [sandboxImage], distinct: 'sandbox', cmd: ['/bin/sleep', '2147483647'] }]);
+  importArchive({ address, file: archive, snapshotter });
+  return { endpoint, address, pid, dir, snapshotter, reused: false };
+}
+
+async function stopPid(pid, graceMs = 10_000) {
+  if (!alive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (alive(pid) && Date.now() < deadline) await sleep(50);
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  while (alive(pid)) await sleep(20);
+}
+
+/** PIDs of containerd shims that were started by the containerd listening on `address`. */
+function shimPids(address) {
+  const pids = [];
+  for (const ent of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(ent)) continue;
+    let argv;
+    try {
+      argv = fs.readFileSync(`/proc/${ent}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (!path.basename(argv[0] || '').startsWith('containerd-shim')) continue;
+    const i = argv.indexOf('-address');
+    if (i >= 0 && argv[i + 1] === address) pids.push(Number(ent));
+  }
+  return pids;
+}
+
+/** Mount points at or below `dir`, deepest first. */
+function mountsUnder(dir) {
+  const out = [];
+  for (const line of fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+    const mp = line.split(' ')[4];
+    if (!mp) continue;
+    const p = mp.replace(/\\040/g, ' ');
+    if (p === dir || p.startsWith(`${dir}/`)) out.push(p);
+  }
+  return out.sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Stops the containerd in `dir`: kills its containers (via ctr while it still answers), the
+ * shims it started, then containerd itself; unmounts whatever is left under `dir`; removes `dir`.
+ */
+export async function down(dir = defaultDir) {
+  dir = path.resolve(dir);
+  const address = socketPath(dir);
+  const pidFile = path.join(dir, 'pid');
+  const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : 0;
+  if (pid && alive(pid) && ctr(dir, ['version']).status === 0) {
+    const tasks = ctr(dir, ['-n', 'k8s.io', 'tasks', 'ls', '-q']).stdout || '';
+    for (const id of tasks.split('\n').filter(Boolean)) {
+      ctr(dir, ['-n', 'k8s.io', 'tasks', 'kill', '-a', '-s', 'SIGKILL', id]);
+    }
+  }
+  if (pid) await stopPid(pid);
+  for (const shim of shimPids(address)) {
+    try {
+      process.kill(shim, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  for (const mp of mountsUnder(dir)) {
+    spawnSync('umount', ['-l', mp]);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+async function main() {
+  const cmd = process.argv[2];
+  try {
+    if (cmd === 'up') {
+      const r = await up();
+      log(
+        r.reused
+          ? `reusing running containerd (pid ${r.pid})`
+          : `containerd ready (pid ${r.pid}, ${r.snapshotter})`,
+      );
+      process.stdout.write(`${r.endpoint}\n`);
+    } else if (cmd === 'down') {
+      await down();
+      log('stopped and removed');
+    } else {
+      process.stderr.write('usage: cri.mjs up|down\n');
+      process.exitCode = 2;
+    }
+  } catch (err) {
+    log(err.message);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await main();

@@ -1,0 +1,126 @@
+// In-test gRPC servers on unix sockets, built from the project's own .proto files:
+// - serveFake: answers only the services/methods it is given (e.g. runtime.v1alpha2 only, to
+//   exercise version negotiation); grpc-js answers UNIMPLEMENTED for everything else.
+// - serveProxy: forwards every CRI call to a real runtime, except the methods it overrides
+//   (used to make one call fail while everything else is the real containerd).
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loaderOptions, protoDir } from '../../src/core/cri/proto.js';
+import type { CriApiVersion } from '../../src/core/cri/types.js';
+
+type Handler = (request: Record<string, unknown>) => unknown;
+export type FakeMethods = Partial<Record<'RuntimeService' | 'ImageService', Record<string, Handler>>>;
+
+export interface FakeServer {
+  endpoint: string;
+  socketPath: string;
+  /** "Service/Method" of every call the server answered. */
+  calls: string[];
+  close(): Promise<void>;
+}
+
+function pkg(api: CriApiVersion): grpc.GrpcObject {
+  const def = protoLoader.loadSync(path.join(protoDir(), 'runtime', api, 'api.proto'), loaderOptions);
+  return (grpc.loadPackageDefinition(def).runtime as grpc.GrpcObject)[api] as grpc.GrpcObject;
+}
+
+const serviceDef = (api: CriApiVersion, name: string) =>
+  (pkg(api)[name] as grpc.ServiceClientConstructor).service;
+
+function toUnary(
+  name: string,
+  h: Handler,
+  calls: string[],
+): grpc.handleUnaryCall<Record<string, unknown>, unknown> {
+  return (call, callback) => {
+    calls.push(name);
+    Promise.resolve()
+      .then(() => h(call.request))
+      .then(
+        (res) => callback(null, res ?? {}),
+        (err: unknown) => {
+          const e = err as Partial<grpc.ServiceError>;
+          callback({
+            code: e.code ?? grpc.status.UNKNOWN,
+            details: e.details ?? String((err as Error).message ?? err),
+          });
+        },
+      );
+  };
+}
+
+async function listen(server: grpc.Server, calls: string[]): Promise<FakeServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-fake-cri-'));
+  const socketPath = path.join(dir, 'cri.sock');
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) =>
+      err ? reject(err) : resolve(),
+    ),
+  );
+  return {
+    endpoint: `unix://${socketPath}`,
+    socketPath,
+    calls,
+    async close() {
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A server speaking only `api`, with only the given methods implemented. */
+export async function serveFake(api: CriApiVersion, methods: FakeMethods): Promise<FakeServer> {
+  const server = new grpc.Server();
+  const calls: string[] = [];
+  for (const [svc, impl] of Object.entries(methods)) {
+    const handlers: grpc.UntypedServiceImplementation = {};
+    for (const [m, h] of Object.entries(impl ?? {})) handlers[m] = toUnary(`${svc}/${m}`, h, calls);
+    server.addService(serviceDef(api, svc), handlers);
+  }
+  return listen(server, calls);
+}
+
+/**
+ * A runtime.v1 server forwarding every method of both services to `target` (a real runtime's
+ * endpoint), except the `overrides`.
+ */
+export async function serveProxy(target: string, overrides: FakeMethods = {}): Promise<FakeServer> {
+  const v1 = pkg('v1');
+  const server = new grpc.Server();
+  const calls: string[] = [];
+  const socket = target.replace(/^unix:\/\//, '');
+  for (const svc of ['RuntimeService', 'ImageService'] as const) {
+    const Ctor = v1[svc] as grpc.ServiceClientConstructor;
+    const upstream = new Ctor(`unix://${socket}`, grpc.credentials.createInsecure());
+    const handlers: grpc.UntypedServiceImplementation = {};
+    for (const m of Object.keys(Ctor.service)) {
+      const own = overrides[svc]?.[m];
+      handlers[m] = own
+        ? toUnary(`${svc}/${m}`, own, calls)
+        : toUnary(
+            `${svc}/${m}`,
+            (req) =>
+              new Promise((resolve, reject) => {
+                type Unary = (
+                  req: unknown,
+                  opts: grpc.CallOptions,
+                  cb: (err: grpc.ServiceError | null, res: unknown) => void,
+                ) => void;
+                const fn = (upstream as unknown as Record<string, Unary>)[m]!;
+                fn.call(
+                  upstream,
+                  req,
+                  { deadline: Date.now() + 30_000 },
+                  (err: grpc.ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)),
+                );
+              }),
+            calls,
+          );
+    }
+    server.addService(Ctor.service, handlers);
+  }
+  return listen(server, calls);
+}

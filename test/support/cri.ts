@@ -1,0 +1,118 @@
+// Access to the run's private containerd (started by global-setup through scripts/cri.mjs):
+// its endpoint, a connected CRI client, and helpers that run real pods for in-use images.
+import fs from 'node:fs';
+import path from 'node:path';
+import { connectCri, type CriClient, type CriImage } from '../../src/core/cri/index.js';
+import * as pods from '../../src/core/cri/pods.js';
+
+export function criEndpoint(): string {
+  const e = process.env.INV_TEST_CRI_ENDPOINT;
+  if (!e)
+    throw new Error('INV_TEST_CRI_ENDPOINT is not set: run the tests through mocha without INV_TEST_NO_CRI');
+  return e;
+}
+
+export function criDir(): string {
+  const d = process.env.INV_TEST_CRI_DIR;
+  if (!d) throw new Error('INV_TEST_CRI_DIR is not set: run the tests through mocha without INV_TEST_NO_CRI');
+  return d;
+}
+
+/** The socket path (what ctr --address takes). */
+export const criAddress = (): string => criEndpoint().replace(/^unix:\/\//, '');
+
+/** The snapshotter the private containerd's CRI plugin uses (overlayfs, or native as fallback). */
+export function criSnapshotter(): string {
+  try {
+    return fs.readFileSync(path.join(criDir(), 'snapshotter'), 'utf8').trim();
+  } catch {
+    return 'overlayfs';
+  }
+}
+
+/** True when a private containerd is available; test files `this.skip()` otherwise. */
+export const criAvailable = (): boolean => Boolean(process.env.INV_TEST_CRI_ENDPOINT);
+
+export function connect(timeoutMs = 10_000): Promise<CriClient> {
+  return connectCri({ endpoint: criEndpoint(), timeoutMs });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns a truthy value (CRI learns about ctr imports through events). */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Waits until CRI ListImages shows every ID. */
+export async function waitForImages(cri: CriClient, ids: string[]): Promise<CriImage[]> {
+  return waitFor(`images ${ids.join(', ')} in CRI ListImages`, async () => {
+    const images = await cri.listImages();
+    const found = ids.map((id) => images.find((i) => i.id === id));
+    return found.every(Boolean) ? (found as CriImage[]) : undefined;
+  });
+}
+
+export interface RunningPod {
+  sandboxId: string;
+  containerId: string;
+  /** Stops and removes the container and the sandbox (idempotent). */
+  cleanup(): Promise<void>;
+}
+
+let podCounter = 0;
+
+/**
+ * Runs `image` as a real container (default `sleep 3600`) in a new host-network sandbox.
+ * With `exit: true` the container runs `true` and the helper waits until it has EXITED.
+ */
+export async function runPod(
+  cri: CriClient,
+  image: string,
+  opts: { exit?: boolean; name?: string } = {},
+): Promise<RunningPod> {
+  const name = opts.name ?? `inv-test-${process.pid}-${++podCounter}`;
+  const sandbox = { name, uid: `${name}-uid`, namespace: 'inv-test' };
+  const sandboxId = await pods.runPodSandbox(cri, sandbox);
+  let containerId = '';
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    if (containerId) {
+      await pods.stopContainer(cri, containerId).catch(() => undefined);
+      await pods.removeContainer(cri, containerId).catch(() => undefined);
+    }
+    await pods.stopPodSandbox(cri, sandboxId).catch(() => undefined);
+    await pods.removePodSandbox(cri, sandboxId).catch(() => undefined);
+  };
+  try {
+    containerId = await pods.createContainer(cri, {
+      sandboxId,
+      sandbox,
+      name: 'main',
+      image,
+      command: opts.exit ? ['/bin/true'] : ['/bin/sleep', '3600'],
+    });
+    await pods.startContainer(cri, containerId);
+    const want = opts.exit ? 'CONTAINER_EXITED' : 'CONTAINER_RUNNING';
+    await waitFor(
+      `container ${containerId} ${want}`,
+      async () => (await pods.containerStatus(cri, containerId)).state === want,
+    );
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+  return { sandboxId, containerId, cleanup };
+}
