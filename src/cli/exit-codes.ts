@@ -1,0 +1,6 @@
+// Exit codes scripts can rely on, shared by every command.
+export const EXIT_OK = 0;
+/** The command ran but some of its work failed (a namespace, a removal, a job). */
+export const EXIT_PARTIAL_FAILURE = 1;
+/** Bad input or unreachable dependency: nothing was done. */
+export const EXIT_USAGE = 2;

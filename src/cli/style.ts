@@ -1,0 +1,33 @@
+// Terminal styling: chalk for color (off when NO_COLOR is set, per no-color.org, or when
+// the stream is not a TTY), cli-table3 for tables, ora for spinners on a TTY only.
+import { Chalk, type ChalkInstance } from 'chalk';
+import Table from 'cli-table3';
+import ora, { type Ora } from 'ora';
+import { stringify } from 'yaml';
+
+const noColor = (): boolean => process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
+
+export function colors(stream: NodeJS.WriteStream = process.stdout): ChalkInstance {
+  if (noColor()) return new Chalk({ level: 0 });
+  if (process.env.FORCE_COLOR) return new Chalk();
+  return new Chalk({ level: stream.isTTY ? 1 : 0 });
+}
+
+export function table(head: string[]): Table.Table {
+  const c = colors();
+  return new Table({ head: head.map((h) => c.bold(h)), style: { head: [], border: [] } });
+}
+
+/** A spinner on stderr when it is a TTY; otherwise a no-op, so pipes and CI logs stay clean. */
+export function spinner(text: string, enabled = true): Ora | undefined {
+  if (!enabled || !process.stderr.isTTY) return undefined;
+  return ora({ text, stream: process.stderr, color: noColor() ? 'white' : 'cyan' }).start();
+}
+
+export function toJson(data: unknown): string {
+  return `${JSON.stringify(data, null, 2)}\n`;
+}
+
+export function toYaml(data: unknown): string {
+  return stringify(data);
+}

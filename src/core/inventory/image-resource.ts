@@ -1,0 +1,51 @@
+// The Image custom resource as the inventory reads and writes it.
+export const IMAGE_GROUP = 'imageinventory.dev';
+export const IMAGE_VERSION = 'v1alpha1';
+export const IMAGE_API_VERSION = `${IMAGE_GROUP}/${IMAGE_VERSION}`;
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY_VALUE = 'image-inventory-controller';
+
+export interface ImageResource {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
+  spec?: { image?: string };
+  status?: { kinds?: string };
+}
+
+export const isManaged = (img: ImageResource): boolean =>
+  img.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE;
+
+export function imagesPath(namespace?: string, name?: string, sub?: 'status'): string {
+  let p = `/apis/${IMAGE_GROUP}/${IMAGE_VERSION}`;
+  p += namespace ? `/namespaces/${namespace}/images` : '/images';
+  if (name) p += `/${name}`;
+  if (sub) p += `/${sub}`;
+  return p;
+}
+
+/** Strips an Image to what the inventory compares, so large namespaces stay cheap to hold. */
+export function stripImage(o: ImageResource): ImageResource {
+  const out: ImageResource = {
+    metadata: {
+      name: o.metadata.name,
+      ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+      ...(o.metadata.uid ? { uid: o.metadata.uid } : {}),
+      ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
+      ...(o.metadata.labels?.[MANAGED_BY_LABEL] !== undefined
+        ? { labels: { [MANAGED_BY_LABEL]: o.metadata.labels[MANAGED_BY_LABEL] } }
+        : {}),
+      ...(o.metadata.deletionTimestamp ? { deletionTimestamp: o.metadata.deletionTimestamp } : {}),
+    },
+  };
+  if (o.spec) out.spec = { ...(o.spec.image !== undefined ? { image: o.spec.image } : {}) };
+  if (o.status) out.status = { ...(o.status.kinds !== undefined ? { kinds: o.status.kinds } : {}) };
+  return out;
+}

@@ -1,0 +1,81 @@
+// Reports invalid image refs as Warning Events on the object that carries them, the way
+// `kubectl describe` users expect to find problems. Event names are derived from the
+// object, container and ref, so a rebuild that sees the same problem again finds the
+// existing Event (one read) instead of writing a new one: a rebuild of an unchanged
+// namespace stays write-free.
+import { createHash } from 'node:crypto';
+import { isAlreadyExists, isNotFound, type KubeRest } from '../kube/rest.js';
+import { SOURCE_KINDS, type SourceKind } from './sources.js';
+import type { InvalidRef } from './rules.js';
+
+export const EVENT_REASON = 'InvalidImageRef';
+export const EVENT_COMPONENT = 'image-inventory-controller';
+
+export function invalidRefEventName(ref: InvalidRef, uid: string | undefined): string {
+  const h = createHash('sha256')
+    .update(`${uid ?? ''}\0${ref.kind}\0${ref.name}\0${ref.container}\0${ref.image}`)
+    .digest('hex')
+    .slice(0, 12);
+  return `${ref.name.slice(0, 200)}.inv-${h}`;
+}
+
+export class InvalidRefReporter {
+  /** Names already known to exist, so a long-running daemon does not even re-read them. */
+  private readonly known = new Set<string>();
+
+  constructor(private readonly rest: KubeRest) {}
+
+  /** Returns the number of Events created. Failures are returned, never thrown. */
+  async report(
+    namespace: string,
+    refs: InvalidRef[],
+    uidOf: (kind: string, name: string) => string | undefined,
+  ): Promise<{ created: number; errors: string[] }> {
+    let created = 0;
+    const errors: string[] = [];
+    for (const ref of refs) {
+      const uid = uidOf(ref.kind, ref.name);
+      const name = invalidRefEventName(ref, uid);
+      const key = `${namespace}/${name}`;
+      if (this.known.has(key)) continue;
+      const path = `/api/v1/namespaces/${namespace}/events`;
+      try {
+        try {
+          await this.rest.get(`${path}/${name}`);
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+          const now = new Date().toISOString();
+          await this.rest.request('POST', path, {
+            body: {
+              apiVersion: 'v1',
+              kind: 'Event',
+              metadata: { name, namespace },
+              involvedObject: {
+                apiVersion: SOURCE_KINDS[ref.kind as SourceKind]?.apiVersion,
+                kind: ref.kind,
+                name: ref.name,
+                namespace,
+                uid,
+                fieldPath: `spec.containers{${ref.container}}`,
+              },
+              reason: EVENT_REASON,
+              message: `container ${ref.container}: image ${JSON.stringify(ref.image)} is not a valid reference: ${ref.reason}`,
+              type: 'Warning',
+              source: { component: EVENT_COMPONENT },
+              reportingComponent: EVENT_COMPONENT,
+              firstTimestamp: now,
+              lastTimestamp: now,
+              count: 1,
+            },
+          });
+          created++;
+        }
+        this.known.add(key);
+      } catch (e) {
+        if (isAlreadyExists(e)) this.known.add(key);
+        else errors.push(`event for ${ref.source}: ${(e as Error).message}`);
+      }
+    }
+    return { created, errors };
+  }
+}

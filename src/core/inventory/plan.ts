@@ -1,0 +1,69 @@
+// The pure half of a namespace rebuild: given the desired ref → kinds map and the Images
+// that exist, decide what to create, update, delete, and what must be left alone.
+import { isManaged, type ImageResource } from './image-resource.js';
+import { imageResourceName } from './naming.js';
+import { kindsString } from './rules.js';
+import type { Kind } from './types.js';
+
+export type Change = 'create' | 'update' | 'delete' | 'none' | 'conflict';
+
+export interface PlannedImage {
+  name: string;
+  image: string;
+  kinds: string;
+  change: Change;
+  /** For updates: which parts differ. */
+  specChanged?: boolean;
+  statusChanged?: boolean;
+  /** The existing object, for update/delete/conflict. */
+  current?: ImageResource;
+  reason?: string;
+}
+
+export function planNamespace(desired: Map<string, Set<Kind>>, existing: ImageResource[]): PlannedImage[] {
+  const byName = new Map(existing.map((i) => [i.metadata.name, i]));
+  const out: PlannedImage[] = [];
+  const wanted = new Set<string>();
+  for (const [image, kindSet] of desired) {
+    const name = imageResourceName(image);
+    const kinds = kindsString(kindSet);
+    wanted.add(name);
+    const cur = byName.get(name);
+    if (!cur) {
+      out.push({ name, image, kinds, change: 'create' });
+    } else if (!isManaged(cur)) {
+      out.push({
+        name,
+        image,
+        kinds,
+        change: 'conflict',
+        current: cur,
+        reason: `an Image named ${name} exists without the managed-by label; it is left untouched`,
+      });
+    } else {
+      const specChanged = cur.spec?.image !== image;
+      const statusChanged = (cur.status?.kinds ?? '') !== kinds;
+      out.push({
+        name,
+        image,
+        kinds,
+        change: specChanged || statusChanged ? 'update' : 'none',
+        specChanged,
+        statusChanged,
+        current: cur,
+      });
+    }
+  }
+  for (const cur of existing) {
+    if (!wanted.has(cur.metadata.name) && isManaged(cur) && !cur.metadata.deletionTimestamp) {
+      out.push({
+        name: cur.metadata.name,
+        image: cur.spec?.image ?? '',
+        kinds: cur.status?.kinds ?? '',
+        change: 'delete',
+        current: cur,
+      });
+    }
+  }
+  return out.sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : 0));
+}

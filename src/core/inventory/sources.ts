@@ -1,0 +1,39 @@
+// Where each source kind lives in the API, and how to read one namespace's worth of them.
+// ReplicaSets are deliberately absent: workload templates already name every image.
+import type { KubeRest } from '../kube/rest.js';
+import { stripCronJob, stripPod, stripWorkload, type RawObject } from './strip.js';
+import type { NamespaceObjects } from './types.js';
+
+export const SOURCE_KINDS = {
+  Deployment: { apiVersion: 'apps/v1', plural: 'deployments', key: 'deployments' },
+  StatefulSet: { apiVersion: 'apps/v1', plural: 'statefulsets', key: 'statefulSets' },
+  DaemonSet: { apiVersion: 'apps/v1', plural: 'daemonsets', key: 'daemonSets' },
+  CronJob: { apiVersion: 'batch/v1', plural: 'cronjobs', key: 'cronJobs' },
+  Job: { apiVersion: 'batch/v1', plural: 'jobs', key: 'jobs' },
+  Pod: { apiVersion: 'v1', plural: 'pods', key: 'pods' },
+} as const;
+
+export type SourceKind = keyof typeof SOURCE_KINDS;
+
+export function collectionPath(kind: SourceKind, namespace?: string): string {
+  const { apiVersion, plural } = SOURCE_KINDS[kind];
+  const base = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
+  return namespace ? `${base}/namespaces/${namespace}/${plural}` : `${base}/${plural}`;
+}
+
+export function stripFor(kind: SourceKind): (o: RawObject) => unknown {
+  if (kind === 'Pod') return stripPod;
+  if (kind === 'CronJob') return stripCronJob;
+  return stripWorkload;
+}
+
+/** Lists the six source kinds of one namespace (paginated, in parallel), stripped on arrival. */
+export async function listNamespaceObjects(rest: KubeRest, namespace: string): Promise<NamespaceObjects> {
+  const kinds = Object.keys(SOURCE_KINDS) as SourceKind[];
+  const lists = await Promise.all(
+    kinds.map((k) => rest.list<RawObject, unknown>(collectionPath(k, namespace), { map: stripFor(k) })),
+  );
+  const out: Record<string, unknown[]> = {};
+  kinds.forEach((k, i) => (out[SOURCE_KINDS[k].key] = lists[i]!.items));
+  return out as unknown as NamespaceObjects;
+}

@@ -1,0 +1,270 @@
+// reconcileNamespace against the real API server: garbage collection, adoption, the
+// managed-by boundary, invalid refs, write-free no-op rebuilds, 409 retries, partial failure
+// and pagination.
+import assert from 'node:assert/strict';
+import {
+  imagesPath,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  type ImageResource,
+} from '../../src/core/inventory/image-resource.js';
+import { ImageStore } from '../../src/core/inventory/image-store.js';
+import { imageResourceName } from '../../src/core/inventory/naming.js';
+import { listNamespaceObjects } from '../../src/core/inventory/sources.js';
+import { isWrite, KubeRest } from '../../src/core/kube/rest.js';
+import { adminConfig, newNamespace } from '../support/kube.js';
+import {
+  inventory,
+  listImages,
+  podSpec,
+  scan,
+  serverImageWrites,
+  setupEnv,
+  template,
+  type Env,
+} from './helpers.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('reconcileNamespace (real API server)', () => {
+  let env: Env;
+  before(async () => {
+    env = await setupEnv();
+  });
+  after(() => env.rest.close());
+
+  const deploy = (ns: string, name: string, images: string[]) =>
+    env.apps.createNamespacedDeployment({
+      namespace: ns,
+      body: {
+        metadata: { name },
+        spec: { selector: { matchLabels: { app: name } }, template: template(name, images) },
+      },
+    });
+
+  const image = (ns: string, name: string, spec: string, managed: boolean, kinds?: string) =>
+    env.rest.request<ImageResource>('POST', imagesPath(ns), {
+      body: {
+        apiVersion: 'imageinventory.dev/v1alpha1',
+        kind: 'Image',
+        metadata: { name, ...(managed ? { labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } } : {}) },
+        spec: { image: spec },
+        ...(kinds ? { status: { kinds } } : {}),
+      },
+    });
+
+  it('deletes the Image when the last user of a ref goes away, and keeps shared refs', async () => {
+    const ns = await newNamespace('gc');
+    await deploy(ns, 'a', ['nginx:1.25', 'redis:7']);
+    await deploy(ns, 'b', ['redis:7']);
+    await scan(env, ns);
+    assert.deepEqual(await inventory(env, ns), {
+      'docker.io/library/nginx:1.25': 'Deployment',
+      'docker.io/library/redis:7': 'Deployment',
+    });
+    await env.apps.deleteNamespacedDeployment({ name: 'a', namespace: ns });
+    const r = await scan(env, ns);
+    assert.equal(r.results[0]!.counts.deleted, 1);
+    assert.deepEqual(await inventory(env, ns), { 'docker.io/library/redis:7': 'Deployment' });
+  });
+
+  it('adopts a labeled Image with the desired name, and never touches unlabeled Images', async () => {
+    const ns = await newNamespace('adopt');
+    await deploy(ns, 'web', ['nginx:1.25', 'redis:7']);
+    const nginxName = imageResourceName('docker.io/library/nginx:1.25');
+    const redisName = imageResourceName('docker.io/library/redis:7');
+    await image(ns, nginxName, 'docker.io/library/wrong:0', true);
+    await image(ns, redisName, 'docker.io/library/redis:7', false); // foreign object, same name
+    await image(ns, 'hand-made', 'docker.io/library/hand:1', false); // foreign, not desired
+    await image(ns, 'stale-managed', 'docker.io/library/stale:1', true); // ours, not desired
+    const r = await scan(env, ns);
+    const byName = Object.fromEntries((await listImages(env, ns)).map((i) => [i.metadata.name, i]));
+    assert.equal(byName[nginxName]!.spec!.image, 'docker.io/library/nginx:1.25', 'adopted: spec overwritten');
+    assert.equal(byName[nginxName]!.status!.kinds, 'Deployment');
+    assert.equal(
+      byName[redisName]!.status,
+      undefined,
+      'unlabeled Image with the desired name is left untouched',
+    );
+    assert.equal(byName[redisName]!.metadata.labels?.[MANAGED_BY_LABEL], undefined);
+    assert.ok(byName['hand-made'], 'unlabeled Image is never deleted');
+    assert.equal(byName['stale-managed'], undefined, 'managed orphan is garbage-collected');
+    assert.equal(r.failures.length, 1, 'the name collision is reported');
+    assert.match(r.failures[0]!.error, /without the managed-by label/);
+  });
+
+  it('reports invalid refs (scan output and an Event on the source) without stopping other refs', async () => {
+    const ns = await newNamespace('invalid');
+    await deploy(ns, 'typo', ['docker.io/Acme/App:1', 'nginx:1.25', 'busybox:bad tag']);
+    const r = await scan(env, ns);
+    const res = r.results[0]!;
+    assert.deepEqual(await inventory(env, ns), { 'docker.io/library/nginx:1.25': 'Deployment' });
+    assert.deepEqual(
+      res.invalid.map((i) => [i.source, i.container, i.image]),
+      [
+        ['Deployment/typo', 'c0', 'docker.io/Acme/App:1'],
+        ['Deployment/typo', 'c2', 'busybox:bad tag'],
+      ],
+    );
+    assert.deepEqual(r.failures, [], 'invalid refs are warnings, not failures');
+    const events = await env.core.listNamespacedEvent({ namespace: ns });
+    const ours = events.items.filter((e) => e.reason === 'InvalidImageRef');
+    assert.equal(ours.length, 2);
+    assert.equal(ours[0]!.involvedObject.kind, 'Deployment');
+    assert.equal(ours[0]!.involvedObject.name, 'typo');
+    assert.equal(ours[0]!.type, 'Warning');
+    // Rescanning does not duplicate the Events.
+    await scan(env, ns);
+    const again = await env.core.listNamespacedEvent({ namespace: ns });
+    assert.equal(again.items.filter((e) => e.reason === 'InvalidImageRef').length, 2);
+  });
+
+  it('makes zero write calls when nothing changed (counted by the client and by the API server)', async () => {
+    const ns = await newNamespace('noop');
+    await deploy(ns, 'web', ['nginx:1.25', 'docker.io/Bad/Ref']);
+    await env.core.createNamespacedPod({
+      namespace: ns,
+      body: { metadata: { name: 'p' }, spec: podSpec(['redis:7']) },
+    });
+    await scan(env, ns);
+    const rest = new KubeRest(adminConfig());
+    const calls: string[] = [];
+    rest.onRequest = (method, path) => calls.push(`${method} ${path}`);
+    const before = await serverImageWrites(env);
+    const { scanCluster } = await import('../../src/core/inventory/scan.js');
+    const r = await scanCluster(rest, { namespaces: [ns] });
+    rest.close();
+    assert.equal(r.results[0]!.writes, 0);
+    assert.equal(r.results[0]!.counts.unchanged, 2);
+    assert.deepEqual(
+      calls.filter((c) => isWrite(c.split(' ')[0]!)),
+      [],
+    );
+    assert.ok(calls.length > 0);
+    assert.equal(await serverImageWrites(env), before, 'the API server saw no Image writes');
+  });
+
+  it('retries on 409 Conflict with a fresh read', async () => {
+    const ns = await newNamespace('conflict');
+    const store = new ImageStore(env.rest);
+    const name = imageResourceName('docker.io/library/nginx:1.25');
+    await store.ensure(ns, name, 'docker.io/library/nginx:1.25', 'Pod', undefined);
+    const [stale] = await store.list(ns);
+    // Someone else writes in between: our copy's resourceVersion is now stale.
+    await env.rest.request('PUT', imagesPath(ns, name, 'status'), {
+      body: { ...stale, apiVersion: 'imageinventory.dev/v1alpha1', kind: 'Image', status: { kinds: 'Job' } },
+    });
+    const writes = await store.ensure(ns, name, 'docker.io/library/nginx:1.25', 'Deployment,Pod', stale);
+    assert.ok(writes >= 2, 'the first write hit 409 and was retried');
+    assert.deepEqual(await inventory(env, ns), { 'docker.io/library/nginx:1.25': 'Deployment,Pod' });
+  });
+
+  it('does not abandon other writes when one is rejected, and reports the failure', async () => {
+    const ns = await newNamespace('partial');
+    const adm = env.kc.makeApiClient((await import('@kubernetes/client-node')).AdmissionregistrationV1Api);
+    const policy = `deny-${ns}`;
+    await adm.createValidatingAdmissionPolicy({
+      body: {
+        metadata: { name: policy },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            resourceRules: [
+              {
+                apiGroups: ['imageinventory.dev'],
+                apiVersions: ['*'],
+                operations: ['CREATE', 'UPDATE'],
+                resources: ['images'],
+              },
+            ],
+          },
+          validations: [
+            { expression: "!object.spec.image.contains('deny-me')", message: 'denied by test policy' },
+          ],
+        },
+      },
+    });
+    await adm.createValidatingAdmissionPolicyBinding({
+      body: {
+        metadata: { name: policy },
+        spec: {
+          policyName: policy,
+          validationActions: ['Deny'],
+          matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } },
+        },
+      },
+    });
+    try {
+      // Wait until the policy is enforced (policies load asynchronously).
+      for (let i = 0; ; i++) {
+        try {
+          await env.rest.request('POST', imagesPath(ns), {
+            query: { dryRun: 'All' },
+            body: {
+              apiVersion: 'imageinventory.dev/v1alpha1',
+              kind: 'Image',
+              metadata: { name: 'probe' },
+              spec: { image: 'x.io/deny-me:1' },
+            },
+          });
+          if (i > 100) throw new Error('policy never enforced');
+          await sleep(100);
+        } catch (e) {
+          if ((e as Error).message === 'policy never enforced') throw e;
+          break;
+        }
+      }
+      await deploy(ns, 'web', ['nginx:1.25', 'example.com/deny-me:1', 'redis:7']);
+      const r = await scan(env, ns);
+      assert.equal(r.failures.length, 1);
+      assert.match(r.failures[0]!.error, /denied by test policy/);
+      const failed = r.results[0]!.images.filter((i) => i.result === 'failed');
+      assert.deepEqual(
+        failed.map((i) => i.image),
+        ['example.com/deny-me:1'],
+      );
+      assert.deepEqual(await inventory(env, ns), {
+        'docker.io/library/nginx:1.25': 'Deployment',
+        'docker.io/library/redis:7': 'Deployment',
+      });
+    } finally {
+      await adm.deleteValidatingAdmissionPolicyBinding({ name: policy });
+      await adm.deleteValidatingAdmissionPolicy({ name: policy });
+    }
+  });
+
+  it('lists with pagination (limit/continue)', async () => {
+    const ns = await newNamespace('pages');
+    for (let i = 0; i < 7; i++) {
+      await env.core.createNamespacedPod({
+        namespace: ns,
+        body: { metadata: { name: `p${i}` }, spec: podSpec([`example.com/app${i}:1`]) },
+      });
+    }
+    const rest = new KubeRest(adminConfig());
+    const podLists: string[] = [];
+    rest.onRequest = (m, p) => p.endsWith('/pods') && podLists.push(m);
+    const pods = await rest.list(`/api/v1/namespaces/${ns}/pods`, { pageSize: 3 });
+    assert.equal(pods.items.length, 7);
+    assert.equal(podLists.length, 3, '7 pods in pages of 3 take 3 requests');
+    const objs = await listNamespaceObjects(rest, ns);
+    assert.equal(objs.pods.length, 7);
+    rest.close();
+  });
+
+  it('dry-run computes changes and writes nothing', async () => {
+    const ns = await newNamespace('dry');
+    await deploy(ns, 'web', ['nginx:1.25']);
+    await image(ns, 'old', 'docker.io/library/old:1', true, 'Pod');
+    const r = await scan(env, ns, true);
+    assert.deepEqual(
+      r.results[0]!.images.map((i) => [i.image, i.change, i.result]),
+      [
+        ['docker.io/library/nginx:1.25', 'create', 'planned'],
+        ['docker.io/library/old:1', 'delete', 'planned'],
+      ],
+    );
+    // (status is ignored on create: the subresource owns it, so the old Image has no kinds.)
+    assert.deepEqual(await inventory(env, ns), { 'docker.io/library/old:1': '' });
+  });
+});
