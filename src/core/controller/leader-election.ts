@@ -1,0 +1,438 @@
+// Lease-based leader election (coordination.k8s.io/v1), after client-go's leaderelection.
+//
+// Why: `inv watch` runs as a Deployment that may have several replicas during a rollout; two
+// replicas rebuilding the same namespace would fight over its Images. Only the holder of the
+// Lease reconciles.
+//
+// The rules, as in client-go:
+//   - Expiry is judged on the local clock: a candidate remembers when it last saw the Lease
+//     record change (observedTime) and considers it expired leaseDuration after that. The
+//     holder's renewTime is written but never compared across machines, so clock skew between
+//     nodes cannot cause two leaders.
+//   - Every write is an update carrying the resourceVersion that was read (optimistic
+//     concurrency): when two candidates race for an expired Lease, the API server lets one
+//     win and answers 409 Conflict to the other, which simply tries again next retry period.
+//   - The leader renews every retryPeriod; if it cannot renew within renewDeadline (shorter
+//     than leaseDuration), it stops leading before any other candidate may consider the
+//     Lease expired.
+//   - On a clean stop with releaseOnCancel, the leader first stops its work (waiting for it, as
+//     controller-runtime does), then empties holderIdentity (leaseDurationSeconds 1), so a
+//     candidate takes over at its next retry instead of waiting out the lease.
+import * as k8s from '@kubernetes/client-node';
+import { noopLogger, type Logger } from '../observability/logger.js';
+
+export interface LeaderElectionOptions {
+  kubeConfig: k8s.KubeConfig;
+  /** Namespace of the Lease. */
+  namespace: string;
+  /** Name of the Lease. */
+  name: string;
+  /** Unique per candidate, e.g. the Pod name plus a random suffix. */
+  identity: string;
+  /** How long a Lease stays valid after its last observed change. Default 15 s. Whole seconds. */
+  leaseDurationMs?: number;
+  /** How long the leader keeps retrying a failed renewal before giving up. Default 10 s. */
+  renewDeadlineMs?: number;
+  /** Interval between acquire attempts and between renewals. Default 2 s. */
+  retryPeriodMs?: number;
+  /** Acquire attempts wait retryPeriod * (1 + random * jitterFactor). Default 1.2 (client-go). */
+  jitterFactor?: number;
+  /** Empty the Lease on stop() so another candidate takes over at once. Default true. */
+  releaseOnCancel?: boolean;
+  /**
+   * After losing the Lease (renewals failed), become a candidate again instead of ending.
+   * Default true: a transient API outage then does not end the daemon. Each term gets a
+   * fresh signal and onStartedLeading call.
+   */
+  reacquire?: boolean;
+  /**
+   * Called when this candidate becomes leader; `signal` aborts when leadership ends. If it
+   * returns a promise, the elector waits for it to settle before releasing the Lease or
+   * competing again, so the work of two terms never overlaps: the work must honour `signal`.
+   */
+  onStartedLeading(signal: AbortSignal): void | Promise<void>;
+  /** Called after a term ends (lost or stopped), once its work has finished and the Lease is released. */
+  onStoppedLeading(): void;
+  /** Called when a different non-empty holder is observed (including this candidate). */
+  onNewLeader?(identity: string): void;
+  logger?: Logger;
+}
+
+type LeaseRecord = {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: unknown;
+  renewTime?: unknown;
+  leaseTransitions?: number;
+};
+
+// client-node types MicroTime fields as V1MicroTime but hands back the raw string it received;
+// normalise both forms so record comparison is stable.
+const timeText = (t: unknown): string => (t instanceof Date ? t.toISOString() : t == null ? '' : String(t));
+const rawRecord = (r: LeaseRecord): string =>
+  JSON.stringify([
+    r.holderIdentity ?? '',
+    r.leaseDurationSeconds ?? 0,
+    timeText(r.acquireTime),
+    timeText(r.renewTime),
+    r.leaseTransitions ?? 0,
+  ]);
+
+/** An abortable sleep that resolves early (never rejects) when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Per-request options that abort the HTTP request when `signal` aborts (client-node middleware). */
+function requestOptions(signal: AbortSignal): k8s.ConfigurationOptions {
+  return {
+    middleware: [
+      {
+        pre: (ctx) => {
+          ctx.setSignal(signal);
+          return new k8s.Observable(Promise.resolve(ctx));
+        },
+        post: (ctx) => new k8s.Observable(Promise.resolve(ctx)),
+      },
+    ],
+    middlewareMergeStrategy: 'append',
+  };
+}
+
+const statusCode = (err: unknown): number | undefined =>
+  err instanceof k8s.ApiException ? err.code : undefined;
+
+export class LeaderElector {
+  private readonly api: k8s.CoordinationV1Api;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly jitterFactor: number;
+  private readonly log: Logger;
+
+  // The last Lease object read or written (its resourceVersion guards our next update).
+  private lease: k8s.V1Lease | undefined;
+  private observedRecord: LeaseRecord = {};
+  private observedRaw = '';
+  private observedTime = 0;
+  private reportedLeader = '';
+
+  private leading = false;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private killed = false;
+  // Aborted by stop() and kill(): wakes sleeps and aborts requests of the election loop.
+  private readonly stopController = new AbortController();
+  private termController: AbortController | undefined;
+
+  constructor(private readonly opts: LeaderElectionOptions) {
+    this.leaseDurationMs = opts.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = opts.retryPeriodMs ?? 2_000;
+    this.jitterFactor = opts.jitterFactor ?? 1.2;
+    this.log = (opts.logger ?? noopLogger).child({
+      lease: `${opts.namespace}/${opts.name}`,
+      identity: opts.identity,
+    });
+    if (!opts.identity) throw new Error('leader election: identity must not be empty');
+    if (this.leaseDurationMs < 1000) throw new Error('leader election: leaseDuration must be at least 1 s');
+    // The same invariants client-go enforces: the leader must give up before others may take over.
+    if (!(this.leaseDurationMs > this.renewDeadlineMs)) {
+      throw new Error('leader election: leaseDuration must be greater than renewDeadline');
+    }
+    if (!(this.renewDeadlineMs > this.jitterFactor * this.retryPeriodMs)) {
+      throw new Error('leader election: renewDeadline must be greater than retryPeriod * jitterFactor');
+    }
+    if (!(this.retryPeriodMs > 0)) throw new Error('leader election: retryPeriod must be positive');
+    this.api = opts.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
+  }
+
+  /** True while this candidate leads (between onStartedLeading and the abort of its signal). */
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The holder last observed in the Lease, if any. */
+  getLeader(): string | undefined {
+    return this.observedRecord.holderIdentity || undefined;
+  }
+
+  /**
+   * Runs the election: acquire, lead and renew, until stop() (or, with reacquire false, until
+   * leadership is lost). Resolves when done; never rejects. Call once.
+   */
+  run(): Promise<void> {
+    if (this.running) throw new Error('leader election: run() was already called');
+    this.running = this.loop();
+    return this.running;
+  }
+
+  /** Ends the election: stops leading (waiting for the work), releases the Lease if held. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopController.abort();
+    await this.running;
+  }
+
+  /**
+   * Test hook simulating a crash: aborts the term's signal and every timer and request, and
+   * neither releases the Lease nor calls onStoppedLeading. The Lease is left to expire.
+   */
+  kill(): void {
+    this.killed = true;
+    this.stopped = true;
+    this.leading = false;
+    this.termController?.abort();
+    this.stopController.abort();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      if (!(await this.acquire())) break;
+      await this.lead();
+      if (!(this.opts.reacquire ?? true)) break;
+    }
+  }
+
+  /** Tries every (jittered) retryPeriod until the Lease is ours; false if stopped first. */
+  private async acquire(): Promise<boolean> {
+    this.log.debug('attempting to acquire leader lease');
+    for (;;) {
+      const ok = await this.tryAcquireOrRenew(this.requestSignal(this.renewDeadlineMs));
+      if (this.stopped) return false;
+      this.reportTransition();
+      if (ok) {
+        this.log.info('acquired leader lease');
+        return true;
+      }
+      const jitter = this.jitterFactor > 0 ? Math.random() * this.jitterFactor * this.retryPeriodMs : 0;
+      await sleep(this.retryPeriodMs + jitter, this.stopController.signal);
+      if (this.stopped) return false;
+    }
+  }
+
+  /** One term: start the work, renew until stopped or a renewal misses its deadline. */
+  private async lead(): Promise<void> {
+    const term = new AbortController();
+    this.termController = term;
+    this.leading = true;
+    let work: Promise<void>;
+    try {
+      work = Promise.resolve(this.opts.onStartedLeading(term.signal));
+    } catch (err) {
+      work = Promise.reject(err);
+    }
+    work = work.catch((err: unknown) => this.log.error('leading work failed', { err }));
+
+    let lost = false;
+    while (!this.stopped) {
+      await sleep(this.retryPeriodMs, this.stopController.signal);
+      if (this.stopped) break;
+      if (!(await this.renew())) {
+        lost = !this.stopped;
+        break;
+      }
+    }
+    if (this.killed) return;
+
+    this.leading = false;
+    term.abort();
+    if (lost) this.log.warn('lost leader lease: renewal did not succeed within the renew deadline');
+    await work;
+    if (this.killed) return;
+    if (this.opts.releaseOnCancel ?? true) await this.release();
+    this.termController = undefined;
+    try {
+      this.opts.onStoppedLeading();
+    } catch (err) {
+      this.log.error('onStoppedLeading failed', { err });
+    }
+  }
+
+  /** Retries the renewal every retryPeriod until it succeeds or renewDeadline passes. */
+  private async renew(): Promise<boolean> {
+    const deadline = Date.now() + this.renewDeadlineMs;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return false;
+      const ok = await this.tryAcquireOrRenew(this.requestSignal(remaining));
+      if (this.stopped) return ok;
+      this.reportTransition();
+      if (ok) return true;
+      await sleep(Math.min(this.retryPeriodMs, deadline - Date.now()), this.stopController.signal);
+      if (this.stopped) return false;
+    }
+  }
+
+  private requestSignal(timeoutMs: number): AbortSignal {
+    return AbortSignal.any([this.stopController.signal, AbortSignal.timeout(Math.max(1, timeoutMs))]);
+  }
+
+  private observe(lease: k8s.V1Lease, now: number): void {
+    this.lease = lease;
+    const record: LeaseRecord = { ...lease.spec };
+    const raw = rawRecord(record);
+    if (raw !== this.observedRaw) {
+      this.observedRaw = raw;
+      this.observedRecord = record;
+      this.observedTime = now;
+    }
+  }
+
+  private leaseValid(now: number): boolean {
+    return this.observedTime + (this.observedRecord.leaseDurationSeconds ?? 0) * 1000 > now;
+  }
+
+  /** client-go's tryAcquireOrRenew: one attempt to create, take over or renew the Lease. */
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const { namespace, name, identity } = this.opts;
+    const options = requestOptions(signal);
+    const now = Date.now();
+    const micro = (t: number) => new k8s.V1MicroTime(t);
+    const leaseDurationSeconds = Math.ceil(this.leaseDurationMs / 1000);
+
+    // Fast path: while we hold a valid Lease, update the copy we have without reading first.
+    if (this.observedRecord.holderIdentity === identity && this.leaseValid(now) && this.lease) {
+      const body: k8s.V1Lease = {
+        ...this.lease,
+        spec: { ...this.lease.spec, holderIdentity: identity, leaseDurationSeconds, renewTime: micro(now) },
+      };
+      try {
+        const updated = await this.api.replaceNamespacedLease({ name, namespace, body }, options);
+        if (this.killed) return false;
+        this.observe(updated, Date.now());
+        return true;
+      } catch (err) {
+        if (this.killed || this.stopped) return false;
+        this.log.debug('optimistic lease renewal failed; reading the lease', { err: String(err) });
+      }
+    }
+
+    let current: k8s.V1Lease;
+    try {
+      current = await this.api.readNamespacedLease({ name, namespace }, options);
+    } catch (err) {
+      if (this.killed) return false;
+      if (statusCode(err) !== 404) {
+        this.log.warn('cannot read leader lease', { code: statusCode(err), err: String(err) });
+        return false;
+      }
+      const body: k8s.V1Lease = {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace },
+        spec: {
+          holderIdentity: identity,
+          leaseDurationSeconds,
+          acquireTime: micro(now),
+          renewTime: micro(now),
+          leaseTransitions: 0,
+        },
+      };
+      try {
+        const created = await this.api.createNamespacedLease({ namespace, body }, options);
+        if (this.killed) return false;
+        this.observe(created, Date.now());
+        return true;
+      } catch (createErr) {
+        // 409 AlreadyExists: another candidate created it first.
+        this.log.debug('cannot create leader lease', { code: statusCode(createErr) });
+        return false;
+      }
+    }
+    if (this.killed) return false;
+    // Observation time is when the read returned: the later, the more conservative the expiry.
+    const seen = Date.now();
+    this.observe(current, seen);
+
+    const held = this.observedRecord.holderIdentity;
+    if (held && held !== identity && this.leaseValid(seen)) return false;
+
+    const spec = current.spec ?? {};
+    const body: k8s.V1Lease = {
+      ...current,
+      spec: {
+        ...spec,
+        holderIdentity: identity,
+        leaseDurationSeconds,
+        renewTime: micro(seen),
+        ...(held === identity
+          ? { acquireTime: spec.acquireTime, leaseTransitions: spec.leaseTransitions ?? 0 }
+          : { acquireTime: micro(seen), leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
+      },
+    };
+    try {
+      const updated = await this.api.replaceNamespacedLease({ name, namespace, body }, options);
+      if (this.killed) return false;
+      this.observe(updated, Date.now());
+      return true;
+    } catch (err) {
+      // 409 Conflict: the Lease changed since we read it (someone else renewed or won).
+      this.log.debug('cannot update leader lease', { code: statusCode(err) });
+      return false;
+    }
+  }
+
+  /** Gives the Lease up if we still hold it: empty holder, 1 s duration, transitions kept. */
+  private async release(): Promise<void> {
+    if (this.observedRecord.holderIdentity !== this.opts.identity || !this.lease) return;
+    const { name, namespace } = this.opts;
+    // Not tied to stopController: stop() has aborted it, and releasing is part of stopping.
+    const options = requestOptions(AbortSignal.timeout(this.renewDeadlineMs));
+    let lease = this.lease;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const now = new k8s.V1MicroTime(Date.now());
+      const body: k8s.V1Lease = {
+        ...lease,
+        spec: {
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          acquireTime: now,
+          renewTime: now,
+          leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+        },
+      };
+      try {
+        this.observe(await this.api.replaceNamespacedLease({ name, namespace, body }, options), Date.now());
+        this.log.info('released leader lease');
+        return;
+      } catch (err) {
+        if (statusCode(err) !== 409 || attempt > 0) {
+          this.log.warn('cannot release leader lease', { code: statusCode(err), err: String(err) });
+          return;
+        }
+      }
+      // 409: our copy is stale, e.g. a renewal aborted by stop() still reached the server.
+      // Release only if the Lease is still ours; otherwise someone else holds it already.
+      try {
+        lease = await this.api.readNamespacedLease({ name, namespace }, options);
+      } catch (err) {
+        this.log.warn('cannot release leader lease', { code: statusCode(err), err: String(err) });
+        return;
+      }
+      this.observe(lease, Date.now());
+      if (lease.spec?.holderIdentity !== this.opts.identity) return;
+    }
+  }
+
+  private reportTransition(): void {
+    const holder = this.observedRecord.holderIdentity ?? '';
+    if (!holder || holder === this.reportedLeader) return;
+    this.reportedLeader = holder;
+    this.log.info('new leader observed', { leader: holder });
+    try {
+      this.opts.onNewLeader?.(holder);
+    } catch (err) {
+      this.log.error('onNewLeader failed', { err });
+    }
+  }
+}
