@@ -15,7 +15,12 @@ export function colors(stream: NodeJS.WriteStream = process.stdout): ChalkInstan
 
 export function table(head: string[]): Table.Table {
   const c = colors();
-  return new Table({ head: head.map((h) => c.bold(h)), style: { head: [], border: [] } });
+  return new Table({
+    head: head.map((h) => c.bold(h)),
+    style: { head: [], border: [] },
+    // No rule between rows: long inventories stay compact and greppable.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
 }
 
 /** A spinner on stderr when it is a TTY; otherwise a no-op, so pipes and CI logs stay clean. */

@@ -1,0 +1,178 @@
+// Benchmark for `inv scan`: seeds one namespace with 5,000 Pods and 1,000 workloads in the
+// real API server, then times a first build, a no-op rebuild, and the bare LIST calls that
+// any rebuild must make, and reports the ratio. Prints figures; never fails on timing.
+import { KubeConfig } from '@kubernetes/client-node';
+import { imagesPath } from '../src/core/inventory/image-resource.js';
+import { scanCluster } from '../src/core/inventory/scan.js';
+import { collectionPath, SOURCE_KINDS, type SourceKind } from '../src/core/inventory/sources.js';
+import { installCrds } from '../src/core/kube/crd-install.js';
+import { isWrite, KubeRest } from '../src/core/kube/rest.js';
+
+export interface BenchContext {
+  kubeconfig: string;
+  criEndpoint?: string;
+  criDir?: string;
+}
+
+const NS = 'bench-scan';
+const PODS = 5000;
+const WORKLOADS = { Deployment: 400, StatefulSet: 200, DaemonSet: 150, CronJob: 150, Job: 100 } as const;
+const DISTINCT_IMAGES = 400;
+
+const img = (i: number) => `registry.example.com/team${i % 20}/app${i % DISTINCT_IMAGES}:v${i % 3}`;
+
+function object(kind: SourceKind, i: number): unknown {
+  const podSpec = {
+    containers: [{ name: 'c', image: img(i) }],
+    initContainers: [{ name: 'i', image: img(i + 7) }],
+  };
+  const tmpl = { metadata: { labels: { app: `w${i}` } }, spec: podSpec };
+  const meta = { name: `${kind.toLowerCase()}-${i}`, namespace: NS };
+  const { apiVersion } = SOURCE_KINDS[kind];
+  switch (kind) {
+    case 'Deployment':
+    case 'DaemonSet':
+      return {
+        apiVersion,
+        kind,
+        metadata: meta,
+        spec: { selector: { matchLabels: { app: `w${i}` } }, template: tmpl },
+      };
+    case 'StatefulSet':
+      return {
+        apiVersion,
+        kind,
+        metadata: meta,
+        spec: { serviceName: 's', selector: { matchLabels: { app: `w${i}` } }, template: tmpl },
+      };
+    case 'CronJob':
+      return {
+        apiVersion,
+        kind,
+        metadata: meta,
+        spec: {
+          schedule: '@daily',
+          jobTemplate: { spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } } },
+        },
+      };
+    case 'Job':
+      return {
+        apiVersion,
+        kind,
+        metadata: meta,
+        spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } },
+      };
+    case 'Pod':
+      // Mostly owned Pods (as a Deployment's would be), some naked.
+      return {
+        apiVersion,
+        kind,
+        metadata: {
+          ...meta,
+          ...(i % 10 === 0
+            ? {}
+            : {
+                ownerReferences: [
+                  {
+                    apiVersion: 'apps/v1',
+                    kind: 'ReplicaSet',
+                    name: `rs-${i % 400}`,
+                    uid: `00000000-0000-4000-8000-${String(i % 400).padStart(12, '0')}`,
+                  },
+                ],
+              }),
+        },
+        spec: podSpec,
+      };
+  }
+}
+
+async function pool(n: number, count: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < count) await fn(next++);
+    }),
+  );
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const t = process.hrtime.bigint();
+  const r = await fn();
+  return [Number(process.hrtime.bigint() - t) / 1e6, r];
+}
+
+export async function main(ctx: BenchContext): Promise<Record<string, number | string>> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(ctx.kubeconfig);
+  const rest = new KubeRest(kc);
+  await installCrds(rest);
+  await rest
+    .request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })
+    .catch(() => undefined);
+  for (let i = 0; i < 100; i++) {
+    try {
+      await rest.get(`/api/v1/namespaces/${NS}/serviceaccounts/default`);
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const seed: [SourceKind, number][] = [
+    ...(Object.entries(WORKLOADS) as [SourceKind, number][]),
+    ['Pod', PODS],
+  ];
+  const [seedMs] = await timed(async () => {
+    for (const [kind, count] of seed) {
+      await pool(16, count, async (i) => {
+        await rest.request('POST', collectionPath(kind, NS), { body: object(kind, i) });
+      });
+    }
+  });
+  process.stderr.write(
+    `bench scan: seeded ${PODS} Pods + 1,000 workloads in ${(seedMs / 1000).toFixed(1)} s\n`,
+  );
+
+  const scanOnce = async () => {
+    const r = new KubeRest(kc);
+    let writes = 0;
+    r.onRequest = (m) => (writes += isWrite(m) ? 1 : 0);
+    const [ms, report] = await timed(() => scanCluster(r, { namespaces: [NS] }));
+    r.close();
+    if (report.failures.length) throw new Error(`scan failed: ${JSON.stringify(report.failures)}`);
+    return { ms, writes, images: report.results[0]!.images.length };
+  };
+  const first = await scanOnce();
+  const noops: { ms: number; writes: number }[] = [];
+  for (let i = 0; i < 5; i++) noops.push(await scanOnce());
+
+  // The bare LIST calls a rebuild needs (same collections, same page size), parse only.
+  const bare: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const r = new KubeRest(kc);
+    const [ms] = await timed(() =>
+      Promise.all([
+        ...(Object.keys(SOURCE_KINDS) as SourceKind[]).map((k) => r.list(collectionPath(k, NS))),
+        r.list(imagesPath(NS)),
+      ]),
+    );
+    r.close();
+    bare.push(ms);
+  }
+  rest.close();
+  const noopMs = median(noops.map((n) => n.ms));
+  const bareMs = median(bare);
+  return {
+    'objects seeded': `${PODS} Pods + 1,000 workloads`,
+    'distinct images': first.images,
+    'first build (ms)': Math.round(first.ms),
+    'first build writes': first.writes,
+    'no-op rebuild, median of 5 (ms)': Math.round(noopMs),
+    'no-op rebuild writes (max of 5)': Math.max(...noops.map((n) => n.writes)),
+    'bare LIST calls, median of 5 (ms)': Math.round(bareMs),
+    'no-op / bare LIST ratio': (noopMs / bareMs).toFixed(2),
+    'peak RSS (MB)': Math.round(process.resourceUsage().maxRSS / 1024),
+  };
+}
