@@ -1,0 +1,140 @@
+// `inv node-remove`: the per-node worker of an erase run. Thin on purpose: flags in, a call
+// into src/core/noderemove, a rendered report out. Heavy modules (grpc, table rendering) are
+// imported inside run() so `--help` stays fast.
+import { Command, Flags } from '@oclif/core';
+import os from 'node:os';
+import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { outputFlag, type OutputFormat } from '../cli/flags.js';
+
+const DEFAULT_ENDPOINT = 'unix:///run/containerd/containerd.sock';
+const DEFAULT_TERMINATION_PATH = '/dev/termination-log';
+
+export default class NodeRemove extends Command {
+  static override summary =
+    "Remove images from this node's container runtime through CRI, never in-use ones.";
+
+  static override description = `Talks to the node's container runtime over CRI (runtime.v1, falling back to v1alpha2) and
+removes the target images by ID, so an image goes with all its tags. A target is a ref
+(matched against normalized tags), a repo@sha256:... ref (matched against digests), an image ID
+(sha256:<hex> or bare hex), or * to prune every image that is not in use.
+
+Never removed: images referenced by any container the runtime knows (running or exited), images
+the runtime reports as pinned, images matching an exclusion pattern (* matches any run of
+characters, e.g. docker.io/library/* or localhost:5000/app:*), and the sandbox (pause) image:
+registry.k8s.io/pause:*, k8s.gcr.io/pause:*, gcr.io/google_containers/pause:* and the runtime's
+configured sandbox image are always excluded. In-use status is read again just before each
+removal.
+
+Runtime sockets: containerd unix:///run/containerd/containerd.sock, CRI-O
+unix:///var/run/crio/crio.sock, k3s unix:///run/k3s/containerd/containerd.sock, microk8s
+unix:///var/snap/microk8s/common/run/containerd.sock.
+
+In a Pod, a compact JSON summary (at most 4 KB) is also written to --termination-message-path.
+
+Exit codes: 0 nothing failed; 1 a removal failed; 2 runtime unreachable or bad input (bad flags or
+files, an invalid exclusion pattern, or an invalid target; valid targets are still processed).`;
+
+  static override examples = [
+    {
+      description: 'Remove two images',
+      command: '<%= config.bin %> node-remove --images nginx:1.25,docker.io/library/redis:7',
+    },
+    {
+      description: 'Preview pruning every unused image except one repository',
+      command: "<%= config.bin %> node-remove --images '*' --exclude 'quay.io/org/app:*' --dry-run",
+    },
+    {
+      description: 'Targets and exclusions from files, JSON report',
+      command: '<%= config.bin %> node-remove --imagelist targets.json --exclude-file excluded.json -o json',
+    },
+    {
+      description: 'On a k3s node',
+      command:
+        '<%= config.bin %> node-remove --runtime-endpoint unix:///run/k3s/containerd/containerd.sock --images sha256:0123…',
+    },
+  ];
+
+  static override flags = {
+    'runtime-endpoint': Flags.string({
+      description: 'CRI socket of the container runtime (unix:///path or /path).',
+      default: DEFAULT_ENDPOINT,
+      helpGroup: 'RUNTIME',
+    }),
+    timeout: Flags.string({
+      description:
+        'Deadline for connecting and for each CRI call: milliseconds or a duration (500ms, 5s, 1m).',
+      default: '5s',
+      helpGroup: 'RUNTIME',
+    }),
+    images: Flags.string({
+      description: 'Comma-separated targets: refs, repo@sha256:… refs, image IDs, or * (repeatable).',
+      multiple: true,
+    }),
+    imagelist: Flags.string({ description: 'JSON file with an array of targets.' }),
+    exclude: Flags.string({
+      description: 'Exclusion pattern; * matches any run of characters (repeatable).',
+      multiple: true,
+    }),
+    'exclude-file': Flags.string({ description: 'JSON file: an array of patterns, or {"excluded": [...]}.' }),
+    'dry-run': Flags.boolean({ description: 'Decide everything, remove nothing.' }),
+    'node-name': Flags.string({ description: 'Node name for the report.', env: 'NODE_NAME' }),
+    'termination-message-path': Flags.string({
+      description:
+        'Where a Pod writes its compact summary (only written in a Pod, or when given explicitly).',
+      default: DEFAULT_TERMINATION_PATH,
+    }),
+    ...outputFlag,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(NodeRemove);
+    const output = flags.output as OutputFormat;
+    const core = await import('../core/noderemove/index.js');
+
+    let targets: string[];
+    let exclude: string[];
+    let timeoutMs: number;
+    try {
+      timeoutMs = core.parseTimeout(flags.timeout);
+      targets = core.splitImages(flags.images ?? []);
+      if (flags.imagelist) targets.push(...core.readImageList(flags.imagelist));
+      exclude = [...(flags.exclude ?? [])];
+      if (flags['exclude-file']) exclude.push(...core.readExcludeFile(flags['exclude-file']));
+    } catch (e) {
+      this.error((e as Error).message, { exit: EXIT_USAGE });
+    }
+    if (targets.length === 0) {
+      this.error(
+        'nothing to remove: pass --images a,b (or * to prune unused images) and/or --imagelist FILE',
+        {
+          exit: EXIT_USAGE,
+        },
+      );
+    }
+
+    let report;
+    try {
+      report = await core.nodeRemove({
+        endpoint: flags['runtime-endpoint'],
+        timeoutMs,
+        targets,
+        exclude,
+        dryRun: flags['dry-run'],
+        node: flags['node-name'] || os.hostname(),
+      });
+    } catch (e) {
+      // Bad exclusion patterns and an unreachable runtime: nothing was removed.
+      this.error((e as Error).message, { exit: EXIT_USAGE });
+    }
+
+    const { renderReport } = await import('../core/noderemove/render.js');
+    process.stdout.write(renderReport(report, output));
+    core.writeTerminationMessage(
+      flags['termination-message-path'],
+      flags['termination-message-path'] !== DEFAULT_TERMINATION_PATH,
+      report,
+    );
+    const code = core.exitCodeFor(report);
+    if (code !== EXIT_OK) this.exit(code === 1 ? EXIT_PARTIAL_FAILURE : EXIT_USAGE);
+  }
+}

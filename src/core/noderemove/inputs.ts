@@ -1,0 +1,62 @@
+// Reading node-remove's inputs: targets from --images and --imagelist, exclusion patterns from
+// --exclude-file, and the --timeout duration. Every problem is an InputError (exit 2): with bad
+// input nothing is removed at all.
+import fs from 'node:fs';
+
+export class InputError extends Error {}
+
+function readJson(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read ${what} ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`${what} ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+function stringArray(v: unknown, what: string): string[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
+    throw new InputError(`${what} must be a JSON array of strings`);
+  }
+  return v;
+}
+
+/** `--imagelist FILE`: a JSON array of targets. */
+export function readImageList(file: string): string[] {
+  return stringArray(readJson(file, 'image list'), `image list ${file}`);
+}
+
+/** `--exclude-file FILE`: a JSON array of patterns, or `{"excluded": [...]}` (eraser's format). */
+export function readExcludeFile(file: string): string[] {
+  const v = readJson(file, 'exclude file');
+  if (Array.isArray(v)) return stringArray(v, `exclude file ${file}`);
+  if (v && typeof v === 'object' && 'excluded' in v) {
+    return stringArray((v as { excluded: unknown }).excluded, `"excluded" in exclude file ${file}`);
+  }
+  throw new InputError(`exclude file ${file} must be a JSON array or {"excluded": [...]}`);
+}
+
+/** `--images a,b` (repeatable flag values are joined too); empty items are ignored. */
+export function splitImages(values: readonly string[]): string[] {
+  return values
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/** `--timeout`: milliseconds as a bare number, or a duration like 500ms, 5s, 1.5s, 1m. */
+export function parseTimeout(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m)
+    throw new InputError(`invalid --timeout ${JSON.stringify(text)}: use milliseconds or a duration like 5s`);
+  const ms = Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
+  if (ms <= 0) throw new InputError('--timeout must be positive');
+  return ms;
+}

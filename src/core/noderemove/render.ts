@@ -1,0 +1,54 @@
+// Output of `inv node-remove`: the JSON/YAML report (a fixed shape the controller parses) or a
+// readable table with a one-line summary.
+import { colors, table, toJson, toYaml } from '../../cli/style.js';
+import type { Outcome, Report } from './types.js';
+
+/** The machine-readable report: exactly these keys, in this order. */
+export function reportData(report: Report) {
+  return {
+    node: report.node,
+    runtime: {
+      name: report.runtime.name,
+      version: report.runtime.version,
+      apiVersion: report.runtime.apiVersion,
+    },
+    results: report.results.map((r) => ({
+      target: r.target,
+      imageId: r.imageId,
+      aliases: r.aliases,
+      outcome: r.outcome,
+      error: r.error,
+    })),
+  };
+}
+
+const shortId = (id: string) => (id.startsWith('sha256:') ? id.slice(7, 19) : id.slice(0, 12));
+
+export function renderReport(report: Report, output: 'table' | 'json' | 'yaml'): string {
+  if (output === 'json') return toJson(reportData(report));
+  if (output === 'yaml') return toYaml(reportData(report));
+  const c = colors();
+  const paint: Record<Outcome, (s: string) => string> = {
+    removed: c.green,
+    'would-remove': c.cyan,
+    'in-use': c.yellow,
+    pinned: c.yellow,
+    excluded: c.dim,
+    'not-present': c.dim,
+    invalid: c.red,
+    failed: c.red,
+  };
+  const rt = `${report.runtime.name} ${report.runtime.version} (CRI ${report.runtime.apiVersion})`;
+  let out = `${c.bold(`Node ${report.node || '(unnamed)'}`)}  ${c.dim(rt)}\n`;
+  if (report.results.length === 0) return `${out}${c.dim('no images matched\n')}`;
+  const t = table(['TARGET', 'IMAGE', 'OUTCOME', 'NAMES', 'DETAIL']);
+  for (const r of report.results) {
+    const names = r.aliases.filter((a) => a !== r.imageId).join('\n');
+    t.push([r.target, shortId(r.imageId), paint[r.outcome](r.outcome), names, r.error || r.detail]);
+  }
+  out += `${t.toString()}\n`;
+  const counts = new Map<Outcome, number>();
+  for (const r of report.results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
+  out += `${[...counts].map(([o, n]) => `${n} ${paint[o](o)}`).join(', ')}\n`;
+  return out;
+}

@@ -1,0 +1,52 @@
+// Shapes of `inv node-remove`: what the decision step produces and what the report carries.
+
+export type Outcome =
+  'removed' | 'would-remove' | 'in-use' | 'pinned' | 'excluded' | 'not-present' | 'invalid' | 'failed';
+
+/** A parsed removal target. */
+export type Target =
+  | { kind: 'all'; input: string }
+  | { kind: 'id'; input: string; id: string }
+  /** `name@digest`, matched against repoDigests. */
+  | { kind: 'digest'; input: string; ref: string }
+  /** normalized `name:tag`, matched against normalized repoTags. */
+  | { kind: 'tag'; input: string; ref: string }
+  | { kind: 'invalid'; input: string; reason: string };
+
+/** One row of the decision: a target and one image it matched (or none). */
+export interface Decision {
+  target: string;
+  /** '' when the target matched no image or was invalid. */
+  imageId: string;
+  /** Every name of the image: tags, digest refs, then the ID. */
+  aliases: string[];
+  /** `remove` means "remove unless the re-check finds it in use". */
+  action: 'remove' | 'keep';
+  /** For keep: why. */
+  outcome: Exclude<Outcome, 'removed' | 'would-remove' | 'failed'> | 'remove';
+  /** Human explanation for the table (the JSON only carries `error`). */
+  detail: string;
+}
+
+export interface Result {
+  target: string;
+  imageId: string;
+  aliases: string[];
+  outcome: Outcome;
+  /** The error (failed) or the reason (invalid); '' otherwise. */
+  error: string;
+  /** Human explanation for the table; not part of the JSON report. */
+  detail: string;
+}
+
+export interface RuntimeInfo {
+  name: string;
+  version: string;
+  apiVersion: string;
+}
+
+export interface Report {
+  node: string;
+  runtime: RuntimeInfo;
+  results: Result[];
+}
