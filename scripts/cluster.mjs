@@ -42,11 +42,17 @@ export function build() {
   const started = Date.now();
   fs.mkdirSync(binDir, { recursive: true });
   // Stamp the real Kubernetes version, so `kubectl version` and discovery report it.
-  const k8s = /k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)/.exec(fs.readFileSync(path.join(srcDir, 'go.mod'), 'utf8'));
+  const k8s = /k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)/.exec(
+    fs.readFileSync(path.join(srcDir, 'go.mod'), 'utf8'),
+  );
   const ldflags = ['-s', '-w'];
   if (k8s) {
     for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
-      ldflags.push(`-X ${pkg}.gitVersion=${k8s[1]}`, `-X ${pkg}.gitMajor=${k8s[2]}`, `-X ${pkg}.gitMinor=${k8s[3]}`);
+      ldflags.push(
+        `-X ${pkg}.gitVersion=${k8s[1]}`,
+        `-X ${pkg}.gitMajor=${k8s[2]}`,
+        `-X ${pkg}.gitMinor=${k8s[3]}`,
+      );
       ldflags.push(`-X ${pkg}.gitTreeState=clean`);
     }
   }
@@ -163,7 +169,10 @@ export async function restart(dir = defaultDir) {
   const port = new URL(readKubeconfig(path.join(dir, 'admin.kubeconfig')).server).port;
   fs.rmSync(path.join(dir, 'ready'), { force: true });
   const out = fs.openSync(path.join(dir, 'server.log'), 'a');
-  const child = spawn(binary, ['-dir', dir, '-port', port, '-keep'], { detached: true, stdio: ['ignore', out, out] });
+  const child = spawn(binary, ['-dir', dir, '-port', port, '-keep'], {
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
   child.unref();
   fs.closeSync(out);
   fs.writeFileSync(pidFile, String(child.pid));

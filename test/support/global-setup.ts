@@ -15,8 +15,7 @@ interface CriScript {
   down(dir: string): Promise<void>;
 }
 
-const load = <T>(name: string): Promise<T> =>
-  import(path.join(repoRoot, 'scripts', name)) as Promise<T>;
+const load = <T>(name: string): Promise<T> => import(path.join(repoRoot, 'scripts', name)) as Promise<T>;
 
 let runDir = '';
 
