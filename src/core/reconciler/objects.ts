@@ -1,0 +1,301 @@
+// The effectful half of the reconciler: applies the current apply wave and deletes the current
+// delete wave of an inventory against the API server, with the ownership rules:
+//   - every object gets the owner label (the owner's UID) and owner annotation, plus a digest
+//     annotation of its desired manifest (drift detection);
+//   - an object that already exists without our owner label is a name collision: reported,
+//     never overwritten, and dropped from the inventory (so it is never deleted either);
+//   - nothing without our owner label is ever deleted: a DELETE carries the UID we saw
+//     carrying our label as a precondition.
+import { createHash } from 'node:crypto';
+import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
+import {
+  dropItem,
+  itemKey,
+  markApplied,
+  markDeleting,
+  markDrifted,
+  nextApplyWave,
+  nextDeleteWave,
+  type Inventory,
+  type InventoryItem,
+  type ObjectRef,
+} from './inventory.js';
+
+export const OWNER_LABEL = 'imageinventory.dev/owner';
+export const OWNER_ANNOTATION = 'imageinventory.dev/owner';
+export const DIGEST_ANNOTATION = 'imageinventory.dev/digest';
+
+export interface Owner {
+  /** Owner UID: the label value, so objects of two owners with one name never mix. */
+  uid: string;
+  /** Human-readable owner, e.g. `erase.imageinventory.dev/ImageJob/imagelist-3-ab12c`. */
+  description: string;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
+  [k: string]: unknown;
+}
+
+// Plurals of the kinds this project manages; anything else falls back to lowercase + "s".
+const PLURALS: Record<string, string> = {
+  Pod: 'pods',
+  ConfigMap: 'configmaps',
+  PodTemplate: 'podtemplates',
+  Secret: 'secrets',
+  ServiceAccount: 'serviceaccounts',
+  Service: 'services',
+  Namespace: 'namespaces',
+  ImageJob: 'imagejobs',
+  ImageList: 'imagelists',
+};
+
+export function collectionPath(ref: Omit<ObjectRef, 'name'>): string {
+  const plural = PLURALS[ref.kind] ?? `${ref.kind.toLowerCase()}s`;
+  const base = ref.group ? `/apis/${ref.group}/${ref.version}` : `/api/${ref.version}`;
+  return ref.namespace ? `${base}/namespaces/${ref.namespace}/${plural}` : `${base}/${plural}`;
+}
+
+export const objectPath = (ref: ObjectRef): string =>
+  `${collectionPath(ref)}/${encodeURIComponent(ref.name)}`;
+
+/** Stable JSON (sorted keys) so equal manifests always hash alike. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** 16 hex digits (64 bits) of SHA-256: plenty to detect drift, compact in the inventory. */
+export const manifestDigest = (manifest: unknown): string =>
+  createHash('sha256').update(canonical(manifest)).digest('hex').slice(0, 16);
+
+/** The manifest with ownership and digest stamped in. */
+export function stamp(manifest: KubeObject, owner: Owner, digest: string): KubeObject {
+  const md = manifest.metadata ?? {};
+  return {
+    ...manifest,
+    metadata: {
+      ...md,
+      labels: { ...md.labels, [OWNER_LABEL]: owner.uid },
+      annotations: { ...md.annotations, [OWNER_ANNOTATION]: owner.description, [DIGEST_ANNOTATION]: digest },
+    },
+  };
+}
+
+export const isOwnedBy = (obj: KubeObject | undefined, owner: Owner): boolean =>
+  obj?.metadata?.labels?.[OWNER_LABEL] === owner.uid;
+
+export interface Collision {
+  ref: ObjectRef;
+  /** Who holds the name: the owner annotation of the foreign object, or "unmanaged". */
+  holder: string;
+}
+
+export interface ApplyResult {
+  inventory: InventoryItem[];
+  /** Items whose names are held by foreign objects; already dropped from the inventory. */
+  collisions: Collision[];
+  /** Items that were found drifted and replaced. */
+  drifted: string[];
+  /** Per-item errors (the items stay pending and are retried next reconcile). */
+  errors: { key: string; error: Error }[];
+}
+
+export interface ApplyOptions {
+  /** Builds the desired manifest for an item (without ownership stamps). */
+  manifest(item: InventoryItem): KubeObject;
+  owner: Owner;
+  now?: () => Date;
+  /** Requests in flight at once. Default 16. */
+  concurrency?: number;
+  /** Kinds that cannot be updated in place (replaced by delete + create on drift). */
+  immutableKinds?: ReadonlySet<string>;
+}
+
+export async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+/**
+ * Applies the next apply wave of `inv` (see nextApplyWave). Creating items are created (or
+ * adopted if an object with our owner label and the same digest exists); Updating items are
+ * updated in place (or deleted, to be created again next time, for immutable kinds). Returns
+ * the new inventory; call again (next reconcile) for the following wave.
+ */
+export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptions): Promise<ApplyResult> {
+  const res: ApplyResult = { inventory: [...inv], collisions: [], drifted: [], errors: [] };
+  const wave = nextApplyWave(inv);
+  if (!wave) return res;
+  const now = opts.now ?? (() => new Date());
+  const immutable = opts.immutableKinds ?? new Set(['Pod', 'ConfigMap']);
+  let cur = res.inventory;
+  const applied: string[] = [];
+  const dropped: string[] = [];
+  const drifted: string[] = [];
+  await pool(wave.items, opts.concurrency ?? 16, async (item) => {
+    const key = itemKey(item);
+    const body = stamp(opts.manifest(item), opts.owner, item.digest);
+    try {
+      if (item.phase !== 'Updating') {
+        try {
+          await rest.request('POST', collectionPath(item), { body });
+          applied.push(key);
+          return;
+        } catch (e) {
+          if (!isAlreadyExists(e)) throw e;
+        }
+      }
+      const live = await rest.get<KubeObject>(objectPath(item));
+      if (!isOwnedBy(live, opts.owner)) {
+        res.collisions.push({
+          ref: item,
+          holder: live.metadata?.annotations?.[OWNER_ANNOTATION] ?? 'unmanaged',
+        });
+        dropped.push(key);
+        return;
+      }
+      if (live.metadata?.annotations?.[DIGEST_ANNOTATION] === item.digest) {
+        applied.push(key); // ours already (created before a restart): adopt
+        return;
+      }
+      drifted.push(key);
+      if (immutable.has(item.kind)) {
+        // Replace: delete now (guarded by UID), create on the next pass.
+        await rest.request('DELETE', objectPath(item), {
+          body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: live.metadata?.uid } },
+        });
+        return;
+      }
+      await rest.request('PUT', objectPath(item), {
+        body: { ...body, metadata: { ...body.metadata, resourceVersion: live.metadata?.resourceVersion } },
+      });
+      applied.push(key);
+    } catch (e) {
+      if (isNotFound(e) || isConflict(e)) return; // changed under us: next pass sees the new state
+      res.errors.push({ key, error: e as Error });
+    }
+  });
+  cur = markApplied(cur, applied, now());
+  cur = dropItem(cur, dropped);
+  // Drifted Ready items go back to Updating; drifted Updating ones stay Updating.
+  const readyDrifted = new Set(cur.filter((i) => i.phase === 'Ready').map(itemKey));
+  cur = markDrifted(
+    cur,
+    drifted.filter((k) => readyDrifted.has(k)),
+  );
+  res.inventory = cur;
+  res.drifted = drifted;
+  return res;
+}
+
+/**
+ * Checks Ready items against their live objects' digest annotations; drifted ones become
+ * Updating (so the next applyWave reapplies them). `live` maps item keys to the listed objects.
+ */
+export function detectDrift(
+  inv: Inventory,
+  live: ReadonlyMap<string, KubeObject>,
+  owner: Owner,
+): InventoryItem[] {
+  const drifted: string[] = [];
+  for (const item of inv) {
+    if (item.phase !== 'Ready') continue;
+    const obj = live.get(itemKey(item));
+    if (!obj || !isOwnedBy(obj, owner)) continue;
+    if (obj.metadata?.annotations?.[DIGEST_ANNOTATION] !== item.digest) drifted.push(itemKey(item));
+  }
+  return markDrifted(inv, drifted);
+}
+
+export interface DeleteResult {
+  inventory: InventoryItem[];
+  /** Items left alone because the live object is not ours (dropped from the inventory). */
+  foreign: Collision[];
+  errors: { key: string; error: Error }[];
+  /** True when the whole inventory is gone. */
+  done: boolean;
+}
+
+/**
+ * Works on the next delete wave (see nextDeleteWave): objects that are gone (or orphaned, or
+ * not ours) are dropped; the others get a DELETE guarded by their UID and become Deleting.
+ * Later waves wait until this wave is entirely gone: call again (next reconcile).
+ * `live`, when given, maps item keys to listed objects (missing = gone), saving one GET each.
+ */
+export async function deleteWave(
+  rest: KubeRest,
+  inv: Inventory,
+  opts: { owner: Owner; live?: ReadonlyMap<string, KubeObject>; concurrency?: number },
+): Promise<DeleteResult> {
+  const res: DeleteResult = { inventory: [...inv], foreign: [], errors: [], done: inv.length === 0 };
+  const wave = nextDeleteWave(inv);
+  if (!wave) return res;
+  const gone: string[] = [];
+  const sent: string[] = [];
+  await pool(wave.items, opts.concurrency ?? 16, async (item) => {
+    const key = itemKey(item);
+    try {
+      if (item.deletePolicy === 'Orphan') {
+        gone.push(key);
+        return;
+      }
+      let live: KubeObject | undefined;
+      if (opts.live) live = opts.live.get(key);
+      else
+        live = await rest
+          .get<KubeObject>(objectPath(item))
+          .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+      if (!live) {
+        gone.push(key);
+        return;
+      }
+      if (!isOwnedBy(live, opts.owner)) {
+        res.foreign.push({
+          ref: item,
+          holder: live.metadata?.annotations?.[OWNER_ANNOTATION] ?? 'unmanaged',
+        });
+        gone.push(key);
+        return;
+      }
+      if (live.metadata?.deletionTimestamp) {
+        sent.push(key); // terminating: wait for it to go
+        return;
+      }
+      await rest.request('DELETE', objectPath(item), {
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: live.metadata?.uid } },
+      });
+      sent.push(key);
+    } catch (e) {
+      if (isNotFound(e)) gone.push(key);
+      else if (isConflict(e))
+        return; // UID precondition failed: a new object took the name; re-check next pass
+      else res.errors.push({ key, error: e as Error });
+    }
+  });
+  res.inventory = dropItem(markDeleting(res.inventory, sent), gone);
+  res.done = res.inventory.length === 0;
+  return res;
+}

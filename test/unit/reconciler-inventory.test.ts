@@ -1,0 +1,225 @@
+// Pure transitions of the level-based inventory (src/core/reconciler/inventory.ts): each step
+// asserts the exact inventory the call returns.
+import assert from 'node:assert/strict';
+import {
+  decodeInventory,
+  dropItem,
+  encodeInventory,
+  encodeItem,
+  itemKey,
+  markApplied,
+  markCompleted,
+  markDeleting,
+  markDrifted,
+  nextApplyWave,
+  nextDeleteWave,
+  scheduleApply,
+  scheduleDeletion,
+  type DesiredItem,
+  type InventoryItem,
+} from '../../src/core/reconciler/inventory.js';
+
+const cm: DesiredItem = {
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  namespace: 'ns',
+  name: 'job-images',
+  applyOrder: 0,
+  deleteOrder: 1,
+  deletePolicy: 'Delete',
+  digest: 'c1',
+};
+const tmpl: DesiredItem = { ...cm, kind: 'PodTemplate', name: 'job', digest: 't1' };
+const podA: DesiredItem = { ...cm, kind: 'Pod', name: 'job-a', applyOrder: 1, deleteOrder: 0, digest: 'pa' };
+const podB: DesiredItem = { ...podA, name: 'job-b', digest: 'pb' };
+const T1 = new Date('2026-01-02T03:04:05.678Z');
+const T1S = '2026-01-02T03:04:05Z';
+const T2 = new Date('2026-01-02T03:05:00Z');
+const T2S = '2026-01-02T03:05:00Z';
+
+const k = itemKey;
+const item = (
+  d: DesiredItem,
+  phase: InventoryItem['phase'],
+  extra: Partial<InventoryItem> = {},
+): InventoryItem => ({
+  ...d,
+  phase,
+  ...extra,
+});
+
+describe('reconciler inventory (pure transitions)', () => {
+  it('walks one object set through write-ahead apply, completion and ordered deletion', () => {
+    // 1. Write-ahead: everything is recorded as Creating, in canonical delete order
+    //    (delete wave 0: the Pods; wave 1: PodTemplate before ConfigMap).
+    let inv = scheduleApply([], [cm, tmpl, podB, podA]);
+    assert.deepEqual(inv, [
+      item(podA, 'Creating'),
+      item(podB, 'Creating'),
+      item(tmpl, 'Creating'),
+      item(cm, 'Creating'),
+    ]);
+
+    // 2. Apply wave 0 first (ConfigMap, PodTemplate: apply order is the reverse kind rank).
+    assert.deepEqual(nextApplyWave(inv), { order: 0, items: [item(cm, 'Creating'), item(tmpl, 'Creating')] });
+
+    // 3. Both created.
+    inv = markApplied(inv, [k(cm), k(tmpl)], T1);
+    assert.deepEqual(inv, [
+      item(podA, 'Creating'),
+      item(podB, 'Creating'),
+      item(tmpl, 'Ready', { lastAppliedAt: T1S }),
+      item(cm, 'Ready', { lastAppliedAt: T1S }),
+    ]);
+
+    // 4. Wave 1 is next: the Pods.
+    assert.deepEqual(nextApplyWave(inv), {
+      order: 1,
+      items: [item(podB, 'Creating'), item(podA, 'Creating')],
+    });
+    inv = markApplied(inv, k(podA), T2);
+    inv = markApplied(inv, k(podB), T2);
+    assert.deepEqual(inv, [
+      item(podA, 'Ready', { lastAppliedAt: T2S }),
+      item(podB, 'Ready', { lastAppliedAt: T2S }),
+      item(tmpl, 'Ready', { lastAppliedAt: T1S }),
+      item(cm, 'Ready', { lastAppliedAt: T1S }),
+    ]);
+    assert.equal(nextApplyWave(inv), undefined);
+
+    // 5. The same desired set again is a no-op (level-based).
+    assert.deepEqual(scheduleApply(inv, [cm, tmpl, podA, podB]), inv);
+
+    // 6. Pod a finishes.
+    inv = markCompleted(inv, k(podA));
+    assert.deepEqual(inv[0], item(podA, 'Completed', { lastAppliedAt: T2S }));
+    assert.deepEqual(markCompleted(inv, k(podA)), inv, 'completing twice is a no-op');
+
+    // 7. After deleteAfter: everything is scheduled (empty digest), in delete order.
+    inv = scheduleDeletion(inv);
+    assert.deepEqual(inv, [
+      item(podA, 'ScheduledForDeletion', { digest: '', lastAppliedAt: T2S }),
+      item(podB, 'ScheduledForDeletion', { digest: '', lastAppliedAt: T2S }),
+      item(tmpl, 'ScheduledForDeletion', { digest: '', lastAppliedAt: T1S }),
+      item(cm, 'ScheduledForDeletion', { digest: '', lastAppliedAt: T1S }),
+    ]);
+
+    // 8. Delete wave 0 (Pods) first; the ConfigMap and PodTemplate wait.
+    assert.deepEqual(
+      nextDeleteWave(inv)?.items.map((i) => i.name),
+      ['job-a', 'job-b'],
+    );
+    inv = markDeleting(inv, [k(podA), k(podB)]);
+    assert.deepEqual(
+      inv.map((i) => [i.name, i.phase]),
+      [
+        ['job-a', 'Deleting'],
+        ['job-b', 'Deleting'],
+        ['job', 'ScheduledForDeletion'],
+        ['job-images', 'ScheduledForDeletion'],
+      ],
+    );
+    inv = dropItem(inv, k(podA));
+    assert.deepEqual(
+      nextDeleteWave(inv)?.items.map((i) => i.name),
+      ['job-b'],
+      'wave 1 waits for all of wave 0',
+    );
+    inv = dropItem(inv, k(podB));
+
+    // 9. Wave 1: PodTemplate before ConfigMap.
+    assert.deepEqual(nextDeleteWave(inv), {
+      order: 1,
+      items: [
+        item(tmpl, 'ScheduledForDeletion', { digest: '', lastAppliedAt: T1S }),
+        item(cm, 'ScheduledForDeletion', { digest: '', lastAppliedAt: T1S }),
+      ],
+    });
+    inv = dropItem(markDeleting(inv, [k(tmpl), k(cm)]), [k(tmpl), k(cm)]);
+    assert.deepEqual(inv, []);
+    assert.equal(nextDeleteWave(inv), undefined);
+  });
+
+  it('marks a changed digest Updating, and a desired set without an item schedules it for deletion', () => {
+    let inv = markApplied(scheduleApply([], [cm, tmpl]), [k(cm), k(tmpl)], T1);
+    inv = scheduleApply(inv, [cm, { ...tmpl, digest: 't2' }]);
+    assert.deepEqual(inv, [
+      item(tmpl, 'Updating', { digest: 't2', lastAppliedAt: T1S }),
+      item(cm, 'Ready', { lastAppliedAt: T1S }),
+    ]);
+    inv = markApplied(inv, k(tmpl), T2);
+    assert.deepEqual(inv[0], item(tmpl, 'Ready', { digest: 't2', lastAppliedAt: T2S }));
+
+    inv = scheduleApply(inv, [cm]);
+    assert.deepEqual(inv, [
+      item(tmpl, 'ScheduledForDeletion', { digest: '', lastAppliedAt: T2S }),
+      item(cm, 'Ready', { lastAppliedAt: T1S }),
+    ]);
+    // Re-desiring an object that is being deleted leaves the deletion alone.
+    assert.deepEqual(scheduleApply(inv, [cm, tmpl]), inv);
+  });
+
+  it('a drifted Ready item becomes Updating; scheduleDeletion of some keys leaves the rest', () => {
+    let inv = markApplied(scheduleApply([], [cm, podA]), [k(cm), k(podA)], T1);
+    inv = markDrifted(inv, k(cm));
+    assert.deepEqual(inv, [
+      item(podA, 'Ready', { lastAppliedAt: T1S }),
+      item(cm, 'Updating', { lastAppliedAt: T1S }),
+    ]);
+    inv = scheduleDeletion(inv, [k(podA)]);
+    assert.deepEqual(inv, [
+      item(podA, 'ScheduledForDeletion', { digest: '', lastAppliedAt: T1S }),
+      item(cm, 'Updating', { lastAppliedAt: T1S }),
+    ]);
+    // Apply ignores items being deleted.
+    assert.deepEqual(
+      nextApplyWave(inv)?.items.map((i) => i.name),
+      ['job-images'],
+    );
+  });
+
+  it('rejects impossible transitions and bad input', () => {
+    const inv = scheduleApply([], [cm]);
+    assert.throws(() => markCompleted(inv, k(cm)), /Creating, only Ready items complete/);
+    assert.throws(() => markDeleting(inv, k(cm)), /not scheduled for deletion/);
+    assert.throws(() => dropItem(inv, 'x'), /no item x/);
+    assert.throws(() => scheduleApply([], [cm, cm]), /desired twice/);
+    assert.throws(() => scheduleApply([], [{ ...cm, digest: '' }]), /empty digest/);
+    assert.throws(() => scheduleApply([], [{ ...cm, name: 'a|b' }]), /'\|' is not allowed/);
+  });
+
+  it('encodes compactly and round-trips', () => {
+    let inv = markApplied(
+      scheduleApply([], [cm, tmpl, podA, { ...podB, deletePolicy: 'Orphan' }]),
+      k(podA),
+      T1,
+    );
+    inv = scheduleDeletion(inv, [k(tmpl)]);
+    const lines = encodeInventory(inv);
+    assert.deepEqual(lines, [
+      '/v1/Pod|ns|job-a|1|0|D|pa|Ready|1767323045',
+      '/v1/Pod|ns|job-b|1|0|O|pb|Creating|',
+      '/v1/PodTemplate|ns|job|0|1|D||ScheduledForDeletion|',
+      '/v1/ConfigMap|ns|job-images|0|1|D|c1|Creating|',
+    ]);
+    assert.deepEqual(decodeInventory(lines), inv);
+    assert.deepEqual(decodeInventory(undefined), []);
+    assert.throws(() => decodeInventory(['/v1/Pod|ns']), /malformed item/);
+    assert.throws(() => decodeInventory(['/v1/Pod|ns|a|1|0|D|x|Bogus|']), /unknown phase/);
+    // A 5,000-node job's Pod line stays small.
+    const long = encodeItem(
+      item(
+        {
+          ...podA,
+          namespace: 'inv-system',
+          name: 'imagelist-12-abcde-0123456789',
+          digest: '0123456789abcdef',
+        },
+        'Completed',
+        { lastAppliedAt: T1S },
+      ),
+    );
+    assert.ok(long.length < 100, `${long.length} bytes`);
+  });
+});
