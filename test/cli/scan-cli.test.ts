@@ -150,6 +150,16 @@ describe('inv scan (CLI)', () => {
       assert.match(second.stdout, /0 created, 0 updated, 0 deleted, 1 unchanged/);
     });
 
+    it('scans every namespace with -A (dry run: writes nothing)', () => {
+      const r = runCli(['scan', '-A', '--dry-run', '--kubeconfig', kubeconfigPath(), '-o', 'json']);
+      assert.equal(r.status, 0, r.stderr);
+      const data = JSON.parse(r.stdout) as { dryRun: boolean; namespaces: { namespace: string }[] };
+      assert.equal(data.dryRun, true);
+      const names = data.namespaces.map((n) => n.namespace);
+      assert.ok(names.includes(ns) && names.includes('kube-system') && names.includes('default'));
+      assert.deepEqual(names, [...names].sort());
+    });
+
     it('exits 1 and names the namespace that failed', () => {
       const r = runCli(['scan', '-n', ns, '-n', 'does-not-exist', '--kubeconfig', kubeconfigPath()]);
       assert.equal(r.status, 1);
