@@ -1,0 +1,201 @@
+import { Command, Flags } from '@oclif/core';
+import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { kubeFlags } from '../cli/flags.js';
+import { loadKubeConfig } from '../core/kube/config.js';
+import { validateNamespaceName } from '../core/kube/names.js';
+import { bindAddressDisabled, parseBindAddress } from '../core/observability/http-server.js';
+import {
+  createLogger,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  parseLogFormat,
+  parseLogLevel,
+} from '../core/observability/logger.js';
+import { createWatchDaemon } from '../core/watch/daemon.js';
+import { parseDuration } from '../core/watch/duration.js';
+
+export default class Watch extends Command {
+  static override summary = 'Run the inventory daemon: keep every namespace’s Image resources up to date.';
+
+  static override description = `Watches Pods, Deployments, StatefulSets, DaemonSets, Jobs, CronJobs and Images (list + watch,
+stripped caches) and rebuilds a namespace's Images with the same rules as \`inv scan\` whenever
+something that can change its inventory happens there. Events are coalesced per namespace, so a
+burst of Pod events costs a handful of rebuilds. Only the leader reconciles when --leader-elect
+is set (a coordination.k8s.io Lease). Prometheus metrics are served on --metrics-bind-address,
+/healthz and /readyz on --health-probe-bind-address. SIGTERM drains in-flight rebuilds, releases
+the Lease and exits within --shutdown-grace-period.
+
+Install in a cluster with \`kubectl apply -k deploy/\`.
+
+Exit codes: 0 clean shutdown; 1 a component failed or the shutdown grace period ran out; 2 bad
+flags or no usable cluster configuration.`;
+
+  static override examples = [
+    { description: 'Run against the current kubeconfig context', command: '<%= config.bin %> watch' },
+    {
+      description: 'Only two namespaces, human-readable logs',
+      command: '<%= config.bin %> watch --namespaces shop,web --log-format text',
+    },
+    {
+      description: 'As in the shipped Deployment',
+      command: '<%= config.bin %> watch --leader-elect --health-probe-bind-address :8081',
+    },
+  ];
+
+  static override flags = {
+    namespaces: Flags.string({
+      description: 'Comma-separated namespaces to watch and reconcile (default: all namespaces).',
+    }),
+    'leader-elect': Flags.boolean({
+      description: 'Use a Lease so that only one replica reconciles.',
+      default: false,
+    }),
+    'leader-elect-namespace': Flags.string({
+      description: 'Namespace of the leader-election Lease.',
+      default: 'image-inventory-system',
+    }),
+    'leader-elect-id': Flags.string({
+      aliases: ['lease-name'],
+      description: 'Name of the leader-election Lease.',
+      default: 'image-inventory-controller',
+    }),
+    'leader-elect-lease-duration': Flags.string({
+      description: 'How long a Lease stays valid without renewal (whole seconds).',
+      default: '15s',
+      helpGroup: 'LEADER ELECTION TUNING',
+    }),
+    'leader-elect-renew-deadline': Flags.string({
+      description: 'How long the leader retries renewing before it gives up leading.',
+      default: '10s',
+      helpGroup: 'LEADER ELECTION TUNING',
+    }),
+    'leader-elect-retry-period': Flags.string({
+      description: 'Interval between acquire attempts and renewals.',
+      default: '2s',
+      helpGroup: 'LEADER ELECTION TUNING',
+    }),
+    'metrics-bind-address': Flags.string({
+      description: 'host:port for /metrics ("0" disables).',
+      default: '127.0.0.1:8080',
+    }),
+    'health-probe-bind-address': Flags.string({
+      description: 'host:port for /healthz and /readyz ("0" disables; ":8081" listens on all interfaces).',
+      default: ':8081',
+    }),
+    'log-format': Flags.string({ description: 'Log format.', options: [...LOG_FORMATS], default: 'json' }),
+    'log-level': Flags.string({
+      description: 'Minimum log level.',
+      options: [...LOG_LEVELS],
+      default: 'info',
+    }),
+    workers: Flags.integer({ description: 'Namespaces rebuilt concurrently.', default: 4, min: 1, max: 64 }),
+    'resync-period': Flags.string({
+      description: 'Rebuild every namespace this often even without events ("0" disables).',
+      default: '1h',
+    }),
+    'shutdown-grace-period': Flags.string({
+      description: 'Maximum time to drain in-flight work and release the Lease on SIGTERM.',
+      default: '25s',
+    }),
+    ...kubeFlags,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Watch);
+    const usage = (msg: string): never => this.error(msg, { exit: EXIT_USAGE });
+    const duration = (flag: string, v: string): number => {
+      try {
+        return parseDuration(v);
+      } catch (e) {
+        return usage(`--${flag}: ${(e as Error).message}`);
+      }
+    };
+    const namespaces = (flags.namespaces ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const ns of namespaces) {
+      const problem = validateNamespaceName(ns);
+      if (problem) usage(`--namespaces: invalid namespace "${ns}": ${problem}`);
+    }
+    for (const flag of ['metrics-bind-address', 'health-probe-bind-address'] as const) {
+      const v = flags[flag];
+      if (bindAddressDisabled(v)) continue;
+      try {
+        parseBindAddress(v);
+      } catch (e) {
+        usage(`--${flag}: ${(e as Error).message}`);
+      }
+    }
+    const leaseDurationMs = duration('leader-elect-lease-duration', flags['leader-elect-lease-duration']);
+    const renewDeadlineMs = duration('leader-elect-renew-deadline', flags['leader-elect-renew-deadline']);
+    const retryPeriodMs = duration('leader-elect-retry-period', flags['leader-elect-retry-period']);
+    const resyncPeriodMs = duration('resync-period', flags['resync-period']);
+    const shutdownGracePeriodMs = duration('shutdown-grace-period', flags['shutdown-grace-period']);
+    if (flags['leader-elect']) {
+      const problem = validateNamespaceName(flags['leader-elect-namespace']);
+      if (problem) usage(`--leader-elect-namespace: ${problem}`);
+      if (leaseDurationMs % 1000 !== 0 || leaseDurationMs < 1000)
+        usage('--leader-elect-lease-duration must be a whole number of seconds');
+      if (!(leaseDurationMs > renewDeadlineMs && renewDeadlineMs > 1.2 * retryPeriodMs))
+        usage('leader election needs lease-duration > renew-deadline > 1.2 × retry-period');
+    }
+    const logger = createLogger({
+      format: parseLogFormat(flags['log-format']),
+      level: parseLogLevel(flags['log-level']),
+      fields: { component: 'inv-watch' },
+    });
+    let kubeConfig;
+    try {
+      kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+    } catch (e) {
+      return usage((e as Error).message);
+    }
+
+    const daemon = createWatchDaemon({
+      kubeConfig,
+      logger,
+      namespaces,
+      leaderElection: flags['leader-elect']
+        ? {
+            namespace: flags['leader-elect-namespace'],
+            name: flags['leader-elect-id'],
+            leaseDurationMs,
+            renewDeadlineMs,
+            retryPeriodMs,
+          }
+        : undefined,
+      metricsBindAddress: flags['metrics-bind-address'],
+      healthProbeBindAddress: flags['health-probe-bind-address'],
+      workers: flags.workers,
+      resyncPeriodMs,
+      shutdownGracePeriodMs,
+    });
+    const stop = new AbortController();
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (stop.signal.aborted) {
+        logger.warn('second signal; exiting now', { signal: sig });
+        process.exit(EXIT_PARTIAL_FAILURE);
+      }
+      logger.info('signal received', { signal: sig });
+      stop.abort();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    logger.info('starting', {
+      namespaces: namespaces.length ? namespaces : 'all',
+      leaderElect: flags['leader-elect'],
+      identity: daemon.manager.identity,
+      workers: flags.workers,
+    });
+    let result;
+    try {
+      result = await daemon.run(stop.signal);
+    } catch (e) {
+      logger.error('daemon failed', { err: e });
+      process.exit(EXIT_PARTIAL_FAILURE);
+    }
+    // Open keep-alive sockets and timers must not hold the process past the grace period.
+    process.exit(result.clean ? 0 : EXIT_PARTIAL_FAILURE);
+  }
+}

@@ -1,0 +1,269 @@
+// The inventory controller: the namespace-coalescing reconciler of `inv watch`.
+//
+// Every cache event that passes its predicate (./predicates.ts) marks its namespace dirty; the
+// key `namespace/_` then goes through the rate-limited work queue to a worker, which rebuilds
+// the whole namespace with the same reconcileNamespace as `inv scan`, from the informer caches
+// (sources and existing Images, so a rebuild makes no LIST call at all). Events never patch an
+// Image directly.
+//
+// Coalescing, in two stages:
+//   1. A per-namespace window: the first event schedules the key `quietMs` later; each further
+//      event pushes it back to `quietMs` after itself, but never beyond `maxDelayMs` after the
+//      first. A single change is rebuilt after ~quietMs; a burst of 1,000 Pod events becomes
+//      about one rebuild per maxDelayMs of burst, plus one at its end.
+//   2. The work queue (client-go semantics): a key waiting is not queued twice, a key is never
+//      processed twice at once, and a key added while in flight is processed once more after.
+//
+// Own writes: a rebuild that creates or deletes an Image will see that Image's ADDED/DELETED
+// event. Those carry no news (the rebuild that caused them already accounted for them), so the
+// store records an expectation before each create/delete and the matching event is consumed
+// instead of enqueuing another rebuild (as client-go controllers' "expectations" do). Images'
+// update events (e.g. our status writes) are ignored by predicate anyway.
+import { performance } from 'node:perf_hooks';
+import { runWorkers, WorkQueue } from '../controller/workqueue.js';
+import type { RateLimiter } from '../controller/rate-limiter.js';
+import type { ImageResource } from '../inventory/image-resource.js';
+import { ImageStore } from '../inventory/image-store.js';
+import type { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
+import { reconcileNamespace, type NamespaceResult } from '../inventory/reconcile.js';
+import type { StrippedPod } from '../inventory/strip.js';
+import type { KubeRest } from '../kube/rest.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { InventoryCache, WatchedKind } from './cache.js';
+import type { CachedObject } from './informer.js';
+import type { Runnable } from './manager.js';
+import { generationChanged, podChanged } from './predicates.js';
+
+export interface InventoryControllerOptions {
+  cache: InventoryCache;
+  rest: KubeRest;
+  metrics: Metrics;
+  logger: Logger;
+  /** Namespaces rebuilt concurrently. Default 4. */
+  workers?: number;
+  /** Coalescing window (see above). Defaults 200 ms and 1000 ms. */
+  quietMs?: number;
+  maxDelayMs?: number;
+  /** Concurrent Image writes within one namespace rebuild. Default 8. */
+  writeConcurrency?: number;
+  rateLimiter?: RateLimiter;
+  events?: InvalidRefReporter;
+  /** Observation hook (tests, benchmarks): called after every rebuild. */
+  onRebuild?(namespace: string, result: NamespaceResult | undefined, err?: unknown): void;
+}
+
+export const keyOf = (namespace: string): string => `${namespace}/_`;
+const EXPECTATION_TTL_MS = 30_000;
+
+/** An ImageStore that announces its creates and deletes before making them. */
+class ExpectingImageStore extends ImageStore {
+  constructor(
+    client: KubeRest,
+    private readonly expect: (op: '+' | '-', namespace: string, name: string) => void,
+  ) {
+    super(client);
+  }
+
+  override ensure(
+    namespace: string,
+    name: string,
+    image: string,
+    kinds: string,
+    current: ImageResource | undefined,
+  ): Promise<number> {
+    if (!current) this.expect('+', namespace, name);
+    return super.ensure(namespace, name, image, kinds, current);
+  }
+
+  override delete(namespace: string, current: ImageResource): Promise<number> {
+    this.expect('-', namespace, current.metadata.name);
+    return super.delete(namespace, current);
+  }
+}
+
+export class InventoryController implements Runnable {
+  readonly name = 'inventory-controller';
+  readonly needLeaderElection = true;
+  private queue?: WorkQueue;
+  private readonly pending = new Map<string, { first: number; timer: NodeJS.Timeout }>();
+  private readonly expectations = new Map<string, number>();
+  private readonly invalidSeen = new Map<string, Set<string>>();
+  private readonly store: ExpectingImageStore;
+  private readonly quietMs: number;
+  private readonly maxDelayMs: number;
+  private readonly log: Logger;
+  /** Rebuilds since start (both results), for tests. */
+  rebuilds = 0;
+
+  constructor(private readonly opts: InventoryControllerOptions) {
+    this.quietMs = opts.quietMs ?? 200;
+    this.maxDelayMs = Math.max(opts.maxDelayMs ?? 1000, this.quietMs);
+    this.log = opts.logger.child({ controller: this.name });
+    this.store = new ExpectingImageStore(opts.rest, (op, ns, name) =>
+      this.expectations.set(`${op}${ns}/${name}`, Date.now() + EXPECTATION_TTL_MS),
+    );
+    const { cache } = opts;
+    const debug = this.log.isLevelEnabled('debug');
+    const on = (why: string, o: CachedObject) => {
+      const namespace = o.metadata.namespace ?? '';
+      if (debug && this.queue) this.log.debug('enqueue', { namespace, why, name: o.metadata.name });
+      this.enqueue(namespace);
+    };
+    cache.on<StrippedPod>('Pod', {
+      onAdd: (o) => on('Pod added', o),
+      onUpdate: (a, b) => podChanged(a, b) && on('Pod changed', b),
+      onDelete: (o) => on('Pod deleted', o),
+      onResync: () => {
+        for (const n of cache.namespaces()) this.enqueue(n);
+      },
+    });
+    for (const kind of ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] as WatchedKind[]) {
+      cache.on<CachedObject & { metadata: { generation?: number } }>(kind, {
+        onAdd: (o) => on(`${kind} added`, o),
+        onUpdate: (a, b) => generationChanged(a, b) && on(`${kind} changed`, b),
+        onDelete: (o) => on(`${kind} deleted`, o),
+      });
+    }
+    cache.on<CachedObject>('Image', {
+      onAdd: (o) => this.consume('+', o) || on('Image added', o),
+      onDelete: (o) => this.consume('-', o) || on('Image deleted', o),
+    });
+  }
+
+  /** True when the event was our own expected write (and is now consumed). */
+  private consume(op: '+' | '-', o: CachedObject): boolean {
+    const k = `${op}${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    const until = this.expectations.get(k);
+    if (until === undefined) return false;
+    this.expectations.delete(k);
+    return until >= Date.now();
+  }
+
+  /** Marks a namespace dirty (only while leading; a new term rebuilds everything anyway). */
+  enqueue(namespace: string): void {
+    const queue = this.queue;
+    if (!queue || queue.isShuttingDown() || !namespace || !this.opts.cache.inScope(namespace)) return;
+    const now = Date.now();
+    const p = this.pending.get(namespace);
+    const fire = () => {
+      this.pending.delete(namespace);
+      queue.add(keyOf(namespace));
+    };
+    if (!p) {
+      const timer = setTimeout(fire, this.quietMs);
+      this.pending.set(namespace, { first: now, timer });
+      return;
+    }
+    clearTimeout(p.timer);
+    p.timer = setTimeout(fire, Math.max(0, Math.min(now + this.quietMs, p.first + this.maxDelayMs) - now));
+  }
+
+  ready(): boolean {
+    return this.opts.cache.hasSynced();
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    const queue = new WorkQueue({
+      rateLimiter: this.opts.rateLimiter,
+      hooks: this.opts.metrics.workqueueHooks(),
+    });
+    try {
+      if (!(await this.opts.cache.waitForSync(signal))) return;
+      // Events are accepted from here on; the initial list's events are covered by the full pass.
+      this.queue = queue;
+      // A new term starts from scratch: every namespace with anything cached gets a rebuild
+      // (including namespaces holding only Images, whose sources vanished while we were away).
+      const namespaces = [...this.opts.cache.namespaces()].filter((n) => this.opts.cache.inScope(n));
+      this.log.info('caches synced; rebuilding every namespace once', { namespaces: namespaces.length });
+      for (const n of namespaces.sort()) queue.add(keyOf(n));
+      const workers = runWorkers(queue, this.opts.workers ?? 4, (key) => this.reconcile(key), {
+        onError: (key, err, requeues) =>
+          this.log.warn('rebuild failed; will retry', { key, requeues, err: (err as Error).message }),
+      });
+      if (!signal.aborted)
+        await new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
+      const inFlight = queue.inFlight();
+      this.log.info('stopping: draining in-flight rebuilds', { inFlight, waiting: queue.len() });
+      await queue.shutDownWithDrain();
+      await workers;
+      this.log.info('drained', { inFlight });
+    } finally {
+      for (const p of this.pending.values()) clearTimeout(p.timer);
+      this.pending.clear();
+      queue.shutDown();
+      if (this.queue === queue) this.queue = undefined;
+    }
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const namespace = key.slice(0, key.lastIndexOf('/'));
+    const { cache, metrics } = this.opts;
+    if (!cache.inScope(namespace)) return;
+    const t0 = performance.now();
+    let result: NamespaceResult | undefined;
+    try {
+      result = await reconcileNamespace(
+        { store: this.store, events: this.opts.events, concurrency: this.opts.writeConcurrency ?? 8 },
+        namespace,
+        cache.objects(namespace),
+        { existing: cache.images(namespace) },
+      );
+      const { counts } = result;
+      metrics.imagesCreated.inc(counts.created);
+      metrics.imagesUpdated.inc(counts.updated);
+      metrics.imagesDeleted.inc(counts.deleted);
+      this.countInvalid(namespace, result);
+      for (const w of result.warnings) this.log.warn('rebuild warning', { namespace, warning: w });
+      for (const c of result.images.filter((i) => i.change === 'conflict')) {
+        this.log.warn('Image name taken by an unmanaged Image; left alone', {
+          namespace,
+          name: c.name,
+          image: c.image,
+        });
+      }
+      const failed = result.images.filter((i) => i.result === 'failed');
+      if (failed.length) {
+        throw new Error(`${failed.length} Image write(s) failed: ${failed.map((f) => f.error).join('; ')}`);
+      }
+      const seconds = (performance.now() - t0) / 1000;
+      metrics.observeRebuild('success', seconds);
+      const changed = counts.created + counts.updated + counts.deleted > 0;
+      this.log[changed ? 'info' : 'debug']('namespace rebuilt', {
+        namespace,
+        ms: Math.round(seconds * 1000),
+        created: counts.created,
+        updated: counts.updated,
+        deleted: counts.deleted,
+        unchanged: counts.unchanged,
+        invalid: result.invalid.length,
+      });
+      this.rebuilds++;
+      this.opts.onRebuild?.(namespace, result);
+    } catch (err) {
+      metrics.observeRebuild('error', (performance.now() - t0) / 1000);
+      this.rebuilds++;
+      this.opts.onRebuild?.(namespace, result, err);
+      throw err;
+    } finally {
+      this.sweepExpectations();
+    }
+  }
+
+  /** inv_invalid_refs_total counts each invalid ref once when first seen, not once per rebuild. */
+  private countInvalid(namespace: string, r: NamespaceResult): void {
+    const now = new Set(r.invalid.map((i) => `${i.source}\0${i.container}\0${i.image}`));
+    const before = this.invalidSeen.get(namespace);
+    let fresh = 0;
+    for (const k of now) if (!before?.has(k)) fresh++;
+    if (fresh) this.opts.metrics.invalidRefs.inc(fresh);
+    if (now.size) this.invalidSeen.set(namespace, now);
+    else this.invalidSeen.delete(namespace);
+  }
+
+  private sweepExpectations(): void {
+    if (this.expectations.size < 1000) return;
+    const now = Date.now();
+    for (const [k, until] of this.expectations) if (until < now) this.expectations.delete(k);
+  }
+}

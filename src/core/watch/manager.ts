@@ -1,0 +1,213 @@
+// The daemon's process manager, after controller-runtime's manager: it owns leader election,
+// the metrics and health servers, and a list of Runnables, and runs an ordered shutdown.
+//
+// EXTENSION POINT. Other controllers (e.g. the erase ImageList/ImageJob controllers) run in the
+// same process, under the same Lease, by implementing Runnable and calling manager.add(r)
+// before manager.run():
+//   - needLeaderElection: true  -> started each time this process becomes leader, with a
+//     signal that aborts when leadership ends (lost or shutdown). start() must then finish its
+//     in-flight work and resolve; the Lease is released only after it has. Only one term's
+//     work ever runs at a time. Reconcilers go here.
+//   - needLeaderElection: false -> started once at process start in every replica, aborted at
+//     shutdown after all leader runnables have stopped. Caches/informers go here, so standby
+//     replicas keep warm caches and a new leader starts work at once.
+//   - ready(), if present, is part of /readyz (e.g. "caches synced").
+// A Runnable whose start() rejects stops the whole process (exit code 1), as in
+// controller-runtime: a half-running controller is worse than a restart by the kubelet.
+// Metrics: register on `manager.metrics.registry` (a private prom-client Registry).
+import type { KubeConfig } from '@kubernetes/client-node';
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { LeaderElector } from '../controller/leader-election.js';
+import {
+  bindAddressDisabled,
+  healthHandler,
+  metricsHandler,
+  startHttpServer,
+  type RunningHttpServer,
+} from '../observability/http-server.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+
+export interface Runnable {
+  readonly name: string;
+  readonly needLeaderElection: boolean;
+  /** Runs until `signal` aborts, then drains and resolves. */
+  start(signal: AbortSignal): Promise<void>;
+  ready?(): boolean;
+}
+
+export interface LeaderElectionConfig {
+  namespace: string;
+  name: string;
+  /** Default: hostname + random suffix. */
+  identity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+export interface ManagerOptions {
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  metrics: Metrics;
+  /** host:port; "0" disables. */
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  /** Undefined: this process always leads. */
+  leaderElection?: LeaderElectionConfig;
+  /** Hard limit for the shutdown sequence. */
+  shutdownGracePeriodMs: number;
+}
+
+export interface ManagerResult {
+  /** False when a runnable failed or the grace period ran out. */
+  clean: boolean;
+  reason: string;
+}
+
+export class Manager {
+  private readonly runnables: Runnable[] = [];
+  private elector?: LeaderElector;
+  private leading = false;
+  private servers: RunningHttpServer[] = [];
+  private fatal?: string;
+  private readonly internalStop = new AbortController();
+  metricsUrl?: string;
+  healthUrl?: string;
+  readonly identity: string;
+
+  constructor(private readonly opts: ManagerOptions) {
+    this.identity = opts.leaderElection?.identity || `${os.hostname()}_${randomUUID()}`;
+  }
+
+  get metrics(): Metrics {
+    return this.opts.metrics;
+  }
+
+  add(r: Runnable): void {
+    this.runnables.push(r);
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  private failed(r: Runnable, err: unknown): void {
+    this.opts.logger.error('runnable failed; shutting down', { runnable: r.name, err });
+    this.fatal ??= `${r.name}: ${(err as Error)?.message ?? String(err)}`;
+    this.internalStop.abort();
+  }
+
+  private runAll(list: Runnable[], signal: AbortSignal): Promise<void> {
+    return Promise.all(
+      list.map((r) =>
+        r.start(signal).catch((err: unknown) => (signal.aborted ? undefined : this.failed(r, err))),
+      ),
+    ).then(() => undefined);
+  }
+
+  /** Runs until `signal` aborts (or a runnable fails), then shuts down in order. */
+  async run(signal: AbortSignal): Promise<ManagerResult> {
+    const log = this.opts.logger;
+    const stop = AbortSignal.any([signal, this.internalStop.signal]);
+    const leaderRunnables = this.runnables.filter((r) => r.needLeaderElection);
+    const others = this.runnables.filter((r) => !r.needLeaderElection);
+
+    const servers: { name: string; bind: string; routes: Parameters<typeof startHttpServer>[0]['routes'] }[] =
+      [];
+    if (!bindAddressDisabled(this.opts.metricsBindAddress)) {
+      servers.push({
+        name: 'metrics',
+        bind: this.opts.metricsBindAddress,
+        routes: { '/metrics': metricsHandler(this.opts.metrics.registry) },
+      });
+    }
+    if (!bindAddressDisabled(this.opts.healthProbeBindAddress)) {
+      const checks = Object.fromEntries(others.filter((r) => r.ready).map((r) => [r.name, () => r.ready!()]));
+      servers.push({
+        name: 'health',
+        bind: this.opts.healthProbeBindAddress,
+        routes: { '/healthz': healthHandler(), '/readyz': healthHandler(checks) },
+      });
+    }
+    for (const s of servers) {
+      const srv = await startHttpServer({ bindAddress: s.bind, routes: s.routes, logger: log });
+      this.servers.push(srv);
+      if (s.name === 'metrics') this.metricsUrl = srv.url;
+      else this.healthUrl = srv.url;
+      log.info(`serving ${s.name}`, { url: srv.url });
+    }
+
+    const othersCtl = new AbortController();
+    const othersRun = this.runAll(others, othersCtl.signal);
+
+    const le = this.opts.leaderElection;
+    let leaderRun: Promise<void>;
+    const leaderCtl = new AbortController();
+    if (le) {
+      this.elector = new LeaderElector({
+        kubeConfig: this.opts.kubeConfig,
+        namespace: le.namespace,
+        name: le.name,
+        identity: this.identity,
+        leaseDurationMs: le.leaseDurationMs,
+        renewDeadlineMs: le.renewDeadlineMs,
+        retryPeriodMs: le.retryPeriodMs,
+        logger: log,
+        onStartedLeading: (term) => {
+          this.leading = true;
+          this.opts.metrics.leader.set(1);
+          log.info('became leader; starting controllers', { identity: this.identity });
+          return this.runAll(leaderRunnables, term);
+        },
+        onStoppedLeading: () => {
+          this.leading = false;
+          this.opts.metrics.leader.set(0);
+          log.info('stopped leading', { identity: this.identity });
+        },
+      });
+      leaderRun = this.elector.run();
+    } else {
+      this.leading = true;
+      this.opts.metrics.leader.set(1);
+      leaderRun = this.runAll(leaderRunnables, leaderCtl.signal);
+    }
+
+    if (!stop.aborted)
+      await new Promise<void>((r) => stop.addEventListener('abort', () => r(), { once: true }));
+    const reason = this.fatal ? `runnable failed: ${this.fatal}` : 'shutdown requested';
+    log.info('shutting down', { reason, gracePeriodMs: this.opts.shutdownGracePeriodMs });
+    const started = Date.now();
+
+    const sequence = (async () => {
+      // 1. Leader work: drain in-flight reconciles, then release the Lease.
+      if (this.elector) await this.elector.stop();
+      else {
+        leaderCtl.abort();
+        await leaderRun;
+        this.leading = false;
+        this.opts.metrics.leader.set(0);
+      }
+      // 2. Caches and other non-leader runnables.
+      othersCtl.abort();
+      await othersRun;
+      // 3. Servers last, so probes and scrapes work until the end.
+      await Promise.all(this.servers.map((s) => s.close()));
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      sequence.then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), this.opts.shutdownGracePeriodMs))),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      log.error('shutdown grace period exceeded; exiting without a full drain', {
+        gracePeriodMs: this.opts.shutdownGracePeriodMs,
+      });
+      return { clean: false, reason: 'grace period exceeded' };
+    }
+    log.info('shutdown complete', { ms: Date.now() - started });
+    return { clean: !this.fatal, reason };
+  }
+}
