@@ -5,6 +5,7 @@ import { Command, Flags } from '@oclif/core';
 import os from 'node:os';
 import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { outputFlag, type OutputFormat } from '../cli/flags.js';
+import { paragraphs } from '../cli/help-text.js';
 
 const DEFAULT_ENDPOINT = 'unix:///run/containerd/containerd.sock';
 const DEFAULT_TERMINATION_PATH = '/dev/termination-log';
@@ -13,7 +14,8 @@ export default class NodeRemove extends Command {
   static override summary =
     "Remove images from this node's container runtime through CRI, never in-use ones.";
 
-  static override description = `Talks to the node's container runtime over CRI (runtime.v1, falling back to v1alpha2) and
+  static override description =
+    paragraphs(`Talks to the node's container runtime over CRI (runtime.v1, falling back to v1alpha2) and
 removes the target images by ID, so an image goes with all its tags. A target is a ref
 (matched against normalized tags), a repo@sha256:... ref (matched against digests), an image ID
 (sha256:<hex> or bare hex), or * to prune every image that is not in use.
@@ -32,7 +34,7 @@ unix:///var/snap/microk8s/common/run/containerd.sock.
 In a Pod, a compact JSON summary (at most 4 KB) is also written to --termination-message-path.
 
 Exit codes: 0 nothing failed; 1 a removal failed; 2 runtime unreachable or bad input (bad flags or
-files, an invalid exclusion pattern, or an invalid target; valid targets are still processed).`;
+files, an invalid exclusion pattern, or an invalid target; valid targets are still processed).`);
 
   static override examples = [
     {

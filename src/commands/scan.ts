@@ -13,11 +13,13 @@ import { scanCluster } from '../core/inventory/scan.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { KubeRest } from '../core/kube/rest.js';
 import { validateNamespaceName } from '../core/kube/names.js';
+import { paragraphs } from '../cli/help-text.js';
 
 export default class Scan extends Command {
   static override summary = 'Rebuild the Image inventory of namespaces (or of manifest files, offline).';
 
-  static override description = `Lists the Deployments, StatefulSets, DaemonSets, CronJobs, Jobs and Pods of each namespace,
+  static override description =
+    paragraphs(`Lists the Deployments, StatefulSets, DaemonSets, CronJobs, Jobs and Pods of each namespace,
 computes which normalized image refs they reference and by which kinds, and makes the namespace's
 Image resources (imageinventory.dev/v1alpha1) match: missing Images are created, changed ones
 updated, and managed Images nobody references any more are deleted. Only Images labeled
@@ -27,7 +29,7 @@ With -f, the same rules run offline on manifest files (multi-document YAML or JS
 included) and nothing is written anywhere.
 
 Exit codes: 0 success; 1 some namespace failed (the output says which and why); 2 bad input or
-no usable cluster configuration.`;
+no usable cluster configuration.`);
 
   static override examples = [
     { description: 'Rebuild one namespace', command: '<%= config.bin %> scan -n shop' },
