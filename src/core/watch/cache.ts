@@ -140,6 +140,18 @@ export class InventoryCache implements Runnable {
     return this.hasSynced();
   }
 
+  /** Watch events received per kind (all informers of the kind), for tests and diagnostics. */
+  events(): Record<WatchedKind, number> {
+    const out = {} as Record<WatchedKind, number>;
+    for (const [kind, list] of this.informers) out[kind] = list.reduce((n, i) => n + i.stats.events, 0);
+    return out;
+  }
+
+  /** Informers' counters, for tests and diagnostics. */
+  informerStats(): { name: string; lists: number; watches: number; watchErrors: number; events: number }[] {
+    return [...this.informers.values()].flat().map((i) => ({ name: i.name, ...i.stats }));
+  }
+
   hasSynced(): boolean {
     for (const list of this.informers.values()) for (const inf of list) if (!inf.hasSynced()) return false;
     return true;

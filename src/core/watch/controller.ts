@@ -42,7 +42,7 @@ export interface InventoryControllerOptions {
   logger: Logger;
   /** Namespaces rebuilt concurrently. Default 4. */
   workers?: number;
-  /** Coalescing window (see above). Defaults 200 ms and 1000 ms. */
+  /** Coalescing window (see above). Defaults 200 ms and 2000 ms. */
   quietMs?: number;
   maxDelayMs?: number;
   /** Concurrent Image writes within one namespace rebuild. Default 8. */
@@ -98,7 +98,7 @@ export class InventoryController implements Runnable {
 
   constructor(private readonly opts: InventoryControllerOptions) {
     this.quietMs = opts.quietMs ?? 200;
-    this.maxDelayMs = Math.max(opts.maxDelayMs ?? 1000, this.quietMs);
+    this.maxDelayMs = Math.max(opts.maxDelayMs ?? 2000, this.quietMs);
     this.log = opts.logger.child({ controller: this.name });
     this.store = new ExpectingImageStore(opts.rest, (op, ns, name) =>
       this.expectations.set(`${op}${ns}/${name}`, Date.now() + EXPECTATION_TTL_MS),

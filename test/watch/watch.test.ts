@@ -1,0 +1,312 @@
+// `inv watch` in process against the real API server: a workload change reaches the Images,
+// the last user's deletion deletes its Image, predicates keep status noise and our own writes
+// from causing rebuilds, --namespaces is respected, the metrics exist, and a 1,000-Pod burst
+// costs only a handful of rebuilds.
+import * as k8s from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { imagesPath, MANAGED_BY_LABEL } from '../../src/core/inventory/image-resource.js';
+import { setupEnv, template, podSpec, type Env } from '../inventory/helpers.js';
+import { newNamespace } from '../support/kube.js';
+import {
+  images,
+  inventory,
+  metric,
+  scrape,
+  sleep,
+  startDaemon,
+  until,
+  type InProcessDaemon,
+} from './helpers.js';
+
+describe('inv watch (in process, real API server)', function () {
+  this.timeout(120_000);
+  let env: Env;
+  let ns: string;
+  let other: string;
+  let d: InProcessDaemon;
+
+  before(async () => {
+    env = await setupEnv();
+    ns = await newNamespace('watch');
+    other = await newNamespace('watch-other');
+    // Something in the other namespace, for the --namespaces test.
+    await env.apps.createNamespacedDeployment({
+      namespace: other,
+      body: {
+        metadata: { name: 'o' },
+        spec: { selector: { matchLabels: { app: 'o' } }, template: template('o', ['other:1']) },
+      },
+    });
+    await env.apps.createNamespacedDeployment({
+      namespace: ns,
+      body: {
+        metadata: { name: 'web' },
+        spec: { selector: { matchLabels: { app: 'web' } }, template: template('web', ['web:1']) },
+      },
+    });
+    d = await startDaemon(env.kc, { namespaces: [ns] });
+    await until(
+      'first rebuild',
+      async () => (await inventory(env.rest, ns))['docker.io/library/web:1'] === 'Deployment',
+    );
+  });
+
+  after(async () => {
+    await d?.stop();
+  });
+
+  it('updates the Images within about a second of a Deployment image change', async () => {
+    const t0 = Date.now();
+    await env.apps.patchNamespacedDeployment(
+      {
+        name: 'web',
+        namespace: ns,
+        body: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'web:2' }],
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch),
+    );
+    await until(
+      'web:2 Image with kinds Deployment',
+      async () => {
+        const inv = await inventory(env.rest, ns);
+        return inv['docker.io/library/web:2'] === 'Deployment' && !('docker.io/library/web:1' in inv);
+      },
+      5_000,
+      10,
+    );
+    const ms = Date.now() - t0;
+    console.log(`      Deployment change -> Image updated: ${ms} ms`);
+    assert.ok(ms < 5_000);
+  });
+
+  it('deletes an Image when its last user is deleted, and keeps it while another user remains', async () => {
+    await env.core.createNamespacedPod({
+      namespace: ns,
+      body: { metadata: { name: 'p1' }, spec: podSpec(['shared:1']) },
+    });
+    await env.core.createNamespacedPod({
+      namespace: ns,
+      body: { metadata: { name: 'p2' }, spec: podSpec(['shared:1']) },
+    });
+    await until(
+      'shared Image',
+      async () => (await inventory(env.rest, ns))['docker.io/library/shared:1'] === 'Pod',
+    );
+    await env.core.deleteNamespacedPod({ name: 'p1', namespace: ns, gracePeriodSeconds: 0 });
+    await sleep(1000);
+    assert.equal((await inventory(env.rest, ns))['docker.io/library/shared:1'], 'Pod', 'one user left');
+    const t0 = Date.now();
+    await env.core.deleteNamespacedPod({ name: 'p2', namespace: ns, gracePeriodSeconds: 0 });
+    await until(
+      'shared Image deleted',
+      async () => !('docker.io/library/shared:1' in (await inventory(env.rest, ns))),
+      5_000,
+      10,
+    );
+    console.log(`      last user deleted -> Image deleted: ${Date.now() - t0} ms`);
+  });
+
+  it('ignores Pod status-only updates and Image updates (no rebuild), but rebuilds on a real change', async () => {
+    await env.core.createNamespacedPod({
+      namespace: ns,
+      body: { metadata: { name: 'st' }, spec: podSpec(['status:1']) },
+    });
+    await until(
+      'status:1 Image',
+      async () => (await inventory(env.rest, ns))['docker.io/library/status:1'] === 'Pod',
+    );
+    await sleep(1500); // let follow-up events settle
+    const before = d.daemon.controller.rebuilds;
+    const podEvents = d.daemon.cache.events().Pod;
+    const imageEvents = d.daemon.cache.events().Image;
+
+    // 10 status-only updates of the Pod.
+    for (let i = 0; i < 10; i++) {
+      const pod = await env.core.readNamespacedPod({ name: 'st', namespace: ns });
+      pod.status = {
+        ...pod.status,
+        phase: 'Pending',
+        conditions: [
+          { type: 'PodScheduled', status: 'False', reason: `r${i}`, lastTransitionTime: new Date() },
+        ],
+      };
+      await env.core.replaceNamespacedPodStatus({ name: 'st', namespace: ns, body: pod });
+    }
+    // Label changes and status writes on every Image (the daemon's own kind of write).
+    const imgs = await images(env.rest, ns);
+    for (const img of imgs) {
+      await env.rest.request('PATCH', imagesPath(ns, img.metadata.name), {
+        body: { metadata: { labels: { touched: 'yes' } } },
+        contentType: 'application/merge-patch+json',
+      });
+      await env.rest.request('PATCH', imagesPath(ns, img.metadata.name, 'status'), {
+        body: { status: { kinds: img.status?.kinds } },
+        contentType: 'application/merge-patch+json',
+      });
+    }
+    // The events did arrive (so "no rebuild" means the predicates filtered them).
+    await until('Pod status events in the cache', () => d.daemon.cache.events().Pod >= podEvents + 10);
+    await until(
+      'Image events in the cache',
+      () => d.daemon.cache.events().Image >= imageEvents + imgs.length,
+    );
+    await sleep(1000);
+    const noise = d.daemon.controller.rebuilds - before;
+    console.log(
+      `      rebuilds caused by 10 Pod status updates + ${imgs.length * 2} Image updates: ${noise}`,
+    );
+    assert.equal(noise, 0);
+
+    // A Deployment scale changes spec (generation): one rebuild, no more.
+    await env.apps.patchNamespacedDeploymentScale(
+      { name: 'web', namespace: ns, body: { spec: { replicas: 3 } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    await sleep(1000);
+    assert.ok(d.daemon.controller.rebuilds - before <= 1);
+
+    // Our own status writes never loop: nothing happens over the next second.
+    const settled = d.daemon.controller.rebuilds;
+    await sleep(1000);
+    assert.equal(d.daemon.controller.rebuilds, settled);
+
+    // A container image change on the Pod (ephemeral container via kubectl-debug's subresource).
+    const pod = await env.core.readNamespacedPod({ name: 'st', namespace: ns });
+    pod.spec!.ephemeralContainers = [{ name: 'dbg', image: 'debug:1' }];
+    await env.core.replaceNamespacedPodEphemeralcontainers({ name: 'st', namespace: ns, body: pod });
+    await until(
+      'debug:1 Image',
+      async () => (await inventory(env.rest, ns))['docker.io/library/debug:1'] === 'Pod',
+    );
+    assert.ok(d.daemon.controller.rebuilds > settled);
+  });
+
+  it('with --namespaces, never touches other namespaces', async () => {
+    await sleep(500);
+    assert.deepEqual(await inventory(env.rest, other), {});
+    // An unmanaged-looking orphan there stays too.
+    await env.rest.request('POST', imagesPath(other), {
+      body: {
+        apiVersion: 'imageinventory.dev/v1alpha1',
+        kind: 'Image',
+        metadata: { name: 'orphan', labels: { [MANAGED_BY_LABEL]: 'image-inventory-controller' } },
+        spec: { image: 'docker.io/library/orphan:1' },
+      },
+    });
+    await sleep(1000);
+    assert.deepEqual(Object.keys(await inventory(env.rest, other)), ['docker.io/library/orphan:1']);
+    assert.ok(!d.daemon.cache.namespaces().has(other), 'other namespace is not even cached');
+  });
+
+  it('reports invalid refs as an Event and in inv_invalid_refs_total', async () => {
+    await env.core.createNamespacedPod({
+      namespace: ns,
+      body: { metadata: { name: 'bad' }, spec: podSpec(['UPPER/Case:1']) },
+    });
+    await until('InvalidImageRef event', async () => {
+      const evs = await env.core.listNamespacedEvent({ namespace: ns });
+      return evs.items.some((e) => e.reason === 'InvalidImageRef' && e.involvedObject.name === 'bad');
+    });
+    const text = await scrape(d.daemon.manager.metricsUrl!);
+    assert.ok((metric(text, 'inv_invalid_refs_total') ?? 0) >= 1);
+  });
+
+  it('exposes the required metrics', async () => {
+    const text = await scrape(d.daemon.manager.metricsUrl!);
+    for (const name of [
+      'inv_workqueue_depth',
+      'inv_workqueue_adds_total',
+      'inv_rebuilds_total',
+      'inv_rebuild_duration_seconds_bucket',
+      'inv_rebuild_duration_seconds_count',
+      'inv_images_created_total',
+      'inv_images_updated_total',
+      'inv_images_deleted_total',
+      'inv_invalid_refs_total',
+      'inv_leader',
+      'inv_cache_objects',
+    ]) {
+      assert.ok(text.includes(`\n${name}`) || text.startsWith(name), `metric ${name} missing`);
+    }
+    assert.equal(metric(text, 'inv_leader'), 1);
+    assert.ok((metric(text, 'inv_rebuilds_total', { result: 'success' }) ?? 0) >= 3);
+    assert.ok((metric(text, 'inv_images_created_total') ?? 0) >= 3);
+    assert.ok((metric(text, 'inv_images_deleted_total') ?? 0) >= 2);
+    assert.ok((metric(text, 'inv_workqueue_adds_total') ?? 0) >= 3);
+    assert.ok((metric(text, 'inv_cache_objects', { kind: 'Pod' }) ?? 0) >= 1);
+    const health = await fetch(`${d.daemon.manager.healthUrl}/readyz`);
+    assert.equal(health.status, 200);
+  });
+
+  it('turns a burst of 1,000 Pod events into a handful of rebuilds', async () => {
+    const burst = await newNamespace('watch-burst');
+    const b = await startDaemon(env.kc, { namespaces: [burst] });
+    try {
+      await sleep(500);
+      const before = b.daemon.controller.rebuilds;
+      const t0 = Date.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (next < 1000) {
+            const i = next++;
+            await env.core.createNamespacedPod({
+              namespace: burst,
+              body: { metadata: { name: `p${i}` }, spec: podSpec([`burst${i % 10}:1`]) },
+            });
+          }
+        }),
+      );
+      const createMs = Date.now() - t0;
+      await until('all 1,000 Pods cached', () => b.daemon.cache.sizes().Pod === 1000, 30_000);
+      await until(
+        '10 Images',
+        async () => Object.keys(await inventory(env.rest, burst)).length === 10,
+        10_000,
+      );
+      // Quiet: no rebuild for 1.5 s.
+      let last = -1;
+      await until(
+        'rebuilds to settle',
+        async () => {
+          const n = b.daemon.controller.rebuilds;
+          const quiet = n === last;
+          last = n;
+          return quiet;
+        },
+        20_000,
+        1500,
+      );
+      const rebuilds = b.daemon.controller.rebuilds - before;
+      console.log(`      1,000 Pods created in ${createMs} ms (32 concurrent) -> ${rebuilds} rebuilds`);
+      assert.ok(rebuilds >= 1 && rebuilds <= 5, `expected 1..5 rebuilds, got ${rebuilds}`);
+
+      // The same for a delete burst: one deletecollection call.
+      const before2 = b.daemon.controller.rebuilds;
+      await env.core.deleteCollectionNamespacedPod({ namespace: burst, gracePeriodSeconds: 0 });
+      await until('Pods gone from cache', () => b.daemon.cache.sizes().Pod === 0, 30_000);
+      await until(
+        'Images gone',
+        async () => Object.keys(await inventory(env.rest, burst)).length === 0,
+        10_000,
+      );
+      last = -1;
+      await until(
+        'rebuilds to settle',
+        async () => {
+          const n = b.daemon.controller.rebuilds;
+          const quiet = n === last;
+          last = n;
+          return quiet;
+        },
+        20_000,
+        1500,
+      );
+      const rebuilds2 = b.daemon.controller.rebuilds - before2;
+      console.log(`      1,000 Pods deleted (one deletecollection) -> ${rebuilds2} rebuilds`);
+      assert.ok(rebuilds2 >= 1 && rebuilds2 <= 5, `expected 1..5 rebuilds, got ${rebuilds2}`);
+    } finally {
+      await b.stop();
+    }
+  });
+});
