@@ -1,0 +1,328 @@
+// The install bundle (deploy/): its files are consistent (CRD copies, kustomization, restricted
+// security context, Dockerfile), and the daemon runs with nothing more than the shipped RBAC:
+// the bundle is applied to the RBAC-enforcing API server, a token of its ServiceAccount is
+// requested, and `inv watch --leader-elect` runs with that token, cluster-wide.
+import * as k8s from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { KubeRest } from '../../src/core/kube/rest.js';
+import { setupEnv, template, podSpec, type Env } from '../inventory/helpers.js';
+import { newNamespace } from '../support/kube.js';
+import { repoRoot } from '../support/paths.js';
+import {
+  inventory,
+  killDaemon,
+  metric,
+  sameInventory,
+  scrape,
+  spawnDaemon,
+  until,
+  writeTokenKubeconfig,
+  type ChildDaemon,
+} from './helpers.js';
+
+const deployDir = path.join(repoRoot, 'deploy');
+const SYSTEM_NS = 'image-inventory-system';
+const SA = 'image-inventory-controller';
+
+interface Obj {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  [k: string]: unknown;
+}
+
+function kustomization(): { namespace: string; resources: string[] } {
+  return parseYaml(fs.readFileSync(path.join(deployDir, 'kustomization.yaml'), 'utf8')) as {
+    namespace: string;
+    resources: string[];
+  };
+}
+
+function bundle(): Obj[] {
+  const k = kustomization();
+  return k.resources.flatMap((r) =>
+    parseAllDocuments(fs.readFileSync(path.join(deployDir, r), 'utf8'))
+      .map((d) => d.toJS() as Obj | null)
+      .filter((o): o is Obj => Boolean(o)),
+  );
+}
+
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleBinding',
+]);
+const PLURAL: Record<string, string> = {
+  Namespace: 'namespaces',
+  CustomResourceDefinition: 'customresourcedefinitions',
+  ServiceAccount: 'serviceaccounts',
+  ClusterRole: 'clusterroles',
+  ClusterRoleBinding: 'clusterrolebindings',
+  Role: 'roles',
+  RoleBinding: 'rolebindings',
+  Deployment: 'deployments',
+  NetworkPolicy: 'networkpolicies',
+};
+
+function objectPath(o: Obj, namespace: string): string {
+  const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
+  const plural = PLURAL[o.kind];
+  if (!plural) throw new Error(`test apply: unknown kind ${o.kind}`);
+  const ns = CLUSTER_SCOPED.has(o.kind) ? '' : `/namespaces/${o.metadata.namespace ?? namespace}`;
+  return `${base}${ns}/${plural}/${o.metadata.name}`;
+}
+
+/** `kubectl apply -k deploy/ --server-side`, done with the API directly (kubectl may be absent). */
+async function applyBundle(rest: KubeRest): Promise<void> {
+  const { namespace } = kustomization();
+  for (const o of bundle()) {
+    await rest.request('PATCH', objectPath(o, namespace), {
+      query: { fieldManager: 'inv-test', force: true },
+      body: o,
+      contentType: 'application/apply-patch+yaml',
+    });
+  }
+}
+
+describe('deploy/ install bundle', function () {
+  this.timeout(120_000);
+
+  it('ships copies of every CRD in crds/, identical to the originals, and lists them', () => {
+    const originals = fs.readdirSync(path.join(repoRoot, 'crds')).filter((f) => /\.ya?ml$/.test(f));
+    const resources = kustomization().resources;
+    for (const f of originals) {
+      const copy = path.join(deployDir, 'crds', f);
+      assert.ok(
+        fs.existsSync(copy),
+        `deploy/crds/${f} is missing: cp crds/${f} deploy/crds/ and list it in deploy/kustomization.yaml`,
+      );
+      assert.equal(
+        fs.readFileSync(copy, 'utf8'),
+        fs.readFileSync(path.join(repoRoot, 'crds', f), 'utf8'),
+        `deploy/crds/${f} differs from crds/${f}: cp crds/${f} deploy/crds/`,
+      );
+      assert.ok(resources.includes(`crds/${f}`), `crds/${f} is not listed in deploy/kustomization.yaml`);
+    }
+    for (const r of resources)
+      assert.ok(fs.existsSync(path.join(deployDir, r)), `deploy/${r} does not exist`);
+  });
+
+  it('runs `inv watch --leader-elect` with probes, requests and a restricted security context', () => {
+    const all = bundle();
+    const dep = all.find((o) => o.kind === 'Deployment') as unknown as k8s.V1Deployment;
+    const pod = dep.spec!.template.spec!;
+    const c = pod.containers[0]!;
+    assert.deepEqual(c.args?.slice(0, 2), ['watch', '--leader-elect']);
+    assert.ok(c.livenessProbe?.httpGet?.path === '/healthz' && c.readinessProbe?.httpGet?.path === '/readyz');
+    assert.ok(c.resources?.requests?.cpu && c.resources.requests.memory);
+    assert.equal(pod.securityContext?.runAsNonRoot, true);
+    assert.equal(pod.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    assert.equal(c.securityContext?.allowPrivilegeEscalation, false);
+    assert.equal(c.securityContext?.readOnlyRootFilesystem, true);
+    assert.deepEqual(c.securityContext?.capabilities?.drop, ['ALL']);
+    assert.equal(pod.serviceAccountName, SA);
+    const leArg = c.args?.find((a) => a.startsWith('--leader-elect-namespace='));
+    assert.equal(leArg, `--leader-elect-namespace=${SYSTEM_NS}`);
+    for (const kind of [
+      'Namespace',
+      'ServiceAccount',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Role',
+      'RoleBinding',
+      'NetworkPolicy',
+    ]) {
+      assert.ok(
+        all.some((o) => o.kind === kind),
+        `${kind} missing from the bundle`,
+      );
+    }
+    // The Dockerfile: official Node LTS base, non-root numeric user matching the Pod's.
+    const dockerfile = fs.readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
+    const froms = [...dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]!);
+    assert.ok(
+      froms.length >= 2 && froms.every((f) => /^node:(20|22|24)-/.test(f)),
+      `FROM lines: ${froms.join(', ')}`,
+    );
+    const user = /^USER\s+(\d+)/m.exec(dockerfile)?.[1];
+    assert.equal(Number(user), pod.securityContext?.runAsUser);
+  });
+
+  it('renders with kustomize (kubectl kustomize deploy/)', function () {
+    const r = spawnSync('kubectl', ['kustomize', deployDir], { encoding: 'utf8' });
+    if (r.error) this.skip(); // no kubectl on this machine
+    assert.equal(r.status, 0, r.stderr);
+    const kinds = parseAllDocuments(r.stdout).map((d) => (d.toJS() as Obj).kind);
+    assert.ok(kinds.includes('Deployment') && kinds.includes('CustomResourceDefinition'));
+  });
+
+  describe('the daemon with the ServiceAccount token (RBAC enforced)', () => {
+    let env: Env;
+    let ns: string;
+    let saRest: KubeRest;
+    let kubeconfig: string;
+    let d: ChildDaemon | undefined;
+    const lease = `inv-sa-test-${process.pid}`;
+
+    before(async () => {
+      env = await setupEnv();
+      await applyBundle(env.rest);
+      const tr = await env.rest.request<{ status: { token: string } }>(
+        'POST',
+        `/api/v1/namespaces/${SYSTEM_NS}/serviceaccounts/${SA}/token`,
+        {
+          body: {
+            apiVersion: 'authentication.k8s.io/v1',
+            kind: 'TokenRequest',
+            spec: { expirationSeconds: 3600 },
+          },
+        },
+      );
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-sa-'));
+      kubeconfig = writeTokenKubeconfig(env.kc, tr.status.token, path.join(dir, 'kubeconfig'));
+      const kc = new k8s.KubeConfig();
+      kc.loadFromFile(kubeconfig);
+      saRest = new KubeRest(kc);
+      ns = await newNamespace('watch-rbac');
+      const spec = (app: string, img: string) => ({
+        selector: { matchLabels: { app } },
+        template: template(app, [img]),
+      });
+      await env.apps.createNamespacedDeployment({
+        namespace: ns,
+        body: { metadata: { name: 'd' }, spec: spec('d', 'dep:1') },
+      });
+      await env.apps.createNamespacedStatefulSet({
+        namespace: ns,
+        body: { metadata: { name: 's' }, spec: { ...spec('s', 'sts:1'), serviceName: 's' } },
+      });
+      await env.apps.createNamespacedDaemonSet({
+        namespace: ns,
+        body: { metadata: { name: 'ds' }, spec: spec('ds', 'ds:1') },
+      });
+      await env.batch.createNamespacedCronJob({
+        namespace: ns,
+        body: {
+          metadata: { name: 'cj' },
+          spec: {
+            schedule: '@daily',
+            jobTemplate: { spec: { template: { spec: { ...podSpec(['cron:1']), restartPolicy: 'Never' } } } },
+          },
+        },
+      });
+      await env.batch.createNamespacedJob({
+        namespace: ns,
+        body: {
+          metadata: { name: 'j' },
+          spec: { template: { spec: { ...podSpec(['job:1']), restartPolicy: 'Never' } } },
+        },
+      });
+      await env.core.createNamespacedPod({
+        namespace: ns,
+        body: { metadata: { name: 'p' }, spec: podSpec(['pod:1', 'Bad Ref']) },
+      });
+    });
+
+    after(async () => {
+      if (d) await killDaemon(d);
+      saRest?.close();
+    });
+
+    it('is denied what the ClusterRole does not grant', async () => {
+      const can = async (attrs: Record<string, string>) =>
+        (
+          await saRest.request<{ status: { allowed: boolean } }>(
+            'POST',
+            '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+            {
+              body: {
+                apiVersion: 'authorization.k8s.io/v1',
+                kind: 'SelfSubjectAccessReview',
+                spec: { resourceAttributes: attrs },
+              },
+            },
+          )
+        ).status.allowed;
+      assert.equal(await can({ verb: 'watch', resource: 'pods' }), true);
+      assert.equal(
+        await can({ verb: 'create', group: 'imageinventory.dev', resource: 'images', namespace: ns }),
+        true,
+      );
+      assert.equal(
+        await can({ verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: SYSTEM_NS }),
+        true,
+      );
+      assert.equal(await can({ verb: 'get', resource: 'secrets', namespace: ns }), false);
+      assert.equal(await can({ verb: 'get', resource: 'pods', namespace: ns }), false);
+      assert.equal(await can({ verb: 'delete', resource: 'pods', namespace: ns }), false);
+      assert.equal(
+        await can({ verb: 'update', group: 'apps', resource: 'deployments', namespace: ns }),
+        false,
+      );
+      assert.equal(
+        await can({ verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: ns }),
+        false,
+      );
+      assert.equal(await can({ verb: 'get', resource: 'events', namespace: ns }), false);
+    });
+
+    it('reconciles every kind, writes Events and holds the Lease, with no request denied', async () => {
+      d = spawnDaemon(['--kubeconfig', kubeconfig, '--leader-elect', '--leader-elect-id', lease]);
+      await d.waitForLog('leadership', (r) => r.msg === 'became leader; starting controllers', 30_000);
+      const want = {
+        'docker.io/library/dep:1': 'Deployment',
+        'docker.io/library/sts:1': 'StatefulSet',
+        'docker.io/library/ds:1': 'DaemonSet',
+        'docker.io/library/cron:1': 'CronJob',
+        'docker.io/library/job:1': 'Job',
+        'docker.io/library/pod:1': 'Pod',
+      };
+      await until(
+        'Images of every kind',
+        async () => sameInventory(await inventory(env.rest, ns), want),
+        30_000,
+      );
+      assert.deepEqual(await inventory(env.rest, ns), want);
+      // A change, then a deletion, through the watches.
+      await env.apps.deleteNamespacedDaemonSet({ name: 'ds', namespace: ns });
+      await until(
+        'ds Image deleted',
+        async () => !('docker.io/library/ds:1' in (await inventory(env.rest, ns))),
+        10_000,
+      );
+      await until('InvalidImageRef Event', async () =>
+        (await env.core.listNamespacedEvent({ namespace: ns })).items.some(
+          (e) => e.reason === 'InvalidImageRef',
+        ),
+      );
+      const leaseObj = await env.kc
+        .makeApiClient(k8s.CoordinationV1Api)
+        .readNamespacedLease({ name: lease, namespace: SYSTEM_NS });
+      assert.ok(leaseObj.spec?.holderIdentity, 'Lease held');
+      const text = await scrape(await d.metricsUrl);
+      assert.equal(metric(text, 'inv_rebuilds_total', { result: 'error' }), 0);
+      assert.equal(metric(text, 'inv_leader'), 1);
+      const denied = d.lines.filter((l) => /\b403\b|forbidden/i.test(l));
+      assert.deepEqual(denied, [], 'no request was denied');
+
+      // SIGTERM: clean exit, Lease released.
+      d.proc.kill('SIGTERM');
+      const exit = await d.exited;
+      assert.equal(exit.code, 0);
+      const released = await env.kc
+        .makeApiClient(k8s.CoordinationV1Api)
+        .readNamespacedLease({ name: lease, namespace: SYSTEM_NS });
+      assert.ok(!released.spec?.holderIdentity, 'Lease released on shutdown');
+      assert.deepEqual(
+        d.lines.filter((l) => /\b403\b|forbidden/i.test(l)),
+        [],
+      );
+    });
+  });
+});
