@@ -128,6 +128,8 @@ export interface ApplyOptions {
   concurrency?: number;
   /** Kinds that cannot be updated in place (replaced by delete + create on drift). */
   immutableKinds?: ReadonlySet<string>;
+  /** At most this many items per call, so progress is persisted in chunks. Default: the whole wave. */
+  limit?: number;
 }
 
 export async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -155,7 +157,8 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
   const applied: string[] = [];
   const dropped: string[] = [];
   const drifted: string[] = [];
-  await pool(wave.items, opts.concurrency ?? 16, async (item) => {
+  const items = opts.limit ? wave.items.slice(0, opts.limit) : wave.items;
+  await pool(items, opts.concurrency ?? 16, async (item) => {
     const key = itemKey(item);
     const body = stamp(opts.manifest(item), opts.owner, item.digest);
     try {

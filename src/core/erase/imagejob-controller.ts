@@ -1,0 +1,394 @@
+// The ImageJob controller: one reconcile looks at one job's level (its status inventory, the
+// live worker Pods, the clock) and takes the next steps; it never sleeps or polls, it returns
+// when to look again.
+//
+//   plan     list the Nodes, apply the node filter, record every worker object in the
+//            inventory (Creating) and every node's result (Pending or Skipped): persisted
+//            BEFORE anything is created (write-ahead);
+//   apply    wave 0: the image-list and exclusion ConfigMaps (immutable) and the PodTemplate;
+//            wave 1: one Pod per selected node (nodeName, restartPolicy Never);
+//   observe  finished Pods give the node results (termination messages); their items Complete;
+//   timeout  past the job deadline, unfinished nodes fail with reason "timeout" and their Pods
+//            are scheduled for deletion;
+//   finish   once no node is pending: Completed if (succeeded+skipped)/desired >= successRatio,
+//            else Failed; deleteAfter = now + delayOnSuccess/delayOnFailure;
+//   cleanup  after deleteAfter: every item is scheduled for deletion (persisted), deleted wave by
+//            wave in canonical order (Pods, then PodTemplate, then ConfigMaps), dropped when gone;
+//            then the ImageJob itself once its ImageList has recorded the result.
+import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
+import { noopLogger, type Logger } from '../observability/logger.js';
+import {
+  decodeInventory,
+  dropItem,
+  encodeInventory,
+  isDeletionPhase,
+  itemKey,
+  markCompleted,
+  nextApplyWave,
+  nextDeleteWave,
+  scheduleApply,
+  scheduleDeletion,
+  type DesiredItem,
+  type InventoryItem,
+} from '../reconciler/inventory.js';
+import {
+  applyWave,
+  collectionPath,
+  deleteWave,
+  manifestDigest,
+  isOwnedBy,
+  type KubeObject,
+  type Owner,
+} from '../reconciler/objects.js';
+import { selectNodes, type NodeLike } from './nodes.js';
+import {
+  countResults,
+  decodeResult,
+  encodeResult,
+  jobPhase,
+  pendingResult,
+  resultFromPod,
+  type NodeResult,
+} from './results.js';
+import {
+  excludeConfigMapName,
+  GROUP,
+  IMAGEJOBS_PATH,
+  IMAGELISTS_PATH,
+  imagesConfigMapName,
+  isFinished,
+  JOB_LABEL,
+  podNames,
+  VERSION,
+  type ImageJob,
+  type ImageList,
+} from './types.js';
+import { EXCLUDE_FILE, IMAGES_FILE, listConfigMap, podTemplate, workerPod } from './worker.js';
+
+export interface JobControllerOptions {
+  rest: KubeRest;
+  /** Namespace of the worker Pods, ConfigMaps and PodTemplate. */
+  namespace: string;
+  logger?: Logger;
+  now?: () => Date;
+  /** Look again at a running job at least this often (Pod events usually come first). Default 30 s. */
+  resyncMs?: number;
+  /** Objects created per reconcile before the progress is persisted. Default 500. */
+  applyChunk?: number;
+}
+
+interface PodLike extends KubeObject {
+  spec?: { nodeName?: string };
+  status?: {
+    phase?: string;
+    reason?: string;
+    containerStatuses?: {
+      state?: { terminated?: { exitCode?: number; message?: string; reason?: string } };
+    }[];
+  };
+}
+
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export class ImageJobController {
+  private readonly log: Logger;
+  private readonly now: () => Date;
+
+  constructor(private readonly opts: JobControllerOptions) {
+    this.log = (opts.logger ?? noopLogger).child({ controller: 'imagejob' });
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  owner(job: ImageJob): Owner {
+    return { uid: job.metadata.uid ?? '', description: `${GROUP}/ImageJob/${job.metadata.name}` };
+  }
+
+  /** The worker objects of a job, by item key, with their manifests. */
+  private desired(
+    job: ImageJob,
+    nodes: readonly string[],
+    ns: string,
+  ): Map<string, { item: DesiredItem; manifest: KubeObject }> {
+    const name = job.metadata.name;
+    const out = new Map<string, { item: DesiredItem; manifest: KubeObject }>();
+    const add = (manifest: KubeObject, applyOrder: number, deleteOrder: number) => {
+      const [group, version] = (manifest.apiVersion ?? 'v1').includes('/')
+        ? (manifest.apiVersion!.split('/') as [string, string])
+        : ['', manifest.apiVersion ?? 'v1'];
+      const item: DesiredItem = {
+        group,
+        version,
+        kind: manifest.kind!,
+        namespace: ns,
+        name: manifest.metadata!.name!,
+        applyOrder,
+        deleteOrder,
+        deletePolicy: 'Delete',
+        digest: manifestDigest(manifest),
+      };
+      out.set(itemKey(item), { item, manifest });
+    };
+    add(listConfigMap(job, ns, imagesConfigMapName(name), IMAGES_FILE, job.spec.images), 0, 1);
+    add(listConfigMap(job, ns, excludeConfigMapName(name), EXCLUDE_FILE, job.spec.exclusions ?? []), 0, 1);
+    add(podTemplate(job, ns), 0, 1);
+    for (const [node, pod] of podNames(name, nodes)) add(workerPod(job, ns, pod, node), 1, 0);
+    return out;
+  }
+
+  /** Reconciles one ImageJob. Returns when to look again (ms), or undefined for "on events only". */
+  async reconcile(name: string): Promise<number | undefined> {
+    const { rest } = this.opts;
+    let job: ImageJob;
+    try {
+      job = await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+    if (job.metadata.deletionTimestamp) return undefined;
+    const now = this.now();
+    const st = (job.status ??= {});
+    const before = JSON.stringify(st);
+    const save = async () => {
+      if (JSON.stringify(st) === savedText) return;
+      const updated = await rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, { body: job });
+      job.metadata.resourceVersion = updated.metadata.resourceVersion;
+      savedText = JSON.stringify(st);
+    };
+    let savedText = before;
+    const owner = this.owner(job);
+    const ns = job.spec.namespace || this.opts.namespace;
+    let inv: InventoryItem[] = decodeInventory(st.inventory);
+    let results: NodeResult[] = (st.nodes ?? []).map(decodeResult);
+    const cfg = job.spec.config;
+
+    // ---- plan (write-ahead) -----------------------------------------------------------------
+    if (!st.planned) {
+      const nodes = await rest.list<NodeLike>('/api/v1/nodes');
+      const sel = selectNodes(nodes.items, cfg, job.spec.nodeSelector);
+      results = [
+        ...sel.selected.map(pendingResult),
+        ...sel.skipped.map((s) => ({
+          ...pendingResult(s.node),
+          outcome: 'Skipped' as const,
+          reason: s.reason,
+        })),
+      ].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+      inv = scheduleApply(
+        inv,
+        [...this.desired(job, sel.selected, ns).values()].map((d) => d.item),
+      );
+      st.phase ??= 'Running';
+      st.startTime ??= iso(now);
+      st.planned = true;
+      st.message = `${sel.selected.length} node(s) selected, ${sel.skipped.length} skipped${sel.ignored ? `, ${sel.ignored} outside the node selector` : ''}`;
+      this.write(st, inv, results);
+      await save(); // the inventory is persisted before any object exists
+      this.log.info('job planned', { job: name, nodes: sel.selected.length, skipped: sel.skipped.length });
+    }
+
+    const selected = results.filter((r) => r.outcome !== 'Skipped').map((r) => r.node);
+    const desired = this.desired(job, selected, ns);
+    const podToNode = new Map([...podNames(name, selected)].map(([n, p]) => [p, n]));
+    const setResult = (r: NodeResult) => {
+      const i = results.findIndex((x) => x.node === r.node);
+      if (i >= 0) results[i] = r;
+    };
+    const pendingNode = (node: string) => results.find((r) => r.node === node)?.outcome === 'Pending';
+    let requeue: number | undefined;
+
+    // ---- apply ------------------------------------------------------------------------------
+    if (st.phase === 'Running' && nextApplyWave(inv)) {
+      const r = await applyWave(rest, inv, {
+        owner,
+        manifest: (item) => desired.get(itemKey(item))!.manifest,
+        limit: this.opts.applyChunk ?? 500,
+        now: this.now,
+      });
+      inv = r.inventory;
+      for (const c of r.collisions) {
+        const line = `${c.ref.kind} ${c.ref.namespace}/${c.ref.name} is held by ${c.holder}`;
+        st.collisions = [...new Set([...(st.collisions ?? []), line])];
+        this.log.warn('name collision, foreign object left untouched', { job: name, object: line });
+        const node = podToNode.get(c.ref.name);
+        if (c.ref.kind === 'Pod' && node) {
+          setResult({ ...pendingResult(node), outcome: 'Failed', reason: `name collision: ${line}` });
+        } else {
+          // Without its ConfigMaps or template the job cannot run: fail every pending node.
+          for (const res of results)
+            if (res.outcome === 'Pending') setResult({ ...res, outcome: 'Failed', reason: 'name collision' });
+          inv = scheduleDeletion(
+            inv,
+            inv
+              .filter((i) => !isDeletionPhase(i.phase) && i.phase !== 'Completed' && i.kind === 'Pod')
+              .map(itemKey),
+          );
+          st.message = `name collision: ${line}`;
+        }
+      }
+      for (const e of r.errors)
+        this.log.warn('apply failed, will retry', { job: name, object: e.key, error: e.error.message });
+      if (r.errors.length) requeue = 2000;
+      if (nextApplyWave(inv)) requeue = 0; // next wave or next chunk right away
+    }
+
+    // ---- observe worker Pods ------------------------------------------------------------------
+    const pods = await rest.list<PodLike>(
+      collectionPath({ group: '', version: 'v1', kind: 'Pod', namespace: ns }),
+      {
+        query: { labelSelector: `${JOB_LABEL}=${name}` },
+      },
+    );
+    const live = new Map<string, KubeObject>();
+    for (const p of pods.items) {
+      if (!isOwnedBy(p, owner)) continue;
+      live.set(`/Pod/${p.metadata?.namespace}/${p.metadata?.name}`, p);
+    }
+    const completed: string[] = [];
+    const vanished: string[] = [];
+    for (const item of inv) {
+      if (item.kind !== 'Pod' || item.phase !== 'Ready') continue;
+      const node = podToNode.get(item.name);
+      const pod = live.get(itemKey(item)) as PodLike | undefined;
+      if (!pod) {
+        vanished.push(itemKey(item));
+        if (node && pendingNode(node))
+          setResult({
+            ...pendingResult(node),
+            outcome: 'Failed',
+            reason: 'worker Pod deleted before it finished',
+          });
+        continue;
+      }
+      const phase = pod.status?.phase;
+      if (phase !== 'Succeeded' && phase !== 'Failed') continue;
+      completed.push(itemKey(item));
+      const term = pod.status?.containerStatuses?.[0]?.state?.terminated;
+      if (node && pendingNode(node))
+        setResult(
+          resultFromPod(node, {
+            phase,
+            exitCode: term?.exitCode,
+            message: term?.message,
+            reason: term?.reason ?? pod.status?.reason,
+          }),
+        );
+    }
+    inv = dropItem(markCompleted(inv, completed), vanished);
+
+    // ---- deadline -----------------------------------------------------------------------------
+    if (st.phase === 'Running') {
+      const deadline = Date.parse(st.startTime ?? iso(now)) + cfg.jobTimeoutSeconds * 1000;
+      if (now.getTime() >= deadline) {
+        const stale: string[] = [];
+        for (const r of results) {
+          if (r.outcome !== 'Pending') continue;
+          setResult({ ...r, outcome: 'Failed', reason: 'timeout' });
+          const pod = podNames(name, [r.node]).get(r.node);
+          const it = inv.find((i) => i.kind === 'Pod' && i.name === pod);
+          if (it && !isDeletionPhase(it.phase) && it.phase !== 'Completed') stale.push(itemKey(it));
+        }
+        inv = scheduleDeletion(inv, stale);
+        if (stale.length)
+          st.message = `job deadline of ${cfg.jobTimeoutSeconds}s passed: ${stale.length} worker(s) stopped`;
+      } else {
+        const left = deadline - now.getTime();
+        requeue = Math.min(requeue ?? Infinity, left, this.opts.resyncMs ?? 30_000);
+      }
+    }
+
+    // ---- finish -------------------------------------------------------------------------------
+    const counts = countResults(results);
+    if (st.phase === 'Running' && counts.pending === 0) {
+      st.phase = jobPhase(counts, cfg.successRatio);
+      st.completionTime = iso(now);
+      const delay = st.phase === 'Completed' ? cfg.delayOnSuccessSeconds : cfg.delayOnFailureSeconds;
+      st.deleteAfter = iso(new Date(now.getTime() + delay * 1000));
+      this.log.info('job finished', { job: name, phase: st.phase, ...counts });
+    }
+
+    // ---- cleanup ------------------------------------------------------------------------------
+    if (isFinished(st.phase)) {
+      const deleteAt = Date.parse(st.deleteAfter ?? iso(now));
+      if (now.getTime() >= deleteAt && inv.some((i) => !isDeletionPhase(i.phase))) {
+        inv = scheduleDeletion(inv);
+        this.write(st, inv, results);
+        await save(); // deletion is recorded before the first DELETE
+      }
+      if (nextDeleteWave(inv)) {
+        const allLive = await this.liveObjects(name, ns, live);
+        const r = await deleteWave(rest, inv, { owner, live: allLive });
+        inv = r.inventory;
+        for (const f of r.foreign)
+          this.log.warn('object not ours, left untouched', { job: name, object: itemKey(f.ref) });
+        requeue = Math.min(requeue ?? Infinity, nextDeleteWave(inv) ? 500 : Infinity);
+      }
+      if (inv.length === 0 && now.getTime() >= deleteAt) {
+        this.write(st, inv, results);
+        await save();
+        if (await this.listRecorded(job)) {
+          await rest
+            .request('DELETE', `${IMAGEJOBS_PATH}/${name}`, {
+              body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: job.metadata.uid } },
+            })
+            .catch((e) => (isNotFound(e) || isConflict(e) ? undefined : Promise.reject(e)));
+          this.log.info('job deleted', { job: name });
+          return undefined;
+        }
+        requeue = Math.min(requeue ?? Infinity, 5000);
+      } else if (now.getTime() < deleteAt) {
+        requeue = Math.min(requeue ?? Infinity, deleteAt - now.getTime());
+      }
+    }
+
+    this.write(st, inv, results);
+    await save();
+    return requeue === undefined || requeue === Infinity ? undefined : Math.max(0, requeue);
+  }
+
+  private write(st: NonNullable<ImageJob['status']>, inv: InventoryItem[], results: NodeResult[]): void {
+    const c = countResults(results);
+    st.desired = c.desired;
+    st.succeeded = c.succeeded;
+    st.failed = c.failed;
+    st.skipped = c.skipped;
+    st.nodes = results.map(encodeResult);
+    st.inventory = encodeInventory(inv);
+  }
+
+  /** Live objects of the job (Pods already listed; ConfigMaps and PodTemplates by label). */
+  // An object holding one of our names without our labels is not listed: it counts as "gone"
+  // and is dropped, so it is never deleted (a DELETE also needs our owner label).
+  private async liveObjects(
+    name: string,
+    ns: string,
+    pods: Map<string, KubeObject>,
+  ): Promise<Map<string, KubeObject>> {
+    const out = new Map(pods);
+    for (const kind of ['ConfigMap', 'PodTemplate']) {
+      const r = await this.opts.rest.list<KubeObject>(
+        collectionPath({ group: '', version: 'v1', kind, namespace: ns }),
+        {
+          query: { labelSelector: `${JOB_LABEL}=${name}` },
+        },
+      );
+      for (const o of r.items) out.set(`/${kind}/${ns}/${o.metadata?.name}`, o);
+    }
+    return out;
+  }
+
+  /** True when the ImageList has copied this job's result (or is gone, or moved on). */
+  private async listRecorded(job: ImageJob): Promise<boolean> {
+    try {
+      const list = await this.opts.rest.get<ImageList>(`${IMAGELISTS_PATH}/${job.spec.imageList.name}`);
+      if (list.metadata.uid !== job.spec.imageList.uid) return true;
+      const s = list.status;
+      return s?.lastJob !== job.metadata.name || isFinished(s?.phase);
+    } catch (e) {
+      if (isNotFound(e)) return true;
+      throw e;
+    }
+  }
+}
+
+export { GROUP as ERASE_GROUP, VERSION as ERASE_VERSION };

@@ -1,0 +1,199 @@
+// The ImageList controller: each new generation of an ImageList (`inv erase` bumps
+// spec.request on every run, so the same list run twice is two generations) starts exactly one
+// ImageJob, named deterministically after the generation so a restart never starts it twice.
+// At most one job runs per list: a newer generation waits until the running job finishes.
+// A finished job's phase and counts are copied into the list's status.
+import { isAlreadyExists, isNotFound, type KubeRest } from '../kube/rest.js';
+import { noopLogger, type Logger } from '../observability/logger.js';
+import {
+  CONFIG_KEY,
+  CONFIG_MAP_NAME,
+  ConfigError,
+  parseConfig,
+  parseDuration,
+  type EraseConfig,
+} from './config.js';
+import { parseExclusionData, validateImages } from './images.js';
+import { parseSelector } from './selector.js';
+import {
+  API_VERSION,
+  IMAGEJOBS_PATH,
+  IMAGELIST_LABEL,
+  IMAGELISTS_PATH,
+  isFinished,
+  jobName,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  type ImageJob,
+  type ImageList,
+  type ImageListStatus,
+} from './types.js';
+
+export interface ListControllerOptions {
+  rest: KubeRest;
+  /** Namespace of the configuration ConfigMap and the exclusion lists. */
+  namespace: string;
+  logger?: Logger;
+  now?: () => Date;
+}
+
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export class ImageListController {
+  private readonly log: Logger;
+
+  constructor(private readonly opts: ListControllerOptions) {
+    this.log = (opts.logger ?? noopLogger).child({ controller: 'imagelist' });
+  }
+
+  /** The configuration in force, or a ConfigError naming the bad value. */
+  async loadConfig(): Promise<EraseConfig> {
+    try {
+      const cm = await this.opts.rest.get<{ data?: Record<string, string> }>(
+        `/api/v1/namespaces/${this.opts.namespace}/configmaps/${CONFIG_MAP_NAME}`,
+      );
+      try {
+        return parseConfig(cm.data?.[CONFIG_KEY]);
+      } catch (e) {
+        throw new ConfigError(`ConfigMap ${this.opts.namespace}/${CONFIG_MAP_NAME}: ${(e as Error).message}`);
+      }
+    } catch (e) {
+      if (isNotFound(e)) return parseConfig(undefined);
+      throw e;
+    }
+  }
+
+  async loadExclusions(cfg: EraseConfig): Promise<string[]> {
+    const r = await this.opts.rest.list<{ metadata: { name: string }; data?: Record<string, string> }>(
+      `/api/v1/namespaces/${this.opts.namespace}/configmaps`,
+      { query: { labelSelector: cfg.exclusionLabel } },
+    );
+    const out = new Set<string>();
+    for (const cm of r.items.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
+      for (const p of parseExclusionData(`${this.opts.namespace}/${cm.metadata.name}`, cm.data)) out.add(p);
+    }
+    return [...out];
+  }
+
+  async reconcile(name: string): Promise<number | undefined> {
+    const { rest } = this.opts;
+    let list: ImageList;
+    try {
+      list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+    if (list.metadata.deletionTimestamp) return undefined;
+    const gen = list.metadata.generation ?? 1;
+    const jobs = (
+      await rest.list<ImageJob>(IMAGEJOBS_PATH, { query: { labelSelector: `${IMAGELIST_LABEL}=${name}` } })
+    ).items.filter((j) => j.spec.imageList.uid === list.metadata.uid);
+    const running = jobs.filter((j) => !isFinished(j.status?.phase));
+    const current = jobs.find((j) => j.spec.imageList.generation === gen);
+    const status: ImageListStatus = { ...list.status };
+    let requeue: number | undefined;
+
+    if (current) {
+      this.copy(status, current);
+    } else if (running.length > 0) {
+      const r = running[0]!;
+      this.copy(status, r);
+      status.message = `generation ${gen} waits for job ${r.metadata.name} to finish`;
+      requeue = 10_000; // job events normally come first
+    } else if (status.phase === 'Error' && status.observedGeneration === gen) {
+      // This generation was rejected already; a new generation (a fixed request) retries.
+    } else {
+      const problem = await this.startJob(list, status);
+      if (problem) {
+        status.phase = 'Error';
+        status.message = problem;
+        status.timestamp = iso(this.now());
+        this.log.warn('request rejected', { imagelist: name, error: problem });
+      }
+    }
+    status.observedGeneration = gen;
+    if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {
+      await rest.request('PUT', `${IMAGELISTS_PATH}/${name}/status`, { body: { ...list, status } });
+    }
+    return requeue;
+  }
+
+  private now(): Date {
+    return this.opts.now?.() ?? new Date();
+  }
+
+  private copy(status: ImageListStatus, job: ImageJob): void {
+    const s = job.status ?? {};
+    status.lastJob = job.metadata.name;
+    status.lastJobGeneration = job.spec.imageList.generation;
+    status.phase = s.phase ?? 'Running';
+    status.desired = s.desired ?? 0;
+    status.success = s.succeeded ?? 0;
+    status.failed = s.failed ?? 0;
+    status.skipped = s.skipped ?? 0;
+    status.timestamp = s.completionTime ?? s.startTime ?? status.timestamp ?? iso(this.now());
+    status.message = s.message ?? '';
+  }
+
+  /** Creates the job of the list's current generation; returns a problem text instead on bad input. */
+  private async startJob(list: ImageList, status: ImageListStatus): Promise<string | undefined> {
+    const problems = validateImages(list.spec.images ?? []);
+    if (problems.length) return problems.join('; ');
+    let cfg: EraseConfig;
+    let exclusions: string[];
+    try {
+      cfg = await this.loadConfig();
+      if (list.spec.jobTimeout) {
+        cfg.jobTimeoutSeconds = parseDuration(list.spec.jobTimeout, 'spec.jobTimeout');
+        if (cfg.jobTimeoutSeconds <= 0) return 'spec.jobTimeout: must be longer than 0s';
+      }
+      if (list.spec.nodeSelector) parseSelector(list.spec.nodeSelector);
+      exclusions = await this.loadExclusions(cfg);
+    } catch (e) {
+      if (e instanceof ConfigError || !(e as { code?: number }).code) return (e as Error).message;
+      throw e;
+    }
+    const name = jobName(list);
+    const job: ImageJob = {
+      apiVersion: API_VERSION,
+      kind: 'ImageJob',
+      metadata: {
+        name,
+        labels: { [IMAGELIST_LABEL]: list.metadata.name, [MANAGED_BY_LABEL]: MANAGED_BY },
+        ...({
+          ownerReferences: [
+            { apiVersion: API_VERSION, kind: 'ImageList', name: list.metadata.name, uid: list.metadata.uid },
+          ],
+        } as object),
+      },
+      spec: {
+        imageList: {
+          name: list.metadata.name,
+          uid: list.metadata.uid ?? '',
+          generation: list.metadata.generation ?? 1,
+        },
+        namespace: this.opts.namespace,
+        images: list.spec.images,
+        dryRun: list.spec.dryRun ?? false,
+        ...(list.spec.nodeSelector ? { nodeSelector: list.spec.nodeSelector } : {}),
+        exclusions,
+        config: cfg,
+      },
+    };
+    let created: ImageJob;
+    try {
+      created = await this.opts.rest.request<ImageJob>('POST', IMAGEJOBS_PATH, { body: job });
+      this.log.info('job started', {
+        imagelist: list.metadata.name,
+        job: name,
+        generation: job.spec.imageList.generation,
+      });
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+      created = await this.opts.rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`);
+    }
+    this.copy(status, created);
+    return undefined;
+  }
+}

@@ -1,0 +1,104 @@
+// What `inv erase` does against the API: create or update the ImageList with a fresh request
+// (a new generation, so the same list run twice starts two jobs), then follow its job.
+import { randomUUID } from 'node:crypto';
+import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
+import {
+  API_VERSION,
+  IMAGEJOBS_PATH,
+  IMAGELISTS_PATH,
+  isFinished,
+  type ImageJob,
+  type ImageList,
+  type ImageListSpec,
+} from './types.js';
+
+export interface EraseRequest {
+  name: string;
+  images: string[];
+  dryRun?: boolean;
+  nodeSelector?: string;
+  jobTimeout?: string;
+}
+
+/** Writes the request; returns the ImageList generation it became. */
+export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<number> {
+  const spec: ImageListSpec = {
+    images: req.images,
+    dryRun: req.dryRun ?? false,
+    ...(req.nodeSelector ? { nodeSelector: req.nodeSelector } : {}),
+    ...(req.jobTimeout ? { jobTimeout: req.jobTimeout } : {}),
+    request: randomUUID(),
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const cur = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${req.name}`);
+      const out = await rest.request<ImageList>('PUT', `${IMAGELISTS_PATH}/${req.name}`, {
+        body: { ...cur, spec },
+      });
+      return out.metadata.generation ?? 1;
+    } catch (e) {
+      if (isNotFound(e)) {
+        try {
+          const out = await rest.request<ImageList>('POST', IMAGELISTS_PATH, {
+            body: { apiVersion: API_VERSION, kind: 'ImageList', metadata: { name: req.name }, spec },
+          });
+          return out.metadata.generation ?? 1;
+        } catch (e2) {
+          if (!isConflict(e2) || attempt > 5) throw e2;
+          continue;
+        }
+      }
+      if (!isConflict(e) || attempt > 5) throw e;
+    }
+  }
+}
+
+export class EraseRequestError extends Error {}
+
+/**
+ * One look at the request: the job, once started, and whether it finished. Throws
+ * EraseRequestError when the controller rejected the request (bad images or configuration).
+ */
+export async function requestState(
+  rest: KubeRest,
+  name: string,
+  generation: number,
+): Promise<{ list: ImageList; job?: ImageJob; finished: boolean }> {
+  const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
+  const s = list.status;
+  if (s?.phase === 'Error' && (s.observedGeneration ?? 0) >= generation)
+    throw new EraseRequestError(s.message ?? 'rejected');
+  if (s?.lastJobGeneration !== generation || !s.lastJob) return { list, finished: false };
+  try {
+    const job = await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${s.lastJob}`);
+    return { list, job, finished: isFinished(job.status?.phase) };
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    // Already cleaned up: the list holds the counts.
+    return { list, finished: isFinished(s.phase) };
+  }
+}
+
+/** Polls until the request's job finishes (or `signal` aborts / `timeoutMs` passes). */
+export async function waitForJob(
+  rest: KubeRest,
+  name: string,
+  generation: number,
+  opts: {
+    onProgress?: (job: ImageJob | undefined, list: ImageList) => void;
+    pollMs?: number;
+    timeoutMs?: number;
+    signal?: AbortSignal;
+  } = {},
+): Promise<{ list: ImageList; job?: ImageJob }> {
+  const deadline = Date.now() + (opts.timeoutMs ?? Infinity);
+  for (;;) {
+    const st = await requestState(rest, name, generation);
+    opts.onProgress?.(st.job, st.list);
+    if (st.finished) return st;
+    if (opts.signal?.aborted) throw new Error('aborted');
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for the job of ImageList ${name} generation ${generation}`);
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+  }
+}

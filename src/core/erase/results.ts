@@ -1,0 +1,141 @@
+// Per-node results of a job: read from each worker Pod's termination message (the compact
+// summary `inv node-remove` writes, see src/core/noderemove/summary.ts), stored compactly in
+// ImageJob status as one line per node, and folded into the job's counts and phase.
+
+export type NodeOutcome = 'Pending' | 'Succeeded' | 'Failed' | 'Skipped';
+
+export interface NodeResult {
+  node: string;
+  outcome: NodeOutcome;
+  /** Images removed (would-remove in a dry run). */
+  removed: number;
+  /** Kept because in use or pinned. */
+  inUse: number;
+  excluded: number;
+  /** Targets that failed (failed or invalid). */
+  failed: number;
+  /** Why a node failed or was skipped; '' otherwise. */
+  reason: string;
+}
+
+const OUTCOMES: readonly NodeOutcome[] = ['Pending', 'Succeeded', 'Failed', 'Skipped'];
+
+export const pendingResult = (node: string): NodeResult => ({
+  node,
+  outcome: 'Pending',
+  removed: 0,
+  inUse: 0,
+  excluded: 0,
+  failed: 0,
+  reason: '',
+});
+
+/** `node|outcome|removed|inUse|excluded|failed|reason` ('|' and newlines in reasons are replaced). */
+export function encodeResult(r: NodeResult): string {
+  const reason = r.reason.replace(/[|\n\r]/g, ' ').slice(0, 200);
+  return [r.node, r.outcome, r.removed, r.inUse, r.excluded, r.failed, reason].join('|');
+}
+
+export function decodeResult(line: string): NodeResult {
+  const f = line.split('|');
+  if (f.length < 7 || !OUTCOMES.includes(f[1] as NodeOutcome))
+    throw new Error(`malformed node result ${JSON.stringify(line)}`);
+  const num = (s: string | undefined) => {
+    const n = Number(s);
+    return Number.isInteger(n) && n >= 0 ? n : 0;
+  };
+  return {
+    node: f[0]!,
+    outcome: f[1] as NodeOutcome,
+    removed: num(f[2]),
+    inUse: num(f[3]),
+    excluded: num(f[4]),
+    failed: num(f[5]),
+    reason: f.slice(6).join('|'),
+  };
+}
+
+interface Summary {
+  node?: unknown;
+  counts?: Record<string, unknown>;
+  results?: { t?: unknown; o?: unknown; e?: unknown }[];
+}
+
+/** What a finished worker Pod tells us. */
+export interface PodOutcome {
+  phase: 'Succeeded' | 'Failed';
+  exitCode?: number;
+  message?: string;
+  reason?: string;
+}
+
+const count = (c: Record<string, unknown>, ...keys: string[]) =>
+  keys.reduce((n, k) => n + (typeof c[k] === 'number' ? (c[k] as number) : 0), 0);
+
+/**
+ * Turns a finished worker's termination message into the node's result. A message that is not
+ * the worker's summary (the worker crashed, could not reach the runtime, OOM...) still gives a
+ * result: Failed with the best reason available.
+ */
+export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
+  const r = pendingResult(node);
+  let summary: Summary | undefined;
+  const text = pod.message?.trim() ?? '';
+  if (text.startsWith('{')) {
+    try {
+      summary = JSON.parse(text) as Summary;
+    } catch {
+      summary = undefined;
+    }
+  }
+  if (summary && summary.counts && typeof summary.counts === 'object') {
+    const c = summary.counts;
+    r.removed = count(c, 'removed', 'would-remove');
+    r.inUse = count(c, 'in-use', 'pinned');
+    r.excluded = count(c, 'excluded');
+    r.failed = count(c, 'failed', 'invalid');
+  }
+  if (pod.phase === 'Succeeded' && r.failed === 0) {
+    r.outcome = 'Succeeded';
+    return r;
+  }
+  r.outcome = 'Failed';
+  const firstError = summary?.results?.find((x) => x.o === 'failed' || x.o === 'invalid');
+  if (firstError) {
+    r.reason = `${String(firstError.o)} ${String(firstError.t)}: ${String(firstError.e ?? '')}`.trim();
+  } else if (text && !summary) {
+    r.reason = text.split('\n').filter(Boolean).pop()!.slice(0, 200);
+  } else {
+    r.reason = pod.reason || (pod.exitCode !== undefined ? `exit code ${pod.exitCode}` : 'worker failed');
+  }
+  return r;
+}
+
+export interface JobCounts {
+  desired: number;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  pending: number;
+}
+
+export function countResults(results: readonly NodeResult[]): JobCounts {
+  const c: JobCounts = { desired: results.length, succeeded: 0, failed: 0, skipped: 0, pending: 0 };
+  for (const r of results) {
+    if (r.outcome === 'Succeeded') c.succeeded++;
+    else if (r.outcome === 'Failed') c.failed++;
+    else if (r.outcome === 'Skipped') c.skipped++;
+    else c.pending++;
+  }
+  return c;
+}
+
+/**
+ * Completed when (succeeded + skipped) / desired >= successRatio, in real (floating-point)
+ * division: 1 of 2 nodes is 0.5, which passes a ratio of 0.5 and fails 0.51. A job with no
+ * desired node has nothing to fail and is Completed.
+ */
+export function jobPhase(c: JobCounts, successRatio: number): 'Completed' | 'Failed' {
+  if (c.desired === 0) return 'Completed';
+  return (c.succeeded + c.skipped) / c.desired >= successRatio ? 'Completed' : 'Failed';
+}

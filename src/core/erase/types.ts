@@ -1,0 +1,128 @@
+// The erase API (group erase.imageinventory.dev, see crds/erase.imageinventory.dev_*.yaml) and
+// the names and labels of the objects a job creates.
+import { createHash } from 'node:crypto';
+import type { EraseConfig } from './config.js';
+
+export const GROUP = 'erase.imageinventory.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const IMAGELISTS_PATH = `/apis/${GROUP}/${VERSION}/imagelists`;
+export const IMAGEJOBS_PATH = `/apis/${GROUP}/${VERSION}/imagejobs`;
+
+/** On ImageJobs: the ImageList that started them. */
+export const IMAGELIST_LABEL = 'erase.imageinventory.dev/imagelist';
+/** On every object of a job (Pods, ConfigMaps, PodTemplate): the job's name. */
+export const JOB_LABEL = 'erase.imageinventory.dev/job';
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'inv-erase';
+
+export const DEFAULT_NAMESPACE = 'inv-system';
+export const DEFAULT_IMAGELIST = 'imagelist';
+
+export interface Meta {
+  name: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+}
+
+export interface ImageListSpec {
+  images: string[];
+  dryRun?: boolean;
+  nodeSelector?: string;
+  jobTimeout?: string;
+  request?: string;
+}
+
+export interface ImageListStatus {
+  observedGeneration?: number;
+  lastJob?: string;
+  lastJobGeneration?: number;
+  phase?: 'Running' | 'Completed' | 'Failed' | 'Error';
+  desired?: number;
+  success?: number;
+  failed?: number;
+  skipped?: number;
+  timestamp?: string;
+  message?: string;
+}
+
+export interface ImageList {
+  apiVersion?: string;
+  kind?: string;
+  metadata: Meta;
+  spec: ImageListSpec;
+  status?: ImageListStatus;
+}
+
+export interface ImageJobSpec {
+  imageList: { name: string; uid: string; generation: number };
+  /** Namespace of the worker objects (the controllers' namespace when the job was created). */
+  namespace: string;
+  images: string[];
+  dryRun?: boolean;
+  nodeSelector?: string;
+  /** Exclusion patterns merged from the labeled ConfigMaps when the job was created. */
+  exclusions?: string[];
+  config: EraseConfig;
+}
+
+export type JobPhase = 'Running' | 'Completed' | 'Failed';
+
+export interface ImageJobStatus {
+  phase?: JobPhase;
+  desired?: number;
+  succeeded?: number;
+  failed?: number;
+  skipped?: number;
+  startTime?: string;
+  completionTime?: string;
+  deleteAfter?: string;
+  message?: string;
+  planned?: boolean;
+  nodes?: string[];
+  inventory?: string[];
+  collisions?: string[];
+}
+
+export interface ImageJob {
+  apiVersion?: string;
+  kind?: string;
+  metadata: Meta;
+  spec: ImageJobSpec;
+  status?: ImageJobStatus;
+}
+
+export const isFinished = (p: string | undefined): p is 'Completed' | 'Failed' =>
+  p === 'Completed' || p === 'Failed';
+
+const hash = (s: string, n: number) => createHash('sha256').update(s).digest('hex').slice(0, n);
+
+/** `<list>-<generation>-<uid[0:5]>`: deterministic, so a restart finds the job it created. */
+export function jobName(list: ImageList): string {
+  const base = list.metadata.name.slice(0, 40).replace(/[^a-z0-9]+$/, '');
+  return `${base}-${list.metadata.generation ?? 1}-${(list.metadata.uid ?? hash(list.metadata.name, 5)).slice(0, 5)}`;
+}
+
+/**
+ * Worker Pod names by node: `<job>-<10 hex of sha256(node)>`, deterministic (write-ahead: the
+ * name is known before the Pod exists). A hash clash between two nodes lengthens the later one.
+ */
+export function podNames(job: string, nodes: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const used = new Set<string>();
+  for (const node of [...nodes].sort()) {
+    let name = `${job}-${hash(node, 10)}`;
+    for (let n = 16; used.has(name); n += 6) name = `${job}-${hash(node, n)}`;
+    used.add(name);
+    out.set(node, name);
+  }
+  return out;
+}
+
+export const imagesConfigMapName = (job: string) => `${job}-images`;
+export const excludeConfigMapName = (job: string) => `${job}-exclude`;

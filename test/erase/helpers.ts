@@ -1,0 +1,124 @@
+// Shared set-up for the erase tests: a namespace, the CRDs, the controllers in-process, the
+// fake kubelet, and Nodes labeled per test (every request narrows to them with a node
+// selector, so tests never see each other's Nodes).
+import { randomBytes } from 'node:crypto';
+import { EraseControllers } from '../../src/core/erase/controllers.js';
+import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config.js';
+import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/request.js';
+import { decodeResult, type NodeResult } from '../../src/core/erase/results.js';
+import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageJob } from '../../src/core/erase/types.js';
+import { installCrds } from '../../src/core/kube/crd-install.js';
+import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
+import { criEndpoint } from '../support/cri.js';
+import { adminConfig, newNamespace } from '../support/kube.js';
+import { createLogger } from '../../src/core/observability/logger.js';
+import { createNodes, FakeKubelet, type Behavior } from './kubelet.js';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class EraseEnv {
+  readonly kc = adminConfig();
+  readonly rest = new KubeRest(this.kc);
+  readonly tag = randomBytes(3).toString('hex');
+  namespace = '';
+  controllers?: EraseControllers;
+  private abort?: AbortController;
+  private running?: Promise<void>;
+  kubelet?: FakeKubelet;
+
+  async setup(): Promise<this> {
+    await installCrds(this.rest);
+    this.namespace = await newNamespace('erase');
+    return this;
+  }
+
+  /** Node names `<prefix>-<tag>-<i>`, all labeled erase-test=<tag> (plus extra labels). */
+  async nodes(
+    specs: { name: string; labels?: Record<string, string>; ready?: boolean; cordoned?: boolean }[],
+  ): Promise<string[]> {
+    const full = specs.map((s) => ({
+      ...s,
+      name: `${s.name}-${this.tag}`,
+      labels: { 'erase-test': this.tag, ...s.labels },
+    }));
+    await createNodes(this.rest, full);
+    return full.map((s) => s.name);
+  }
+
+  async config(yaml: string): Promise<void> {
+    const path = `/api/v1/namespaces/${this.namespace}/configmaps`;
+    await this.rest.request('DELETE', `${path}/${CONFIG_MAP_NAME}`).catch(() => undefined);
+    await this.rest.request('POST', path, {
+      body: { metadata: { name: CONFIG_MAP_NAME }, data: { [CONFIG_KEY]: yaml } },
+    });
+  }
+
+  startControllers(opts: { jobResyncMs?: number } = {}): EraseControllers {
+    this.abort = new AbortController();
+    this.controllers = new EraseControllers({
+      kubeConfig: this.kc,
+      namespace: this.namespace,
+      jobResyncMs: opts.jobResyncMs ?? 1000,
+      logger: process.env.ERASE_DEBUG
+        ? createLogger({ level: 'debug', format: 'text', stream: process.stderr })
+        : undefined,
+    });
+    this.running = this.controllers.start(this.abort.signal);
+    return this.controllers;
+  }
+
+  async stopControllers(): Promise<void> {
+    this.abort?.abort();
+    await this.running;
+    this.running = undefined;
+  }
+
+  startKubelet(behavior?: (node: string) => Behavior): FakeKubelet {
+    this.kubelet = new FakeKubelet(this.rest, this.namespace, criEndpoint(), behavior).start();
+    return this.kubelet;
+  }
+
+  async erase(req: Omit<EraseRequest, 'nodeSelector'> & { nodeSelector?: string }): Promise<number> {
+    return submitErase(this.rest, { ...req, nodeSelector: req.nodeSelector ?? `erase-test=${this.tag}` });
+  }
+
+  async wait(name: string, generation: number, timeoutMs = 60_000): Promise<ImageJob> {
+    const r = await waitForJob(this.rest, name, generation, { pollMs: 100, timeoutMs });
+    if (!r.job) throw new Error('job already gone');
+    return r.job;
+  }
+
+  async job(name: string): Promise<ImageJob | undefined> {
+    return this.rest
+      .get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`)
+      .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+  }
+
+  async objects(
+    kind: 'pods' | 'configmaps' | 'podtemplates',
+    selector = 'erase.imageinventory.dev/job',
+  ): Promise<{ metadata: { name: string; labels?: Record<string, string> } }[]> {
+    return (
+      await this.rest.list<{ metadata: { name: string } }>(`/api/v1/namespaces/${this.namespace}/${kind}`, {
+        query: { labelSelector: selector },
+      })
+    ).items;
+  }
+
+  async teardown(): Promise<void> {
+    await this.kubelet?.stop();
+    await this.stopControllers();
+    const lists = await this.rest.list<{ metadata: { name: string } }>(IMAGELISTS_PATH);
+    for (const l of lists.items)
+      if (l.metadata.name.includes(this.tag))
+        await this.rest.request('DELETE', `${IMAGELISTS_PATH}/${l.metadata.name}`).catch(() => undefined);
+    const jobs = await this.rest.list<ImageJob>(IMAGEJOBS_PATH);
+    for (const j of jobs.items)
+      if (j.spec.namespace === this.namespace)
+        await this.rest.request('DELETE', `${IMAGEJOBS_PATH}/${j.metadata.name}`).catch(() => undefined);
+    this.rest.close();
+  }
+}
+
+export const results = (job: ImageJob): Record<string, NodeResult> =>
+  Object.fromEntries((job.status?.nodes ?? []).map(decodeResult).map((r) => [r.node, r]));
