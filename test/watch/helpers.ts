@@ -8,6 +8,7 @@ import { imagesPath, type ImageResource } from '../../src/core/inventory/image-r
 import type { KubeRest } from '../../src/core/kube/rest.js';
 import { createLogger, type LogLevel } from '../../src/core/observability/logger.js';
 import { createWatchDaemon, type WatchDaemon, type WatchDaemonOptions } from '../../src/core/watch/daemon.js';
+import { template, type Env } from '../inventory/helpers.js';
 import { repoRoot } from '../support/paths.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -235,3 +236,27 @@ export const leaderFlags = (ns: string, lease: string) => [
   '--leader-elect-retry-period',
   '300ms',
 ];
+
+export const deployment = (name: string, imgs: string[]): k8s.V1Deployment => ({
+  metadata: { name },
+  spec: { selector: { matchLabels: { app: name } }, template: template(name, imgs) },
+});
+
+/** `count` Deployments named `<prefix>-<i>` of `per` distinct images each; returns the expected inventory. */
+export async function manyImages(
+  env: Env,
+  ns: string,
+  prefix: string,
+  count: number,
+  per: number,
+): Promise<Record<string, string>> {
+  const want: Record<string, string> = {};
+  await Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      const imgs = Array.from({ length: per }, (_, j) => `${prefix}-${i}-${j}:1`);
+      for (const im of imgs) want[`docker.io/library/${im}`] = 'Deployment';
+      return env.apps.createNamespacedDeployment({ namespace: ns, body: deployment(`${prefix}-${i}`, imgs) });
+    }),
+  );
+  return want;
+}
