@@ -1,0 +1,305 @@
+// Benchmark for `inv watch`: runs the daemon as a child process (`node bin/run.js watch`, so its
+// memory is its own) against the real API server and reports
+//   - rebuilds caused by a 1,000-Pod burst (create, 32 concurrent; and one deletecollection);
+//   - latency from a Deployment image change to the updated Image, p50/p99 over 100 changes,
+//     with 10,000 Pods in the same namespace;
+//   - the daemon's RSS with 50,000 Pods cached (steady state, and the peak of a daemon started
+//     with the 50,000 Pods already present).
+// Prints figures; never fails on timing.
+import { KubeConfig } from '@kubernetes/client-node';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { imagesPath, type ImageResource } from '../src/core/inventory/image-resource.js';
+import { installCrds } from '../src/core/kube/crd-install.js';
+import { KubeRest } from '../src/core/kube/rest.js';
+import { Informer } from '../src/core/watch/informer.js';
+
+export interface BenchContext {
+  kubeconfig: string;
+}
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (m: string) => process.stderr.write(`bench watch: ${m}\n`);
+
+async function pool(n: number, count: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < count) {
+        const i = next++;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await fn(i);
+            break;
+          } catch (e) {
+            if (attempt >= 5) throw e;
+            await sleep(200 * (attempt + 1));
+          }
+        }
+      }
+    }),
+  );
+}
+
+async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100) {
+  const start = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+  return Date.now() - start;
+}
+
+interface Daemon {
+  proc: ChildProcess;
+  metricsUrl: string;
+  exited: Promise<void>;
+}
+
+async function startDaemon(kubeconfig: string): Promise<Daemon> {
+  const proc = spawn(
+    process.execPath,
+    [
+      path.join(repoRoot, 'bin', 'run.js'),
+      'watch',
+      '--kubeconfig',
+      kubeconfig,
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '0',
+      '--log-level',
+      'info',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const exited = new Promise<void>((r) => proc.on('exit', () => r()));
+  proc.stderr!.setEncoding('utf8');
+  let buf = '';
+  const metricsUrl = await new Promise<string>((resolve, reject) => {
+    const onData = (c: string) => {
+      buf += c;
+      const m = /"msg":"serving metrics"[^\n]*"url":"([^"]+)"/.exec(buf);
+      if (m) {
+        resolve(m[1]!);
+        buf = '';
+      } else if (buf.length > 100_000) buf = buf.slice(-10_000);
+    };
+    proc.stderr!.on('data', onData);
+    void exited.then(() => reject(new Error(`daemon exited before serving metrics: ${buf.slice(-2000)}`)));
+  });
+  // Keep draining the daemon's logs (info: one line per changing rebuild).
+  return { proc, metricsUrl, exited };
+}
+
+async function metrics(d: Daemon): Promise<string> {
+  return (await fetch(`${d.metricsUrl}/metrics`)).text();
+}
+function sample(text: string, name: string, labels = ''): number {
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}${labels} `) || (!labels && l.startsWith(`${name} `)));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+async function rebuilds(d: Daemon): Promise<number> {
+  const t = await metrics(d);
+  return (
+    sample(t, 'inv_rebuilds_total', '{result="success"}') +
+    sample(t, 'inv_rebuilds_total', '{result="error"}')
+  );
+}
+async function cachedPods(d: Daemon): Promise<number> {
+  return sample(await metrics(d), 'inv_cache_objects', '{kind="Pod"}');
+}
+/** Waits until no rebuild happened for `quietMs`; returns the rebuild count then. */
+async function settle(d: Daemon, quietMs = 2000): Promise<number> {
+  let last = await rebuilds(d);
+  for (;;) {
+    await sleep(quietMs);
+    const n = await rebuilds(d);
+    if (n === last) return n;
+    last = n;
+  }
+}
+function memory(pid: number): { rss: number; hwm: number } {
+  const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0);
+  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
+}
+
+async function namespace(rest: KubeRest, name: string): Promise<void> {
+  await rest.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } }).catch(() => undefined);
+  for (let i = 0; i < 100; i++) {
+    try {
+      await rest.get(`/api/v1/namespaces/${name}/serviceaccounts/default`);
+      return;
+    } catch {
+      await sleep(100);
+    }
+  }
+}
+
+// Pods as a ReplicaSet would make them (owned; most Pods in a cluster are), every 10th naked.
+function pod(ns: string, name: string, i: number, image: string): unknown {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: ns,
+      labels: { app: `a${i % 50}` },
+      ...(i % 10 === 0
+        ? {}
+        : {
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'ReplicaSet',
+                name: `rs-${i % 50}`,
+                uid: `00000000-0000-4000-8000-${String(i % 50).padStart(12, '0')}`,
+                controller: true,
+              },
+            ],
+          }),
+    },
+    spec: {
+      containers: [
+        { name: 'app', image },
+        { name: 'sidecar', image: 'registry.example.com/proxy:1.2' },
+      ],
+    },
+  };
+}
+
+async function createPods(rest: KubeRest, ns: string, count: number, offset = 0): Promise<number> {
+  const t0 = Date.now();
+  await pool(32, count, (i) =>
+    rest.request('POST', `/api/v1/namespaces/${ns}/pods`, {
+      body: pod(
+        ns,
+        `p-${offset + i}`,
+        offset + i,
+        `registry.example.com/team${(offset + i) % 20}/app${(offset + i) % 200}:v1`,
+      ),
+    }),
+  );
+  return Date.now() - t0;
+}
+
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
+
+export async function main(ctx: BenchContext): Promise<Record<string, number | string>> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(ctx.kubeconfig);
+  const rest = new KubeRest(kc);
+  await installCrds(rest);
+  const out: Record<string, number | string> = {};
+  let d = await startDaemon(ctx.kubeconfig);
+  try {
+    // 1. Burst.
+    await namespace(rest, 'bench-burst');
+    await settle(d);
+    let before = await rebuilds(d);
+    const burstMs = await createPods(rest, 'bench-burst', 1000);
+    await until('burst cached', async () => (await cachedPods(d)) >= 1000, 60_000);
+    out['1,000-Pod burst: creation time (ms, 32 concurrent)'] = burstMs;
+    out['1,000-Pod burst: rebuilds'] = (await settle(d)) - before;
+    before = await rebuilds(d);
+    await rest.request('DELETE', '/api/v1/namespaces/bench-burst/pods', { query: { gracePeriodSeconds: 0 } });
+    await until('burst deleted', async () => (await cachedPods(d)) === 0, 60_000);
+    out['1,000-Pod deletecollection: rebuilds'] = (await settle(d)) - before;
+    log(`burst: ${JSON.stringify(out)}`);
+
+    // 2. Latency with 10,000 Pods in the namespace.
+    const NS = 'bench-latency';
+    await namespace(rest, NS);
+    const seedMs = await createPods(rest, NS, 10_000);
+    log(`seeded 10,000 Pods in ${seedMs} ms`);
+    for (let i = 0; i < 20; i++) {
+      await rest.request('POST', `/apis/apps/v1/namespaces/${NS}/deployments`, {
+        body: {
+          metadata: { name: `d${i}` },
+          spec: {
+            selector: { matchLabels: { app: `d${i}` } },
+            template: {
+              metadata: { labels: { app: `d${i}` } },
+              spec: { containers: [{ name: 'c', image: `lat/d${i}:0` }] },
+            },
+          },
+        },
+      });
+    }
+    await until('10,000 Pods cached', async () => (await cachedPods(d)) >= 10_000, 120_000);
+    await settle(d);
+    // Watch the Images from here, to timestamp the update precisely.
+    const seen = new Map<string, number>();
+    const imgs = new Informer<ImageResource>({
+      name: 'bench-images',
+      rest,
+      kubeConfig: kc,
+      path: imagesPath(NS),
+      strip: (o) => o as ImageResource,
+    });
+    const note = (o: ImageResource) => {
+      if (o.status?.kinds === 'Deployment' && o.spec?.image && !seen.has(o.spec.image))
+        seen.set(o.spec.image, Date.now());
+    };
+    imgs.addHandlers({ onAdd: note, onUpdate: (_a, b) => note(b) });
+    const stop = new AbortController();
+    void imgs.run(stop.signal);
+    await imgs.waitForSync(stop.signal);
+    const lat: number[] = [];
+    for (let k = 1; k <= 100; k++) {
+      const i = k % 20;
+      const ref = `docker.io/lat/d${i}:${k}`;
+      const t0 = Date.now();
+      await rest.request('PATCH', `/apis/apps/v1/namespaces/${NS}/deployments/d${i}`, {
+        body: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: `lat/d${i}:${k}` }],
+        contentType: 'application/json-patch+json',
+      });
+      await until(`Image ${ref}`, () => seen.has(ref), 30_000, 2);
+      lat.push(seen.get(ref)! - t0);
+      await sleep(50);
+    }
+    stop.abort();
+    out['change -> Image updated, 10k Pods in ns: p50 (ms)'] = pct(lat, 50);
+    out['change -> Image updated, 10k Pods in ns: p99 (ms)'] = pct(lat, 99);
+    out['change -> Image updated: max (ms)'] = Math.max(...lat);
+    log(`latency: p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms`);
+
+    // 3. Memory with 50,000 Pods cached: 40,000 more over 20 namespaces.
+    const t0 = Date.now();
+    for (let n = 0; n < 20; n++) {
+      await namespace(rest, `bench-mem-${n}`);
+      await createPods(rest, `bench-mem-${n}`, 2000, n * 2000);
+    }
+    log(`seeded 40,000 more Pods in ${Date.now() - t0} ms`);
+    await until('50,000 Pods cached', async () => (await cachedPods(d)) >= 50_000, 300_000, 500);
+    await settle(d);
+    global.gc?.();
+    const steady = memory(d.proc.pid!);
+    out['50k Pods cached: RSS (MB)'] = steady.rss;
+    out['50k Pods cached: peak RSS during the run (MB)'] = steady.hwm;
+
+    // A fresh daemon started with the 50,000 Pods present: initial LIST + first rebuild of all.
+    d.proc.kill('SIGTERM');
+    await d.exited;
+    const t1 = Date.now();
+    d = await startDaemon(ctx.kubeconfig);
+    await until('restarted daemon synced', async () => (await cachedPods(d)) >= 50_000, 300_000, 100);
+    out['fresh daemon: 50k Pods listed and cached (ms)'] = Date.now() - t1;
+    await settle(d);
+    const fresh = memory(d.proc.pid!);
+    out['fresh daemon, 50k Pods: RSS after sync (MB)'] = fresh.rss;
+    out['fresh daemon, 50k Pods: peak RSS (MB)'] = fresh.hwm;
+  } finally {
+    d.proc.kill('SIGTERM');
+    await d.exited;
+    rest.close();
+  }
+  return out;
+}
