@@ -1,0 +1,59 @@
+// Pure parts of `inv watch`: duration flags and the event predicates.
+import assert from 'node:assert/strict';
+import type { StrippedPod } from '../../src/core/inventory/strip.js';
+import { parseDuration } from '../../src/core/watch/duration.js';
+import { generationChanged, podChanged } from '../../src/core/watch/predicates.js';
+
+describe('inv watch units', () => {
+  it('parses Go-style durations', () => {
+    assert.equal(parseDuration('90'), 90_000);
+    assert.equal(parseDuration('500ms'), 500);
+    assert.equal(parseDuration('1m30s'), 90_000);
+    assert.equal(parseDuration('1h'), 3_600_000);
+    assert.equal(parseDuration('0'), 0);
+    assert.throws(() => parseDuration('5x'), /invalid duration/);
+    assert.throws(() => parseDuration(''), /invalid duration/);
+  });
+
+  it('pod predicate: containers, init, ephemeral, owners and deletionTimestamp only', () => {
+    const base = (): StrippedPod => ({
+      metadata: {
+        name: 'p',
+        namespace: 'n',
+        generation: 1,
+        ownerReferences: [{ kind: 'ReplicaSet', name: 'rs', uid: 'u' }],
+      },
+      spec: { containers: [{ name: 'c', image: 'a:1' }] },
+    });
+    assert.equal(podChanged(base(), base()), false);
+    assert.equal(podChanged(base(), { ...base(), metadata: { ...base().metadata, generation: 2 } }), false);
+    const img = base();
+    img.spec.containers![0]!.image = 'a:2';
+    assert.equal(podChanged(base(), img), true);
+    const init = base();
+    init.spec.initContainers = [{ name: 'i', image: 'b:1' }];
+    assert.equal(podChanged(base(), init), true);
+    const eph = base();
+    eph.spec.ephemeralContainers = [{ name: 'd', image: 'dbg:1' }];
+    assert.equal(podChanged(base(), eph), true);
+    const orphan = base();
+    delete orphan.metadata.ownerReferences;
+    assert.equal(podChanged(base(), orphan), true);
+    const dying = base();
+    dying.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    assert.equal(podChanged(base(), dying), true);
+  });
+
+  it('workload predicate: generation (and deletionTimestamp)', () => {
+    const w = (generation?: number, image = 'a', deletionTimestamp?: string) => ({
+      metadata: { generation, ...(deletionTimestamp ? { deletionTimestamp } : {}) },
+      spec: { template: { spec: { containers: [{ name: 'c', image }] } } },
+    });
+    assert.equal(generationChanged(w(1), w(1)), false);
+    assert.equal(generationChanged(w(1), w(2)), true);
+    assert.equal(generationChanged(w(1), w(1, 'a', 'now')), true);
+    // Without generations, the stripped template decides.
+    assert.equal(generationChanged(w(undefined, 'a'), w(undefined, 'a')), false);
+    assert.equal(generationChanged(w(undefined, 'a'), w(undefined, 'b')), true);
+  });
+});
