@@ -13,7 +13,7 @@ import { IMAGEJOBS_PATH } from '../../src/core/erase/types.js';
 // Small deterministic PRNG so a failing run can be replayed with ERASE_SEED.
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe('erase: controller killed and restarted', function () {
@@ -69,12 +69,18 @@ describe('erase: controller killed and restarted', function () {
       const st = await requestState(env.rest, name, gen).catch(() => undefined);
       if (st?.list.status?.lastJob) jobName = st.list.status.lastJob;
       if (jobName && kills > 8) {
-        const jobs = await env.rest.list(IMAGEJOBS_PATH, { query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` } });
+        const jobs = await env.rest.list(IMAGEJOBS_PATH, {
+          query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` },
+        });
         if (jobs.items.length === 0 && st?.list.status?.phase === 'Completed') break; // finished, cleaned up, deleted
       }
       if (Date.now() > deadline) {
-        const jobs = await env.rest.list<{ status?: unknown }>(IMAGEJOBS_PATH, { query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` } });
-        throw new Error(`seed ${seed}: job did not finish after ${kills} kills: kubelet runs ${env.kubelet!.runs.length}, pods ${JSON.stringify((await env.rest.list<{ status?: { phase?: string } }>(`/api/v1/namespaces/${env.namespace}/pods`)).items.map((p) => p.status?.phase))}: list ${JSON.stringify(st?.list.status)} jobs ${JSON.stringify(jobs.items.map((j) => j.status))}`);
+        const jobs = await env.rest.list<{ status?: unknown }>(IMAGEJOBS_PATH, {
+          query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` },
+        });
+        throw new Error(
+          `seed ${seed}: job did not finish after ${kills} kills: kubelet runs ${env.kubelet!.runs.length}, pods ${JSON.stringify((await env.rest.list<{ status?: { phase?: string } }>(`/api/v1/namespaces/${env.namespace}/pods`)).items.map((p) => p.status?.phase))}: list ${JSON.stringify(st?.list.status)} jobs ${JSON.stringify(jobs.items.map((j) => j.status))}`,
+        );
       }
     }
     const list = (await requestState(env.rest, name, gen)).list;
@@ -84,7 +90,10 @@ describe('erase: controller killed and restarted', function () {
     const perNode = new Map<string, number>();
     for (const r of env.kubelet!.runs) perNode.set(r.node, (perNode.get(r.node) ?? 0) + 1);
     assert.deepEqual([...perNode.keys()].sort(), [...nodes].sort(), `seed ${seed}`);
-    assert.ok([...perNode.values()].every((v) => v === 1), `seed ${seed}: ${JSON.stringify([...perNode])}`);
+    assert.ok(
+      [...perNode.values()].every((v) => v === 1),
+      `seed ${seed}: ${JSON.stringify([...perNode])}`,
+    );
     assert.ok(maxPods <= N, `seed ${seed}: at most one Pod per node (${maxPods})`);
     // Nothing leaked.
     assert.equal((await env.objects('pods')).length, 0, `seed ${seed}: pods leaked`);

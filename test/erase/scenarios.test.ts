@@ -33,18 +33,18 @@ describe('erase: scenarios', function () {
     env.startKubelet();
     // Default config: exclude filter with imageinventory.dev/erase-skip.
     const name = `filter-${env.tag}`;
-    let job = await env.wait(name, await env.erase({ name, images: [`docker.io/library/nothing-${env.tag}:1`] }));
-    let r = results(job);
-    assert.deepEqual(
-      Object.fromEntries(Object.values(r).map((x) => [x.node, `${x.outcome}:${x.reason}`])),
-      {
-        [n('plain')]: 'Succeeded:',
-        [n('gpu')]: 'Succeeded:',
-        [n('cordoned')]: 'Skipped:cordoned',
-        [n('notready')]: 'Skipped:not-ready',
-        [n('skipme')]: 'Skipped:filtered',
-      },
+    let job = await env.wait(
+      name,
+      await env.erase({ name, images: [`docker.io/library/nothing-${env.tag}:1`] }),
     );
+    let r = results(job);
+    assert.deepEqual(Object.fromEntries(Object.values(r).map((x) => [x.node, `${x.outcome}:${x.reason}`])), {
+      [n('plain')]: 'Succeeded:',
+      [n('gpu')]: 'Succeeded:',
+      [n('cordoned')]: 'Skipped:cordoned',
+      [n('notready')]: 'Skipped:not-ready',
+      [n('skipme')]: 'Skipped:filtered',
+    });
     assert.deepEqual([job.status?.desired, job.status?.succeeded, job.status?.skipped], [5, 2, 3]);
     assert.equal(job.status?.phase, 'Completed');
 
@@ -58,7 +58,10 @@ describe('erase: scenarios', function () {
     assert.equal(env.kubelet!.runs.filter((x) => x.node === n('plain')).length, 1);
 
     // --node-selector narrows further: nodes outside are not part of the job at all.
-    job = await env.wait(name, await env.erase({ name, images: ['busybox'], nodeSelector: `erase-test=${env.tag},pool=gpu` }));
+    job = await env.wait(
+      name,
+      await env.erase({ name, images: ['busybox'], nodeSelector: `erase-test=${env.tag},pool=gpu` }),
+    );
     assert.deepEqual(Object.keys(results(job)), [n('gpu')]);
   });
 
@@ -67,7 +70,10 @@ describe('erase: scenarios', function () {
     env.startControllers();
     env.startKubelet((node) => (node.startsWith('bad-') ? 'fail' : 'run'));
     const name = `ratio-${env.tag}`;
-    let job = await env.wait(name, await env.erase({ name, images: [`docker.io/library/nothing-${env.tag}:1`] }));
+    let job = await env.wait(
+      name,
+      await env.erase({ name, images: [`docker.io/library/nothing-${env.tag}:1`] }),
+    );
     assert.equal(job.status?.phase, 'Failed');
     const r = results(job);
     assert.equal(r[nodes[1]!]!.outcome, 'Failed');
@@ -108,10 +114,22 @@ describe('erase: scenarios', function () {
     const j1 = await env.wait(name, await env.erase({ name, images }));
     kubelet.active = false; // the next job's worker stays Pending for now
     const g2 = await env.erase({ name, images });
-    await waitFor('job 2 running', async () => (await env.rest.get<{ status?: { lastJobGeneration?: number } }>(`/apis/erase.imageinventory.dev/v1alpha1/imagelists/${name}`)).status?.lastJobGeneration === g2);
+    await waitFor(
+      'job 2 running',
+      async () =>
+        (
+          await env.rest.get<{ status?: { lastJobGeneration?: number } }>(
+            `/apis/erase.imageinventory.dev/v1alpha1/imagelists/${name}`,
+          )
+        ).status?.lastJobGeneration === g2,
+    );
     const g3 = await env.erase({ name, images });
     await sleep(1500);
-    const jobs = (await env.rest.list<{ metadata: { name: string } }>(IMAGEJOBS_PATH, { query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` } })).items;
+    const jobs = (
+      await env.rest.list<{ metadata: { name: string } }>(IMAGEJOBS_PATH, {
+        query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` },
+      })
+    ).items;
     assert.equal(jobs.length, 2, 'generation 3 waits while job 2 runs');
     kubelet.active = true;
     const j3 = await env.wait(name, g3);
@@ -134,7 +152,10 @@ describe('erase: scenarios', function () {
     assert.ok(env.kubelet!.runs.every((r) => r.args.includes('--dry-run')));
     const cri = await connect();
     try {
-      assert.ok((await cri.listImages()).some((i) => i.id === img!.id), 'still there');
+      assert.ok(
+        (await cri.listImages()).some((i) => i.id === img!.id),
+        'still there',
+      );
     } finally {
       cri.close();
     }
@@ -149,7 +170,10 @@ describe('erase: scenarios', function () {
     const job = await env.wait(name, await env.erase({ name, images: ['busybox'] }));
     assert.equal(job.status?.phase, 'Completed');
     const inv = decodeInventory(job.status?.inventory);
-    assert.deepEqual(inv.map((i) => `${i.kind}:${i.phase}`), ['Pod:Completed', 'Pod:Completed', 'PodTemplate:Ready', 'ConfigMap:Ready', 'ConfigMap:Ready']);
+    assert.deepEqual(
+      inv.map((i) => `${i.kind}:${i.phase}`),
+      ['Pod:Completed', 'Pod:Completed', 'PodTemplate:Ready', 'ConfigMap:Ready', 'ConfigMap:Ready'],
+    );
     // Watch the objects disappear and record the order of kinds.
     const order: string[] = [];
     const start = Date.now();
@@ -162,7 +186,8 @@ describe('erase: scenarios', function () {
       for (const [k, v] of Object.entries(present)) if (v === 0 && !order.includes(k)) order.push(k);
       if (order.length === 3) break;
       // A later wave never goes before an earlier one is entirely gone.
-      if (present.Pod > 0) assert.ok(present.PodTemplate === 1 && present.ConfigMap === 2, JSON.stringify(present));
+      if (present.Pod > 0)
+        assert.ok(present.PodTemplate === 1 && present.ConfigMap === 2, JSON.stringify(present));
       if (Date.now() - start > 30_000) throw new Error(`cleanup stuck: ${JSON.stringify(present)}`);
       await sleep(20);
     }
@@ -184,7 +209,9 @@ describe('erase: scenarios', function () {
     const gen = await env.erase({ name, images: ['busybox'] });
     let jobName = '';
     await waitFor('job created', async () => {
-      const l = await env.rest.get<{ status?: { lastJob?: string } }>(`/apis/erase.imageinventory.dev/v1alpha1/imagelists/${name}`);
+      const l = await env.rest.get<{ status?: { lastJob?: string } }>(
+        `/apis/erase.imageinventory.dev/v1alpha1/imagelists/${name}`,
+      );
       jobName = l.status?.lastJob ?? '';
       return jobName;
     });
@@ -201,11 +228,19 @@ describe('erase: scenarios', function () {
     assert.equal(job.status?.phase, 'Failed');
     assert.match(results(job)[nodes[0]!]!.reason, /name collision/);
     assert.equal(results(job)[nodes[1]!]!.outcome, 'Succeeded');
-    assert.match((job.status?.collisions ?? []).join(), new RegExp(`Pod ${env.namespace}/${squat} is held by unmanaged`));
-    assert.ok(!decodeInventory(job.status?.inventory).some((i) => i.name === squat), 'never in the inventory');
+    assert.match(
+      (job.status?.collisions ?? []).join(),
+      new RegExp(`Pod ${env.namespace}/${squat} is held by unmanaged`),
+    );
+    assert.ok(
+      !decodeInventory(job.status?.inventory).some((i) => i.name === squat),
+      'never in the inventory',
+    );
     // After cleanup the foreign Pod is still there, untouched.
     await waitFor('job cleaned up', async () => (await env.job(jobName)) === undefined, 20_000);
-    const foreign = await env.rest.get<{ metadata: { labels?: Record<string, string> } }>(`/api/v1/namespaces/${env.namespace}/pods/${squat}`);
+    const foreign = await env.rest.get<{ metadata: { labels?: Record<string, string> } }>(
+      `/api/v1/namespaces/${env.namespace}/pods/${squat}`,
+    );
     assert.deepEqual(foreign.metadata.labels, { app: 'someone-else' });
   });
 });

@@ -1,0 +1,217 @@
+// `inv erase`: writes an ImageList request and (by default on a TTY) follows its ImageJob.
+// Thin: validation, a call into src/core/erase, rendering.
+import { Command, Flags } from '@oclif/core';
+import fs from 'node:fs';
+import readline from 'node:readline/promises';
+import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
+import { colors, spinner, table, toJson, toYaml } from '../cli/style.js';
+import { parseDuration } from '../core/erase/config.js';
+import { validateImages, PRUNE_ALL } from '../core/erase/images.js';
+import { decodeResult } from '../core/erase/results.js';
+import { parseSelector } from '../core/erase/selector.js';
+import { DEFAULT_IMAGELIST, DEFAULT_NAMESPACE, type ImageJob, type ImageList } from '../core/erase/types.js';
+import { loadKubeConfig } from '../core/kube/config.js';
+import { KubeRest } from '../core/kube/rest.js';
+
+export default class Erase extends Command {
+  static override summary =
+    'Remove images from every node: create an ImageList request and follow its ImageJob.';
+
+  static override description = `Creates (or updates) the ImageList and records a new request, so the same list run twice
+starts two jobs. The ImageList controller (in \`inv watch\`, or in-process with --standalone)
+starts an ImageJob, which runs one \`inv node-remove\` worker Pod per selected node. In-use,
+pinned and excluded images are never removed; nodes matching the configured node filter, and
+NotReady or cordoned nodes, are skipped.
+
+--wait (the default on a TTY) follows the job with a spinner, then prints one row per node.
+
+Exit codes: 0 the job Completed (or the request was submitted without --wait); 1 the job
+Failed; 2 bad input, a rejected request, or no usable cluster.`;
+
+  static override examples = [
+    {
+      description: 'Remove two images from every node',
+      command: '<%= config.bin %> erase --images nginx:1.25,docker.io/library/redis:7',
+    },
+    {
+      description: 'Preview pruning every unused image on the gpu pool',
+      command: '<%= config.bin %> erase --all-unused --dry-run --node-selector pool=gpu',
+    },
+    {
+      description: 'From a file, on a cluster without the daemon, JSON result',
+      command: '<%= config.bin %> erase --imagelist targets.json --standalone -o json',
+    },
+  ];
+
+  static override flags = {
+    images: Flags.string({
+      description: 'Comma-separated images: refs, repo@sha256:… refs or image IDs (repeatable).',
+      multiple: true,
+    }),
+    imagelist: Flags.string({ description: 'JSON file with an array of images.' }),
+    'all-unused': Flags.boolean({
+      description: 'Remove every image not in use (the "*" target). Asks on a TTY unless --yes.',
+    }),
+    yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.' }),
+    'dry-run': Flags.boolean({ description: 'Report what each node would remove; remove nothing.' }),
+    'node-selector': Flags.string({ char: 'l', description: 'Only nodes matching this label selector.' }),
+    'job-timeout': Flags.string({
+      description: 'Job deadline (e.g. 10m); unfinished nodes fail with reason timeout.',
+    }),
+    name: Flags.string({ description: 'Name of the ImageList.', default: DEFAULT_IMAGELIST }),
+    namespace: Flags.string({
+      char: 'n',
+      description: 'Namespace of the controllers (workers, configuration).',
+      default: DEFAULT_NAMESPACE,
+    }),
+    standalone: Flags.boolean({
+      description: 'Run the controllers in this process until the job finishes (no daemon needed).',
+    }),
+    wait: Flags.boolean({
+      description: 'Follow the job until it finishes (default on a TTY).',
+      allowNo: true,
+    }),
+    timeout: Flags.string({ description: 'With --wait: give up waiting after this long.', default: '1h' }),
+    ...outputFlag,
+    ...kubeFlags,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Erase);
+    const output = flags.output as OutputFormat;
+    const images = (flags.images ?? [])
+      .flatMap((v) => v.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
+    try {
+      if (flags.imagelist) {
+        const v = JSON.parse(fs.readFileSync(flags.imagelist, 'utf8')) as unknown;
+        if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
+          throw new Error(`${flags.imagelist}: must be a JSON array of images`);
+        images.push(...v);
+      }
+      if (flags['all-unused']) images.push(PRUNE_ALL);
+      const problems = validateImages(images);
+      if (problems.length) throw new Error(problems.join('\n'));
+      if (flags['node-selector']) parseSelector(flags['node-selector']);
+      if (flags['job-timeout'] && !(parseDuration(flags['job-timeout'], '--job-timeout') > 0))
+        throw new Error('--job-timeout must be longer than 0s');
+    } catch (e) {
+      this.error((e as Error).message, { exit: EXIT_USAGE });
+    }
+    if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run']) {
+      if (!process.stdin.isTTY)
+        this.error('--all-unused removes every image not in use: confirm with --yes', { exit: EXIT_USAGE });
+      const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+      const answer = await rl.question(
+        `Remove every unused image on every selected node${flags['node-selector'] ? ` (${flags['node-selector']})` : ''}? [y/N] `,
+      );
+      rl.close();
+      if (!/^y(es)?$/i.test(answer.trim())) this.error('aborted', { exit: EXIT_USAGE });
+    }
+
+    let kc;
+    try {
+      kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+    } catch (e) {
+      this.error((e as Error).message, { exit: EXIT_USAGE });
+    }
+    const rest = new KubeRest(kc);
+    const wait = flags.standalone || (flags.wait ?? Boolean(process.stdout.isTTY));
+    const stop = new AbortController();
+    let controllers: Promise<void> | undefined;
+    const { submitErase, waitForJob, EraseRequestError } = await import('../core/erase/request.js');
+    try {
+      if (flags.standalone) {
+        const { installCrds } = await import('../core/kube/crd-install.js');
+        await installCrds(rest);
+        const { EraseControllers } = await import('../core/erase/controllers.js');
+        controllers = new EraseControllers({
+          kubeConfig: kc,
+          namespace: flags.namespace,
+          jobResyncMs: 2000,
+        }).start(stop.signal);
+      }
+      const generation = await submitErase(rest, {
+        name: flags.name,
+        images,
+        dryRun: flags['dry-run'],
+        nodeSelector: flags['node-selector'],
+        jobTimeout: flags['job-timeout'],
+      });
+      if (!wait) {
+        process.stdout.write(
+          output === 'table'
+            ? `imagelist/${flags.name} generation ${generation} submitted\n`
+            : toJson({ imageList: flags.name, generation }),
+        );
+        return;
+      }
+      const spin = spinner('Waiting for the job to start', output === 'table');
+      let result: { list: ImageList; job?: ImageJob };
+      try {
+        result = await waitForJob(rest, flags.name, generation, {
+          timeoutMs: parseDuration(flags.timeout, '--timeout') * 1000,
+          onProgress: (job) => {
+            const s = job?.status;
+            if (spin && s)
+              spin.text = `${job!.metadata.name}: desired ${s.desired ?? 0}, succeeded ${s.succeeded ?? 0}, failed ${s.failed ?? 0}, skipped ${s.skipped ?? 0}`;
+          },
+        });
+      } finally {
+        spin?.stop();
+      }
+      this.render(result, output, flags['dry-run']);
+      const phase = result.job?.status?.phase ?? result.list.status?.phase;
+      if (phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
+    } catch (e) {
+      if (e instanceof Error && 'oclif' in e) throw e;
+      if (e instanceof EraseRequestError) this.error(`request rejected: ${e.message}`, { exit: EXIT_USAGE });
+      this.error(`erase failed: ${(e as Error).message}`, { exit: EXIT_USAGE });
+    } finally {
+      stop.abort();
+      await controllers;
+      rest.close();
+    }
+  }
+
+  private render(r: { list: ImageList; job?: ImageJob }, output: OutputFormat, dryRun: boolean): void {
+    const s = r.job?.status;
+    const nodes = (s?.nodes ?? []).map(decodeResult);
+    const full = {
+      imageList: r.list.metadata.name,
+      job: r.job?.metadata.name ?? r.list.status?.lastJob,
+      phase: s?.phase ?? r.list.status?.phase,
+      dryRun,
+      desired: s?.desired ?? r.list.status?.desired,
+      succeeded: s?.succeeded ?? r.list.status?.success,
+      failed: s?.failed ?? r.list.status?.failed,
+      skipped: s?.skipped ?? r.list.status?.skipped,
+      message: s?.message ?? r.list.status?.message,
+      collisions: s?.collisions ?? [],
+      nodes,
+    };
+    if (output === 'json') return void process.stdout.write(toJson(full));
+    if (output === 'yaml') return void process.stdout.write(toYaml(full));
+    const c = colors();
+    const t = table([
+      'NODE',
+      'OUTCOME',
+      dryRun ? 'WOULD REMOVE' : 'REMOVED',
+      'IN USE',
+      'EXCLUDED',
+      'FAILED',
+      'REASON',
+    ]);
+    for (const n of nodes) {
+      const color = n.outcome === 'Succeeded' ? c.green : n.outcome === 'Failed' ? c.red : c.yellow;
+      t.push([n.node, color(n.outcome), n.removed, n.inUse, n.excluded, n.failed, n.reason]);
+    }
+    if (nodes.length) process.stdout.write(`${t.toString()}\n`);
+    const phaseColor = full.phase === 'Completed' ? c.green : c.red;
+    process.stdout.write(
+      `${full.job}: ${phaseColor(String(full.phase))} desired ${full.desired ?? 0}, succeeded ${full.succeeded ?? 0}, failed ${full.failed ?? 0}, skipped ${full.skipped ?? 0}\n`,
+    );
+  }
+}

@@ -1,0 +1,90 @@
+// `inv erase` as a real subprocess: --standalone runs the controllers in-process until the job
+// finishes; -o json gives the full result; exit codes 0/1/2.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { criAvailable } from '../support/cri.js';
+import { kubeconfigPath } from '../support/kube.js';
+import { repoRoot } from '../support/paths.js';
+import { EraseEnv } from './helpers.js';
+
+function inv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(repoRoot, 'bin', 'run.js'), ...args],
+      { cwd: repoRoot, env: { ...process.env, NO_COLOR: '1' }, timeout: 90_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('inv erase (CLI)', function () {
+  this.timeout(120_000);
+  let env: EraseEnv;
+  before(function () {
+    if (!criAvailable()) this.skip();
+  });
+  beforeEach(async () => {
+    env = await new EraseEnv().setup();
+  });
+  afterEach(async () => {
+    await env.teardown();
+  });
+
+  it('--standalone -o json: exit 0 and per-node results when Completed, exit 1 when Failed', async () => {
+    const nodes = await env.nodes([{ name: 'a' }, { name: 'b' }]);
+    env.startKubelet((n) => (n === nodes[1] ? 'fail' : 'run'));
+    const common = [
+      '--kubeconfig',
+      kubeconfigPath(),
+      '-n',
+      env.namespace,
+      '--standalone',
+      '-o',
+      'json',
+      '--name',
+      `cli-${env.tag}`,
+    ];
+    let r = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      '--node-selector',
+      `erase-test=${env.tag},kubernetes.io/hostname=${nodes[0]}`,
+      ...common,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    let out = JSON.parse(r.stdout);
+    assert.equal(out.phase, 'Completed');
+    assert.deepEqual(
+      out.nodes.map((n: { node: string; outcome: string }) => [n.node, n.outcome]),
+      [[nodes[0], 'Succeeded']],
+    );
+    r = await inv(['erase', '--images', 'busybox:1', '--node-selector', `erase-test=${env.tag}`, ...common]);
+    assert.equal(r.code, 1, r.stderr);
+    out = JSON.parse(r.stdout);
+    assert.equal(out.phase, 'Failed');
+    assert.deepEqual([out.desired, out.succeeded, out.failed], [2, 1, 1]);
+  });
+
+  it('bad input exits 2 before touching the cluster; --all-unused needs --yes off a TTY', async () => {
+    let r = await inv(['erase', '--images', 'UPPER/Case:bad', '--kubeconfig', kubeconfigPath()]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /invalid image "UPPER\/Case:bad"/);
+    r = await inv(['erase', '--all-unused', '--kubeconfig', kubeconfigPath()]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /confirm with --yes/);
+    r = await inv([
+      'erase',
+      '--images',
+      'nginx',
+      '--node-selector',
+      'a in (',
+      '--kubeconfig',
+      kubeconfigPath(),
+    ]);
+    assert.equal(r.code, 2);
+  });
+});
