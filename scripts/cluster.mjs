@@ -56,11 +56,17 @@ export function build() {
       ldflags.push(`-X ${pkg}.gitTreeState=clean`);
     }
   }
-  const r = spawnSync('go', ['build', '-trimpath', `-ldflags=${ldflags.join(' ')}`, '-o', binary, '.'], {
+  // Build to a temporary name, then rename: a concurrent `up` never runs a half-written binary.
+  const tmp = `${binary}.${process.pid}.tmp`;
+  const r = spawnSync('go', ['build', '-trimpath', `-ldflags=${ldflags.join(' ')}`, '-o', tmp, '.'], {
     cwd: srcDir,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  if (r.status !== 0) throw new Error(`go build of test/cluster failed (exit ${r.status})`);
+  if (r.status !== 0) {
+    fs.rmSync(tmp, { force: true });
+    throw new Error(`go build of test/cluster failed (exit ${r.status})`);
+  }
+  fs.renameSync(tmp, binary);
   fs.writeFileSync(hashFile, want);
   log(`built in ${((Date.now() - started) / 1000).toFixed(0)}s`);
   return binary;

@@ -24,9 +24,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -117,9 +119,21 @@ func run(dir string, port int, keep bool) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go startControllers(ctx, kubeconfig, server)
+	go exitSoonAfterSignal(time.Second)
 
 	// Execute blocks until the server receives SIGTERM/SIGINT and has shut down.
 	return cmd.Execute()
+}
+
+// exitSoonAfterSignal bounds shutdown. kube-apiserver drains open watches for up to its
+// request timeout (a minute) before it returns; a test server has nothing worth waiting for,
+// and its data survives a prompt exit (writes are in the page cache), so restarts stay fast.
+func exitSoonAfterSignal(grace time.Duration) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	<-sigs
+	time.Sleep(grace)
+	os.Exit(0)
 }
 
 // startControllers waits for the API server, then runs the ServiceAccounts controller and
@@ -215,16 +229,20 @@ type pkiFiles struct {
 	token                                             string
 }
 
-// writePKI creates a throwaway CA, a serving certificate for 127.0.0.1/localhost, a
-// ServiceAccount signing key and a static admin token in the system:masters group.
-func writePKI(dir string) (*pkiFiles, error) {
-	p := &pkiFiles{
+func pkiPaths(dir string) *pkiFiles {
+	return &pkiFiles{
 		caCert:      filepath.Join(dir, "ca.crt"),
 		servingCert: filepath.Join(dir, "apiserver.crt"),
 		servingKey:  filepath.Join(dir, "apiserver.key"),
 		saKey:       filepath.Join(dir, "sa.key"),
 		tokenFile:   filepath.Join(dir, "tokens.csv"),
 	}
+}
+
+// writePKI creates a throwaway CA, a serving certificate for 127.0.0.1/localhost, a
+// ServiceAccount signing key and a static admin token in the system:masters group.
+func writePKI(dir string) (*pkiFiles, error) {
+	p := pkiPaths(dir)
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -294,13 +312,7 @@ func writePKI(dir string) (*pkiFiles, error) {
 
 // loadPKI reads back what writePKI wrote, so a restarted server keeps its identity.
 func loadPKI(dir string) (*pkiFiles, error) {
-	p := &pkiFiles{
-		caCert:      filepath.Join(dir, "ca.crt"),
-		servingCert: filepath.Join(dir, "apiserver.crt"),
-		servingKey:  filepath.Join(dir, "apiserver.key"),
-		saKey:       filepath.Join(dir, "sa.key"),
-		tokenFile:   filepath.Join(dir, "tokens.csv"),
-	}
+	p := pkiPaths(dir)
 	var err error
 	if p.caPEM, err = os.ReadFile(p.caCert); err != nil {
 		return nil, err
