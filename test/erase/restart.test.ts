@@ -75,6 +75,10 @@ describe('erase: controller killed and restarted', function () {
         if (jobs.items.length === 0 && st?.list.status?.phase === 'Completed') break; // finished, cleaned up, deleted
       }
       if (Date.now() > deadline) {
+        const pods = await env.rest.list<Record<string, unknown>>(`/api/v1/namespaces/${env.namespace}/pods`);
+        process.stderr.write(
+          `POD ${JSON.stringify(pods.items[0])}\nRUN ${JSON.stringify(env.kubelet!.runs[0])}\n`,
+        );
         const jobs = await env.rest.list<{ status?: unknown }>(IMAGEJOBS_PATH, {
           query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` },
         });
