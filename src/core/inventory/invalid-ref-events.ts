@@ -19,11 +19,27 @@ export function invalidRefEventName(ref: InvalidRef, uid: string | undefined): s
   return `${ref.name.slice(0, 200)}.inv-${h}`;
 }
 
+export interface ReporterOptions {
+  /**
+   * Create first and treat 409 AlreadyExists as "already reported", instead of reading first.
+   * The daemon uses this: its least-privilege ClusterRole grants create and patch on Events,
+   * not get, and its in-memory set means it tries each Event once per process anyway. `inv
+   * scan` reads first, so a rebuild of an unchanged namespace makes no write at all.
+   */
+  createFirst?: boolean;
+}
+
+/** Bound on remembered Event names in a long-running daemon; forgetting costs one request later. */
+const MAX_KNOWN = 100_000;
+
 export class InvalidRefReporter {
   /** Names already known to exist, so a long-running daemon does not even re-read them. */
   private readonly known = new Set<string>();
 
-  constructor(private readonly rest: KubeRest) {}
+  constructor(
+    private readonly rest: KubeRest,
+    private readonly opts: ReporterOptions = {},
+  ) {}
 
   /** Returns the number of Events created. Failures are returned, never thrown. */
   async report(
@@ -33,41 +49,15 @@ export class InvalidRefReporter {
   ): Promise<{ created: number; errors: string[] }> {
     let created = 0;
     const errors: string[] = [];
+    const path = `/api/v1/namespaces/${namespace}/events`;
     for (const ref of refs) {
       const uid = uidOf(ref.kind, ref.name);
       const name = invalidRefEventName(ref, uid);
       const key = `${namespace}/${name}`;
       if (this.known.has(key)) continue;
-      const path = `/api/v1/namespaces/${namespace}/events`;
       try {
-        try {
-          await this.rest.get(`${path}/${name}`);
-        } catch (e) {
-          if (!isNotFound(e)) throw e;
-          const now = new Date().toISOString();
-          await this.rest.request('POST', path, {
-            body: {
-              apiVersion: 'v1',
-              kind: 'Event',
-              metadata: { name, namespace },
-              involvedObject: {
-                apiVersion: SOURCE_KINDS[ref.kind as SourceKind]?.apiVersion,
-                kind: ref.kind,
-                name: ref.name,
-                namespace,
-                uid,
-                fieldPath: `spec.containers{${ref.container}}`,
-              },
-              reason: EVENT_REASON,
-              message: `container ${ref.container}: image ${JSON.stringify(ref.image)} is not a valid reference: ${ref.reason}`,
-              type: 'Warning',
-              source: { component: EVENT_COMPONENT },
-              reportingComponent: EVENT_COMPONENT,
-              firstTimestamp: now,
-              lastTimestamp: now,
-              count: 1,
-            },
-          });
+        if (this.opts.createFirst || !(await this.exists(`${path}/${name}`))) {
+          await this.rest.request('POST', path, { body: eventBody(namespace, name, ref, uid) });
           created++;
         }
         this.known.add(key);
@@ -75,7 +65,43 @@ export class InvalidRefReporter {
         if (isAlreadyExists(e)) this.known.add(key);
         else errors.push(`event for ${ref.source}: ${(e as Error).message}`);
       }
+      if (this.known.size > MAX_KNOWN) this.known.clear();
     }
     return { created, errors };
   }
+
+  private async exists(path: string): Promise<boolean> {
+    try {
+      await this.rest.get(path);
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+}
+
+function eventBody(namespace: string, name: string, ref: InvalidRef, uid: string | undefined): unknown {
+  const now = new Date().toISOString();
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name, namespace },
+    involvedObject: {
+      apiVersion: SOURCE_KINDS[ref.kind as SourceKind]?.apiVersion,
+      kind: ref.kind,
+      name: ref.name,
+      namespace,
+      uid,
+      fieldPath: `spec.containers{${ref.container}}`,
+    },
+    reason: EVENT_REASON,
+    message: `container ${ref.container}: image ${JSON.stringify(ref.image)} is not a valid reference: ${ref.reason}`,
+    type: 'Warning',
+    source: { component: EVENT_COMPONENT },
+    reportingComponent: EVENT_COMPONENT,
+    firstTimestamp: now,
+    lastTimestamp: now,
+    count: 1,
+  };
 }

@@ -3,12 +3,12 @@
 // the benchmark all start the daemon through createWatchDaemon.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Gauge } from 'prom-client';
+import { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
 import { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { InventoryCache, WATCHED_KINDS } from './cache.js';
 import { InventoryController, type InventoryControllerOptions } from './controller.js';
-import { CreateOnlyEventReporter } from './event-reporter.js';
 import { Manager, type LeaderElectionConfig, type ManagerResult } from './manager.js';
 
 export interface WatchDaemonOptions {
@@ -63,7 +63,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     metrics,
     logger: opts.logger,
     workers: opts.workers,
-    events: new CreateOnlyEventReporter(rest),
+    events: new InvalidRefReporter(rest, { createFirst: true }),
     ...opts.controller,
   });
   const manager = new Manager({
