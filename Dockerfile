@@ -12,7 +12,10 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY test ./test
 COPY bench ./bench
-RUN npx tsc -p tsconfig.json
+COPY bin ./bin
+COPY scripts/oclif-manifest.mjs ./scripts/
+# The oclif manifest lets start-up load only the command being run.
+RUN npx tsc -p tsconfig.json && node scripts/oclif-manifest.mjs
 
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
@@ -28,6 +31,7 @@ COPY bin ./bin
 COPY crds ./crds
 COPY proto ./proto
 COPY --from=build /src/dist/src ./dist/src
+COPY --from=build /src/oclif.manifest.json ./
 # 65532: the conventional "nonroot" UID; numeric so runAsNonRoot can verify it.
 USER 65532:65532
 ENTRYPOINT ["node", "/app/bin/run.js"]

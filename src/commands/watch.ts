@@ -13,11 +13,13 @@ import {
 } from '../core/observability/logger.js';
 import { createWatchDaemon } from '../core/watch/daemon.js';
 import { parseDuration } from '../core/watch/duration.js';
+import { paragraphs } from '../cli/help-text.js';
 
 export default class Watch extends Command {
   static override summary = 'Run the inventory daemon: keep every namespace’s Image resources up to date.';
 
-  static override description = `Watches Pods, Deployments, StatefulSets, DaemonSets, Jobs, CronJobs and Images (list + watch,
+  static override description =
+    paragraphs(`Watches Pods, Deployments, StatefulSets, DaemonSets, Jobs, CronJobs and Images (list + watch,
 stripped caches) and rebuilds a namespace's Images with the same rules as \`inv scan\` whenever
 something that can change its inventory happens there. Events are coalesced per namespace, so a
 burst of Pod events costs a handful of rebuilds. Only the leader reconciles when --leader-elect
@@ -28,7 +30,7 @@ the Lease and exits within --shutdown-grace-period.
 Install in a cluster with \`kubectl apply -k deploy/\`.
 
 Exit codes: 0 clean shutdown; 1 a component failed or the shutdown grace period ran out; 2 bad
-flags or no usable cluster configuration.`;
+flags or no usable cluster configuration.`);
 
   static override examples = [
     { description: 'Run against the current kubeconfig context', command: '<%= config.bin %> watch' },
