@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { alive, isMain, sleep, stopPid } from './process.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const srcDir = path.join(repoRoot, 'test', 'cluster');
@@ -18,9 +19,29 @@ export const defaultDir = process.env.INV_CLUSTER_DIR || path.join(repoRoot, '.c
 
 const log = (msg) => process.stderr.write(`cluster: ${msg}\n`);
 
+/** `go build` arguments; they are part of the cache key, like the sources. */
+function buildArgs(output) {
+  // Stamp the real Kubernetes version, so `kubectl version` and discovery report it.
+  const k8s = /k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)/.exec(
+    fs.readFileSync(path.join(srcDir, 'go.mod'), 'utf8'),
+  );
+  const ldflags = ['-s', '-w'];
+  if (k8s) {
+    for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
+      ldflags.push(
+        `-X ${pkg}.gitVersion=${k8s[1]}`,
+        `-X ${pkg}.gitMajor=${k8s[2]}`,
+        `-X ${pkg}.gitMinor=${k8s[3]}`,
+      );
+      ldflags.push(`-X ${pkg}.gitTreeState=clean`);
+    }
+  }
+  return ['build', '-trimpath', `-ldflags=${ldflags.join(' ')}`, '-o', output, '.'];
+}
+
 function sourceHash() {
   const h = createHash('sha256');
-  h.update(fs.readFileSync(fileURLToPath(import.meta.url))); // build flags live here
+  h.update(buildArgs('').join('\0'));
   for (const f of fs.readdirSync(srcDir).sort()) {
     if (f.endsWith('.go') || f === 'go.mod' || f === 'go.sum') {
       h.update(f).update(fs.readFileSync(path.join(srcDir, f)));
@@ -41,24 +62,9 @@ export function build() {
   log('building kube-apiserver + etcd from Go modules (the first build takes several minutes)...');
   const started = Date.now();
   fs.mkdirSync(binDir, { recursive: true });
-  // Stamp the real Kubernetes version, so `kubectl version` and discovery report it.
-  const k8s = /k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)/.exec(
-    fs.readFileSync(path.join(srcDir, 'go.mod'), 'utf8'),
-  );
-  const ldflags = ['-s', '-w'];
-  if (k8s) {
-    for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
-      ldflags.push(
-        `-X ${pkg}.gitVersion=${k8s[1]}`,
-        `-X ${pkg}.gitMajor=${k8s[2]}`,
-        `-X ${pkg}.gitMinor=${k8s[3]}`,
-      );
-      ldflags.push(`-X ${pkg}.gitTreeState=clean`);
-    }
-  }
   // Build to a temporary name, then rename: a concurrent `up` never runs a half-written binary.
   const tmp = `${binary}.${process.pid}.tmp`;
-  const r = spawnSync('go', ['build', '-trimpath', `-ldflags=${ldflags.join(' ')}`, '-o', tmp, '.'], {
+  const r = spawnSync('go', buildArgs(tmp), {
     cwd: srcDir,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -106,17 +112,6 @@ export function readyz(kubeconfig) {
   });
 }
 
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Starts the server in `dir` (or reuses one already running there) and waits for /readyz.
  * Returns { kubeconfig, pid, dir, startupMs, reused }.
@@ -128,7 +123,7 @@ export async function up(dir = defaultDir, { timeoutMs = 180_000 } = {}) {
   if (fs.existsSync(pidFile)) {
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
     if (alive(pid) && (await readyz(kubeconfig))) return { kubeconfig, pid, dir, startupMs: 0, reused: true };
-    if (alive(pid)) await stopPid(pid);
+    if (alive(pid)) await stopPid(pid, 20_000);
   }
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
@@ -148,30 +143,21 @@ export async function up(dir = defaultDir, { timeoutMs = 180_000 } = {}) {
     }
     await sleep(100);
   }
-  await stopPid(child.pid);
+  await stopPid(child.pid, 20_000);
   throw new Error(`test API server not ready after ${timeoutMs} ms; see ${path.join(dir, 'server.log')}`);
-}
-
-async function stopPid(pid, graceMs = 20_000) {
-  if (!alive(pid)) return;
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await sleep(100);
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
-  while (alive(pid)) await sleep(50);
 }
 
 /** Stops the server running in `dir` and removes its data. */
 export async function down(dir = defaultDir) {
   const pidFile = path.join(dir, 'pid');
-  if (fs.existsSync(pidFile)) await stopPid(Number(fs.readFileSync(pidFile, 'utf8')));
+  if (fs.existsSync(pidFile)) await stopPid(Number(fs.readFileSync(pidFile, 'utf8')), 20_000);
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /** Restarts the API server process on the same data directory, port and credentials. */
 export async function restart(dir = defaultDir) {
   const pidFile = path.join(dir, 'pid');
-  await stopPid(Number(fs.readFileSync(pidFile, 'utf8')));
+  await stopPid(Number(fs.readFileSync(pidFile, 'utf8')), 20_000);
   const port = new URL(readKubeconfig(path.join(dir, 'admin.kubeconfig')).server).port;
   fs.rmSync(path.join(dir, 'ready'), { force: true });
   const out = fs.openSync(path.join(dir, 'server.log'), 'a');
@@ -208,4 +194,4 @@ async function main() {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await main();
+if (isMain(import.meta.url)) await main();

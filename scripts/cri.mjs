@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { alive, isMain, sleep, stopPid } from './process.mjs';
 import { importArchive, writeArchive } from './oci-archive.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -15,18 +16,8 @@ export const defaultDir = process.env.INV_CRI_DIR || path.join(repoRoot, '.cache
 export const sandboxImage = 'inv.test/pause:1';
 
 const log = (msg) => process.stderr.write(`cri: ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export const socketPath = (dir) => path.join(path.resolve(dir), 'containerd.sock');
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function ctr(dir, args, timeoutMs = 10_000) {
   return spawnSync('ctr', ['--address', socketPath(dir), '--timeout', '5s', ...args], {
@@ -167,15 +158,6 @@ export async function up(dir = defaultDir, { timeoutMs = 60_000 } = {}) {
   return { endpoint, address, pid, dir, snapshotter, reused: false };
 }
 
-async function stopPid(pid, graceMs = 10_000) {
-  if (!alive(pid)) return;
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await sleep(50);
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
-  while (alive(pid)) await sleep(20);
-}
-
 /** PIDs of containerd shims that were started by the containerd listening on `address`. */
 function shimPids(address) {
   const pids = [];
@@ -259,4 +241,4 @@ async function main() {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await main();
+if (isMain(import.meta.url)) await main();
