@@ -90,6 +90,18 @@ flags or no usable cluster configuration.`);
       options: [...LOG_LEVELS],
       default: 'info',
     }),
+    'erase-controllers': Flags.boolean({
+      description: 'Also run the erase ImageList/ImageJob controllers (see `inv erase`).',
+      default: true,
+      allowNo: true,
+      helpGroup: 'ERASE',
+    }),
+    'erase-namespace': Flags.string({
+      description:
+        'Namespace for erase worker Pods and their ConfigMaps, the erase configuration (ConfigMap inv-erase-config) and exclusion lists.',
+      default: 'image-inventory-workers',
+      helpGroup: 'ERASE',
+    }),
     workers: Flags.integer({ description: 'Namespaces rebuilt concurrently.', default: 4, min: 1, max: 64 }),
     'resync-period': Flags.string({
       description: 'Rebuild every namespace this often even without events ("0" disables).',
@@ -134,6 +146,10 @@ flags or no usable cluster configuration.`);
     const retryPeriodMs = duration('leader-elect-retry-period', flags['leader-elect-retry-period']);
     const resyncPeriodMs = duration('resync-period', flags['resync-period']);
     const shutdownGracePeriodMs = duration('shutdown-grace-period', flags['shutdown-grace-period']);
+    if (flags['erase-controllers']) {
+      const problem = validateNamespaceName(flags['erase-namespace']);
+      if (problem) usage(`--erase-namespace "${flags['erase-namespace']}": ${problem}`);
+    }
     if (flags['leader-elect']) {
       const problem = validateNamespaceName(flags['leader-elect-namespace']);
       if (problem) usage(`--leader-elect-namespace: ${problem}`);
@@ -172,6 +188,7 @@ flags or no usable cluster configuration.`);
       workers: flags.workers,
       resyncPeriodMs,
       shutdownGracePeriodMs,
+      erase: flags['erase-controllers'] ? { namespace: flags['erase-namespace'] } : undefined,
     });
     const stop = new AbortController();
     const onSignal = (sig: NodeJS.Signals) => {

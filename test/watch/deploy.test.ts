@@ -2,6 +2,10 @@
 // security context, Dockerfile), and the daemon runs with nothing more than the shipped RBAC:
 // the bundle is applied to the RBAC-enforcing API server, a token of its ServiceAccount is
 // requested, and `inv watch --leader-elect` runs with that token, cluster-wide.
+import { submitErase, waitForJob } from '../../src/core/erase/request.js';
+import { connect, criEndpoint } from '../support/cri.js';
+import { addImages } from '../support/oci.js';
+import { createNodes, FakeKubelet } from '../erase/kubelet.js';
 import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -27,6 +31,7 @@ import {
 
 const deployDir = path.join(repoRoot, 'deploy');
 const SYSTEM_NS = 'image-inventory-system';
+const WORKERS_NS = 'image-inventory-workers';
 const SA = 'image-inventory-controller';
 
 interface Obj {
@@ -37,10 +42,11 @@ interface Obj {
 }
 
 function kustomization(): { namespace: string; resources: string[] } {
-  return parseYaml(fs.readFileSync(path.join(deployDir, 'kustomization.yaml'), 'utf8')) as {
-    namespace: string;
+  const k = parseYaml(fs.readFileSync(path.join(deployDir, 'kustomization.yaml'), 'utf8')) as {
+    namespace?: string;
     resources: string[];
   };
+  return { namespace: k.namespace ?? SYSTEM_NS, resources: k.resources };
 }
 
 function bundle(): Obj[] {
@@ -310,17 +316,60 @@ describe('deploy/ install bundle', function () {
       assert.equal(metric(text, 'inv_leader'), 1);
       const denied = d.lines.filter((l) => /\b403\b|forbidden/i.test(l));
       assert.deepEqual(denied, [], 'no request was denied');
+    });
 
+    it('runs the erase controllers with the same token: an ImageJob completes on real containerd', async () => {
+      assert.ok(d, 'the daemon from the previous test is running');
+      const tag = `${process.pid}`;
+      const [target] = await addImages([
+        { refs: [`docker.io/library/rbac-erase-${tag}:1`], distinct: `rbac-${tag}` },
+      ]);
+      await createNodes(env.rest, [
+        { name: `rbac-a-${tag}`, labels: { 'rbac-erase': tag } },
+        { name: `rbac-b-${tag}`, labels: { 'rbac-erase': tag } },
+      ]);
+      const kubelet = new FakeKubelet(env.rest, WORKERS_NS, criEndpoint()).start();
+      try {
+        const name = `rbac-${tag}`;
+        const gen = await submitErase(env.rest, {
+          name,
+          images: [`rbac-erase-${tag}:1`],
+          nodeSelector: `rbac-erase=${tag}`,
+        });
+        const { job } = await waitForJob(env.rest, name, gen, { pollMs: 100, timeoutMs: 60_000 });
+        assert.equal(job?.status?.phase, 'Completed', job?.status?.message);
+        assert.equal(job?.status?.succeeded, 2);
+        const cri = await connect();
+        try {
+          assert.ok(
+            !(await cri.listImages()).some((i) => i.id === target!.id),
+            'image removed from containerd',
+          );
+        } finally {
+          cri.close();
+        }
+      } finally {
+        await kubelet.stop();
+      }
+      assert.deepEqual(
+        d!.lines.filter((l) => /\b403\b|forbidden/i.test(l)),
+        [],
+        'no request of the erase controllers was denied',
+      );
+    });
+
+    it('exits cleanly on SIGTERM and releases the Lease', async () => {
+      assert.ok(d, 'the daemon from the previous tests is running');
       // SIGTERM: clean exit, Lease released.
-      d.proc.kill('SIGTERM');
-      const exit = await d.exited;
+      d!.proc.kill('SIGTERM');
+      const exit = await d!.exited;
       assert.equal(exit.code, 0);
       const released = await env.kc
         .makeApiClient(k8s.CoordinationV1Api)
         .readNamespacedLease({ name: lease, namespace: SYSTEM_NS });
       assert.ok(!released.spec?.holderIdentity, 'Lease released on shutdown');
       assert.deepEqual(
-        d.lines.filter((l) => /\b403\b|forbidden/i.test(l)),
+        d!.lines.filter((l) => /\b403\b|forbidden/i.test(l)),
         [],
       );
     });

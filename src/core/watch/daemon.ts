@@ -1,5 +1,5 @@
 // Wires `inv watch` together: one KubeRest, the metrics registry, the inventory cache and
-// controller, and the Manager that runs them under leader election. The command, the tests and
+// controller, optionally the erase controllers, and the Manager that runs them under leader election. The command, the tests and
 // the benchmark all start the daemon through createWatchDaemon.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Gauge } from 'prom-client';
@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { InventoryCache, WATCHED_KINDS } from './cache.js';
 import { InventoryController, type InventoryControllerOptions } from './controller.js';
+import { eraseRunnable } from './erase-runnable.js';
 import { Manager, type LeaderElectionConfig, type ManagerResult } from './manager.js';
 
 export interface WatchDaemonOptions {
@@ -25,6 +26,8 @@ export interface WatchDaemonOptions {
   controller?: Pick<InventoryControllerOptions, 'quietMs' | 'maxDelayMs' | 'onRebuild' | 'writeConcurrency'>;
   /** Collect prom-client's process metrics (default true). */
   defaultMetrics?: boolean;
+  /** Also run the erase ImageList/ImageJob controllers, with worker objects in this namespace. */
+  erase?: { namespace: string };
 }
 
 export interface WatchDaemon {
@@ -77,6 +80,11 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
   });
   manager.add(cache);
   manager.add(controller);
+  if (opts.erase) {
+    manager.add(
+      eraseRunnable({ kubeConfig: opts.kubeConfig, namespace: opts.erase.namespace, logger: opts.logger }),
+    );
+  }
   return {
     manager,
     cache,

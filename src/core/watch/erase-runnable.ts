@@ -1,0 +1,23 @@
+// Runs the erase ImageList/ImageJob controllers under the daemon's Lease. A fresh
+// EraseControllers per leadership term: its work queues are shut down when a term ends, and a
+// new term must start from a clean queue (the controllers are level-based, so a new term
+// re-reads every ImageList and ImageJob from the API anyway).
+import type { KubeConfig } from '@kubernetes/client-node';
+import { EraseControllers } from '../erase/controllers.js';
+import type { Logger } from '../observability/logger.js';
+import type { Runnable } from './manager.js';
+
+export interface EraseRunnableOptions {
+  kubeConfig: KubeConfig;
+  /** Namespace of the worker Pods, their ConfigMaps, the configuration and exclusion lists. */
+  namespace: string;
+  logger: Logger;
+}
+
+export function eraseRunnable(opts: EraseRunnableOptions): Runnable {
+  return {
+    name: 'erase-controllers',
+    needLeaderElection: true,
+    start: (signal) => new EraseControllers(opts).start(signal),
+  };
+}
