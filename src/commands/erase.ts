@@ -13,12 +13,14 @@ import { parseSelector } from '../core/erase/selector.js';
 import { DEFAULT_IMAGELIST, DEFAULT_NAMESPACE, type ImageJob, type ImageList } from '../core/erase/types.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { KubeRest } from '../core/kube/rest.js';
+import { paragraphs } from '../cli/help-text.js';
 
 export default class Erase extends Command {
   static override summary =
     'Remove images from every node: create an ImageList request and follow its ImageJob.';
 
-  static override description = `Creates (or updates) the ImageList and records a new request, so the same list run twice
+  static override description =
+    paragraphs(`Creates (or updates) the ImageList and records a new request, so the same list run twice
 starts two jobs. The ImageList controller (in \`inv watch\`, or in-process with --standalone)
 starts an ImageJob, which runs one \`inv node-remove\` worker Pod per selected node. In-use,
 pinned and excluded images are never removed; nodes matching the configured node filter, and
@@ -27,7 +29,7 @@ NotReady or cordoned nodes, are skipped.
 --wait (the default on a TTY) follows the job with a spinner, then prints one row per node.
 
 Exit codes: 0 the job Completed (or the request was submitted without --wait); 1 the job
-Failed; 2 bad input, a rejected request, or no usable cluster.`;
+Failed; 2 bad input, a rejected request, or no usable cluster.`);
 
   static override examples = [
     {

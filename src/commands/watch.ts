@@ -14,6 +14,7 @@ import {
 import { createWatchDaemon } from '../core/watch/daemon.js';
 import { parseDuration } from '../core/watch/duration.js';
 import { paragraphs } from '../cli/help-text.js';
+import { DEFAULT_NAMESPACE as ERASE_DEFAULT_NAMESPACE } from '../core/erase/types.js';
 
 export default class Watch extends Command {
   static override summary = 'Run the inventory daemon: keep every namespace’s Image resources up to date.';
@@ -99,7 +100,7 @@ flags or no usable cluster configuration.`);
     'erase-namespace': Flags.string({
       description:
         'Namespace for erase worker Pods and their ConfigMaps, the erase configuration (ConfigMap inv-erase-config) and exclusion lists.',
-      default: 'image-inventory-workers',
+      default: ERASE_DEFAULT_NAMESPACE,
       helpGroup: 'ERASE',
     }),
     workers: Flags.integer({ description: 'Namespaces rebuilt concurrently.', default: 4, min: 1, max: 64 }),

@@ -16,7 +16,8 @@ export const JOB_LABEL = 'erase.imageinventory.dev/job';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'inv-erase';
 
-export const DEFAULT_NAMESPACE = 'inv-system';
+/** Where worker Pods and their objects live (deploy/erase-workers.yaml creates it, privileged). */
+export const DEFAULT_NAMESPACE = 'image-inventory-workers';
 export const DEFAULT_IMAGELIST = 'imagelist';
 
 export interface Meta {
