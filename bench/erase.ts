@@ -1,0 +1,155 @@
+// Benchmark for the erase controllers: an ImageJob over 1,000 Node objects in the real API
+// server. Reports the time until every worker Pod exists, the time from "the harness marked
+// every Pod finished" to Completed, the controllers' API requests per node, and the size of the
+// finished ImageJob. The harness writes the Pods' terminal status itself (running 1,000 real
+// node-remove processes would measure node-remove, which bench/node-remove.ts does). Prints
+// figures; never fails on timing.
+import { KubeConfig } from '@kubernetes/client-node';
+import { EraseControllers } from '../src/core/erase/controllers.js';
+import { submitErase, waitForJob } from '../src/core/erase/request.js';
+import { IMAGEJOBS_PATH, JOB_LABEL, type ImageJob } from '../src/core/erase/types.js';
+import { installCrds } from '../src/core/kube/crd-install.js';
+import { KubeRest } from '../src/core/kube/rest.js';
+import { terminationSummary } from '../src/core/noderemove/summary.js';
+
+const NODES = 1000;
+const NS = 'bench-erase';
+const LABEL = 'bench-erase';
+
+interface PodLike {
+  metadata: { name: string };
+  spec: { nodeName?: string; containers: { name: string; image: string }[] };
+  status?: { phase?: string };
+}
+
+async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ts = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export async function main(ctx: { kubeconfig: string }): Promise<Record<string, number | string>> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(ctx.kubeconfig);
+  const rest = new KubeRest(kc);
+  await installCrds(rest);
+  await rest
+    .request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })
+    .catch(() => undefined);
+  const names = Array.from({ length: NODES }, (_, i) => `bench-node-${String(i).padStart(4, '0')}`);
+  await pool(names, 32, async (name) => {
+    const created = await rest.request<Record<string, unknown>>('POST', '/api/v1/nodes', {
+      body: { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [LABEL]: '1' } } },
+    });
+    const now = ts();
+    await rest.request('PUT', `/api/v1/nodes/${name}/status`, {
+      body: {
+        ...created,
+        status: {
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'KubeletReady',
+              lastHeartbeatTime: now,
+              lastTransitionTime: now,
+            },
+          ],
+        },
+      },
+    });
+  });
+
+  // The controllers get their own client so their requests can be counted.
+  const ctrlRest = new KubeRest(kc);
+  let requests = 0;
+  ctrlRest.onRequest = () => requests++;
+  const controllers = new EraseControllers({
+    kubeConfig: kc,
+    namespace: NS,
+    rest: ctrlRest,
+    jobResyncMs: 1000,
+  });
+  const stop = new AbortController();
+  const running = controllers.start(stop.signal);
+
+  const t0 = Date.now();
+  const gen = await submitErase(rest, {
+    name: 'bench',
+    images: ['docker.io/library/bench-target:1'],
+    nodeSelector: `${LABEL}=1`,
+  });
+  const podsPath = `/api/v1/namespaces/${NS}/pods`;
+  let pods: PodLike[] = [];
+  while (pods.length < NODES) {
+    await sleep(100);
+    pods = (await rest.list<PodLike>(podsPath, { query: { labelSelector: JOB_LABEL } })).items;
+    if (Date.now() - t0 > 600_000) throw new Error(`only ${pods.length} worker Pods after 10 min`);
+  }
+  const createdMs = Date.now() - t0;
+
+  // Play the kubelet: every worker succeeded, with node-remove's termination summary.
+  const tMark = Date.now();
+  await pool(pods, 32, async (pod) => {
+    const message = terminationSummary({
+      node: pod.spec.nodeName ?? '',
+      runtime: { name: 'containerd', version: 'v1.6.20', apiVersion: 'v1' },
+      results: [
+        {
+          target: 'docker.io/library/bench-target:1',
+          imageId: 'sha256:' + 'ab'.repeat(32),
+          aliases: ['docker.io/library/bench-target:1'],
+          outcome: 'removed',
+          error: '',
+          detail: '',
+        },
+      ],
+    });
+    const c = pod.spec.containers[0]!;
+    await rest.request('PUT', `${podsPath}/${pod.metadata.name}/status`, {
+      body: {
+        ...pod,
+        status: {
+          phase: 'Succeeded',
+          startTime: ts(),
+          containerStatuses: [
+            {
+              name: c.name,
+              image: c.image,
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: {
+                terminated: { exitCode: 0, reason: 'Completed', message, startedAt: ts(), finishedAt: ts() },
+              },
+            },
+          ],
+        },
+      },
+    });
+  });
+  const markedMs = Date.now() - tMark;
+  const { job } = await waitForJob(rest, 'bench', gen, { pollMs: 50, timeoutMs: 600_000 });
+  const completedMs = Date.now() - tMark;
+  const requestsAtCompletion = requests;
+  const full = await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${job!.metadata.name}`);
+  stop.abort();
+  await running;
+  ctrlRest.close();
+  rest.close();
+  return {
+    nodes: NODES,
+    'job phase': full.status?.phase ?? '?',
+    'all worker Pods created (ms, from the request)': createdMs,
+    'harness marked all Pods finished (ms)': markedMs,
+    'Completed after marking started (ms)': completedMs,
+    'controller API requests per node': (requestsAtCompletion / NODES).toFixed(2),
+    'ImageJob size (bytes)': Buffer.byteLength(JSON.stringify(full)),
+  };
+}
