@@ -1,5 +1,5 @@
 # Image of `inv` (the `inv watch` daemon of deploy/, and every other command).
-#   docker build -t ghcr.io/image-inventory/inv:0.1.0 .
+#   docker build -t ghcr.io/imageinventory/inv:0.1.0 .
 # Multi-stage: the build stage compiles TypeScript with the dev dependencies; the runtime stage
 # holds only production dependencies, the compiled JavaScript, the CRDs and the CRI protos, and
 # runs as an unprivileged user (works with readOnlyRootFilesystem: nothing is written at run time).
