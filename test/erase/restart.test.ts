@@ -9,6 +9,7 @@ import { repoRoot } from '../support/paths.js';
 import { EraseEnv, results, sleep } from './helpers.js';
 import { requestState } from '../../src/core/erase/request.js';
 import { IMAGEJOBS_PATH } from '../../src/core/erase/types.js';
+import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
 
 // Small deterministic PRNG so a failing run can be replayed with ERASE_SEED.
 function rng(seed: number) {
@@ -79,17 +80,25 @@ describe('erase: controller killed and restarted', function () {
         process.stderr.write(
           `POD ${JSON.stringify(pods.items[0])}\nRUN ${JSON.stringify(env.kubelet!.runs[0])}\n`,
         );
-        const jobs = await env.rest.list<{ status?: unknown }>(IMAGEJOBS_PATH, {
+        const jobs = await env.rest.list<{ metadata: { uid?: string }; status?: unknown }>(IMAGEJOBS_PATH, {
           query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` },
         });
         throw new Error(
-          `seed ${seed}: job did not finish after ${kills} kills: kubelet runs ${env.kubelet!.runs.length}, pods ${JSON.stringify((await env.rest.list<{ status?: { phase?: string } }>(`/api/v1/namespaces/${env.namespace}/pods`)).items.map((p) => p.status?.phase))}: list ${JSON.stringify(st?.list.status)} jobs ${JSON.stringify(jobs.items.map((j) => j.status))}`,
+          `seed ${seed}: job did not finish after ${kills} kills: kubelet runs ${env.kubelet!.runs.length}, pods ${JSON.stringify((await env.rest.list<{ status?: { phase?: string } }>(`/api/v1/namespaces/${env.namespace}/pods`)).items.map((p) => p.status?.phase))}: list ${JSON.stringify(st?.list.status)} jobs ${JSON.stringify(jobs.items.map((j) => ({ uid: j.metadata.uid, status: j.status })))}`,
         );
       }
     }
+    // The finished generation is never started again once its job is gone: a list reconcile
+    // (what a restarted controller does first) creates no second job under the same name.
+    await new ImageListController({ rest: env.rest, namespace: env.namespace }).reconcile(name);
+    const again = await env.rest.list(IMAGEJOBS_PATH, {
+      query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` },
+    });
+    assert.equal(again.items.length, 0, `seed ${seed}: the finished generation was started again`);
     const list = (await requestState(env.rest, name, gen)).list;
     assert.equal(list.status?.phase, 'Completed', `seed ${seed}`);
     assert.deepEqual([list.status?.desired, list.status?.success], [N, N], `seed ${seed}`);
+    assert.equal(list.status?.lastJob, jobName, `seed ${seed}`);
     // Every node's worker ran exactly once: never a second Pod for a node.
     const perNode = new Map<string, number>();
     for (const r of env.kubelet!.runs) perNode.set(r.node, (perNode.get(r.node) ?? 0) + 1);

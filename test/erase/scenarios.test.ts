@@ -194,6 +194,13 @@ describe('erase: scenarios', function () {
     assert.equal(order[0], 'Pod');
     assert.ok(Date.now() - Date.parse(job.status!.completionTime!) >= 2000, 'not before deleteAfter');
     await waitFor('job deleted', async () => (await env.job(job.metadata.name)) === undefined, 15_000);
+    // The generation is done: another list reconcile never starts its job again.
+    await env.controllers!.lists.reconcile(name);
+    assert.equal(await env.job(job.metadata.name), undefined, 'the finished generation was started again');
+    const list = await env.rest.get<{ status?: { phase?: string; lastJob?: string } }>(
+      `/apis/erase.imageinventory.dev/v1alpha1/imagelists/${name}`,
+    );
+    assert.deepEqual([list.status?.phase, list.status?.lastJob], ['Completed', job.metadata.name]);
   });
 
   it('a foreign object with a colliding name is reported and left untouched', async () => {

@@ -7,6 +7,7 @@ import {
   encodeInventory,
   encodeItem,
   itemKey,
+  markAdopted,
   markApplied,
   markCompleted,
   markDeleting,
@@ -177,6 +178,29 @@ describe('reconciler inventory (pure transitions)', () => {
       nextApplyWave(inv)?.items.map((i) => i.name),
       ['job-images'],
     );
+  });
+
+  it('a finished one-shot item is never reapplied; a kept object is adopted with its live digest', () => {
+    // podA ran and Completed; podB is Creating. Then the desired digests of both change.
+    let inv = markCompleted(markApplied(scheduleApply([], [podA, podB]), k(podA), T1), k(podA));
+    inv = scheduleApply(inv, [
+      { ...podA, digest: 'pa2' },
+      { ...podB, digest: 'pb2' },
+    ]);
+    assert.deepEqual(inv, [
+      item(podA, 'Completed', { lastAppliedAt: T1S }), // keeps the digest it ran with
+      item(podB, 'Creating', { digest: 'pb2' }),
+    ]);
+    // podB turns out to exist and to have started with digest pb: kept, recorded as it is.
+    inv = markAdopted(inv, new Map([[k(podB), 'pb']]), T2);
+    assert.deepEqual(inv, [
+      item(podA, 'Completed', { lastAppliedAt: T1S }),
+      item(podB, 'Ready', { lastAppliedAt: T2S }),
+    ]);
+    assert.equal(nextApplyWave(inv), undefined);
+    assert.throws(() => markAdopted(inv, new Map([[k(podB), 'pb']]), T2), /Ready, not being applied/);
+    const fresh = scheduleApply([], [podA]);
+    assert.throws(() => markAdopted(fresh, new Map([[k(podA), '']]), T2), /empty digest/);
   });
 
   it('rejects impossible transitions and bad input', () => {

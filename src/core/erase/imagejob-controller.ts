@@ -377,13 +377,20 @@ export class ImageJobController {
     return out;
   }
 
-  /** True when the ImageList has copied this job's result (or is gone, or moved on). */
+  /**
+   * True when the ImageList has copied this job's result (or is gone, or moved on to a newer
+   * generation). Only then may the job delete itself: the list's lastJobGeneration is what
+   * keeps the list controller from starting this generation's job again once it is gone, so
+   * a list that has not recorded this job yet (e.g. killed between creating the job and
+   * writing its status) must record it first.
+   */
   private async listRecorded(job: ImageJob): Promise<boolean> {
     try {
       const list = await this.opts.rest.get<ImageList>(`${IMAGELISTS_PATH}/${job.spec.imageList.name}`);
       if (list.metadata.uid !== job.spec.imageList.uid) return true;
       const s = list.status;
-      return s?.lastJob !== job.metadata.name || isFinished(s?.phase);
+      if ((s?.lastJobGeneration ?? 0) > job.spec.imageList.generation) return true;
+      return s?.lastJob === job.metadata.name && isFinished(s?.phase);
     } catch (e) {
       if (isNotFound(e)) return true;
       throw e;

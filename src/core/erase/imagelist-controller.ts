@@ -1,6 +1,8 @@
 // The ImageList controller: each new generation of an ImageList (`inv erase` bumps
 // spec.request on every run, so the same list run twice is two generations) starts exactly one
 // ImageJob, named deterministically after the generation so a restart never starts it twice.
+// status.lastJobGeneration remembers that it did: once that job has finished and deleted itself
+// (after deleteAfter), the generation is done and no job is started for it again.
 // At most one job runs per list: a newer generation waits until the running job finishes.
 // A finished job's phase and counts are copied into the list's status.
 import { isAlreadyExists, isNotFound, type KubeRest } from '../kube/rest.js';
@@ -96,6 +98,16 @@ export class ImageListController {
 
     if (current) {
       this.copy(status, current);
+    } else if ((status.lastJobGeneration ?? 0) >= gen) {
+      // This generation has had its job already (lastJobGeneration is written only after the
+      // job was created) and that job is gone: finished, recorded here and cleaned up, or
+      // deleted by someone. Never start it again: the job name is deterministic, so a second
+      // job would rerun every worker under the same names. A new request is a new generation.
+      if (!isFinished(status.phase) && status.phase !== 'Error') {
+        status.phase = 'Failed';
+        status.message = `job ${status.lastJob ?? ''} was deleted before it finished`;
+        status.timestamp = iso(this.now());
+      }
     } else if (running.length > 0) {
       const r = running[0]!;
       this.copy(status, r);

@@ -8,7 +8,8 @@
 //
 // Lifecycle of one item:
 //   apply:   (new) Creating ──created/adopted──▶ Ready ──finished──▶ Completed
-//            drift: Ready ──digest differs──▶ Updating ──reapplied──▶ Ready
+//            drift: Ready ──digest differs──▶ Updating ──reapplied (or kept: markAdopted)──▶ Ready
+//            (a Completed item never drifts: finished one-shot work is not redone)
 //   delete:  any ──scheduleDeletion──▶ ScheduledForDeletion ──delete sent──▶ Deleting ──gone──▶ (dropped)
 // Write-ahead: an item is added (Creating) and persisted BEFORE its object is created, so a
 // process killed between the two finds the item on restart and creates (or adopts) the object
@@ -133,7 +134,8 @@ function checkDesired(d: DesiredItem): void {
 
 /**
  * Records the desired objects (write-ahead): a new object becomes a Creating item; an item whose
- * digest changed becomes Updating with the new digest; an unchanged one is kept as is. Items not
+ * digest changed becomes Updating with the new digest (unless it is Completed: finished
+ * one-shot work is never redone); an unchanged one is kept as is. Items not
  * desired any more are scheduled for deletion. An item already being deleted is left alone (it
  * is re-added once it is gone).
  */
@@ -155,7 +157,10 @@ export function scheduleApply(inv: Inventory, desired: readonly DesiredItem[]): 
       out.push(item);
     } else if (!d) {
       out.push({ ...item, digest: '', phase: 'ScheduledForDeletion' });
-    } else if (d.digest === item.digest) {
+    } else if (d.digest === item.digest || item.phase === 'Completed') {
+      // Unchanged, or a one-shot object (a worker Pod) that has finished its work: a finished
+      // run is never applied again for a changed manifest (that would redo the work); it
+      // keeps the digest it ran with.
       out.push({
         ...item,
         version: d.version,
@@ -216,6 +221,24 @@ export function markApplied(inv: Inventory, keys: Keys, now: Date): InventoryIte
   return update(inv, keys, (item, key) => {
     if (!isApplyPending(item.phase)) throw new Error(`inventory: ${key} is ${item.phase}, not being applied`);
     return { ...item, phase: 'Ready', lastAppliedAt: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  });
+}
+
+/**
+ * The live object is kept as it is although its digest differs from the desired one (it may not
+ * be replaced, e.g. a worker Pod that has started): Ready, recording the digest it actually
+ * has, stamped with `now`. `digests` maps item keys to the live digests.
+ */
+export function markAdopted(
+  inv: Inventory,
+  digests: ReadonlyMap<string, string>,
+  now: Date,
+): InventoryItem[] {
+  return update(inv, digests.keys(), (item, key) => {
+    if (!isApplyPending(item.phase)) throw new Error(`inventory: ${key} is ${item.phase}, not being applied`);
+    const digest = digests.get(key)!;
+    if (!digest) throw new Error(`inventory: adopting ${key} with an empty digest`);
+    return { ...item, digest, phase: 'Ready', lastAppliedAt: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
   });
 }
 

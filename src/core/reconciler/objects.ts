@@ -11,6 +11,7 @@ import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/
 import {
   dropItem,
   itemKey,
+  markAdopted,
   markApplied,
   markDeleting,
   markDrifted,
@@ -109,12 +110,40 @@ export interface Collision {
   holder: string;
 }
 
+/**
+ * What drift means for a Pod. A Pod's spec is immutable, so a drifted Pod can only be replaced
+ * (deleted and created again), and a Pod is one execution, not a desired state: once it has
+ * started, the Pod IS the work (a worker that ran, or is running, its removal). So:
+ *   - a Pod with our owner label that has not started yet (phase Pending, or none, and no
+ *     startTime: no kubelet has taken it up) and whose digest differs is replaced, and the
+ *     DELETE carries the resourceVersion we looked at as a precondition, so a kubelet starting
+ *     it in between makes the DELETE fail (Conflict) and the next pass sees it started;
+ *   - a Pod that has started, is running or has finished is never deleted or re-created for
+ *     drift: it is adopted as it is, and its item records the digest it actually runs
+ *     (the live annotation), so the inventory describes the live object and later drift checks
+ *     do not flag it again. Re-creating a finished worker would rerun its removal.
+ * The same holds for any object whose replacement would redo finished work: see `replaceable`.
+ */
+export function podStarted(live: KubeObject): boolean {
+  const st = (live as { status?: { phase?: string; startTime?: string } }).status;
+  return (st?.phase !== undefined && st.phase !== 'Pending') || st?.startTime !== undefined;
+}
+
+/** Whether a live object of an immutable kind with a different digest may be replaced. */
+export const replaceable = (item: ObjectRef, live: KubeObject): boolean =>
+  !(item.group === '' && item.kind === 'Pod' && podStarted(live));
+
 export interface ApplyResult {
   inventory: InventoryItem[];
   /** Items whose names are held by foreign objects; already dropped from the inventory. */
   collisions: Collision[];
-  /** Items that were found drifted and replaced. */
+  /** Items that were found drifted (replaced, updated, or kept: see `kept`). */
   drifted: string[];
+  /**
+   * Drifted items whose live object may not be replaced (a started Pod): adopted as they are,
+   * with the live digest recorded in the inventory.
+   */
+  kept: string[];
   /** Per-item errors (the items stay pending and are retried next reconcile). */
   errors: { key: string; error: Error }[];
 }
@@ -144,11 +173,12 @@ export async function pool<T>(items: readonly T[], n: number, fn: (item: T) => P
 /**
  * Applies the next apply wave of `inv` (see nextApplyWave). Creating items are created (or
  * adopted if an object with our owner label and the same digest exists); Updating items are
- * updated in place (or deleted, to be created again next time, for immutable kinds). Returns
+ * updated in place (or deleted, to be created again next time, for immutable kinds; a started
+ * Pod is never replaced, see podStarted). Returns
  * the new inventory; call again (next reconcile) for the following wave.
  */
 export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptions): Promise<ApplyResult> {
-  const res: ApplyResult = { inventory: [...inv], collisions: [], drifted: [], errors: [] };
+  const res: ApplyResult = { inventory: [...inv], collisions: [], drifted: [], kept: [], errors: [] };
   const wave = nextApplyWave(inv);
   if (!wave) return res;
   const now = opts.now ?? (() => new Date());
@@ -157,21 +187,35 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
   const applied: string[] = [];
   const dropped: string[] = [];
   const drifted: string[] = [];
+  const kept = new Map<string, string>();
   const items = opts.limit ? wave.items.slice(0, opts.limit) : wave.items;
   await pool(items, opts.concurrency ?? 16, async (item) => {
     const key = itemKey(item);
     const body = stamp(opts.manifest(item), opts.owner, item.digest);
-    try {
-      if (item.phase !== 'Updating') {
-        try {
-          await rest.request('POST', collectionPath(item), { body });
-          applied.push(key);
-          return;
-        } catch (e) {
-          if (!isAlreadyExists(e)) throw e;
-        }
+    const create = async (): Promise<boolean> => {
+      try {
+        await rest.request('POST', collectionPath(item), { body });
+        applied.push(key);
+        return true;
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+        return false;
       }
-      const live = await rest.get<KubeObject>(objectPath(item));
+    };
+    try {
+      if (item.phase !== 'Updating' && (await create())) return;
+      let live: KubeObject;
+      try {
+        live = await rest.get<KubeObject>(objectPath(item));
+      } catch (e) {
+        // Updating and gone (replaced: deleted on an earlier pass, or deleted by someone):
+        // create it. A Creating item that was there a moment ago is retried next pass.
+        if (isNotFound(e) && item.phase === 'Updating') {
+          await create();
+          return;
+        }
+        throw e;
+      }
       if (!isOwnedBy(live, opts.owner)) {
         res.collisions.push({
           ref: item,
@@ -186,9 +230,19 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
       }
       drifted.push(key);
       if (immutable.has(item.kind)) {
-        // Replace: delete now (guarded by UID), create on the next pass.
+        if (!replaceable(item, live)) {
+          // A started Pod: never replaced (see podStarted); adopted with the digest it runs.
+          kept.set(key, live.metadata?.annotations?.[DIGEST_ANNOTATION] || item.digest);
+          return;
+        }
+        // Replace: delete now (guarded by UID and by the resourceVersion we judged), create on
+        // the next pass.
         await rest.request('DELETE', objectPath(item), {
-          body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: live.metadata?.uid } },
+          body: {
+            kind: 'DeleteOptions',
+            apiVersion: 'v1',
+            preconditions: { uid: live.metadata?.uid, resourceVersion: live.metadata?.resourceVersion },
+          },
         });
         return;
       }
@@ -202,21 +256,20 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
     }
   });
   cur = markApplied(cur, applied, now());
+  cur = markAdopted(cur, kept, now());
   cur = dropItem(cur, dropped);
-  // Drifted Ready items go back to Updating; drifted Updating ones stay Updating.
-  const readyDrifted = new Set(cur.filter((i) => i.phase === 'Ready').map(itemKey));
-  cur = markDrifted(
-    cur,
-    drifted.filter((k) => readyDrifted.has(k)),
-  );
+  // Replaced items (DELETE sent) keep their pending phase: the next pass creates them. Items
+  // updated in place or kept are Ready now and stay so (marking them drifted again would loop).
   res.inventory = cur;
   res.drifted = drifted;
+  res.kept = [...kept.keys()];
   return res;
 }
 
 /**
  * Checks Ready items against their live objects' digest annotations; drifted ones become
  * Updating (so the next applyWave reapplies them). `live` maps item keys to the listed objects.
+ * A started Pod is never drifted (see podStarted): it is left as it is.
  */
 export function detectDrift(
   inv: Inventory,
@@ -227,7 +280,7 @@ export function detectDrift(
   for (const item of inv) {
     if (item.phase !== 'Ready') continue;
     const obj = live.get(itemKey(item));
-    if (!obj || !isOwnedBy(obj, owner)) continue;
+    if (!obj || !isOwnedBy(obj, owner) || !replaceable(item, obj)) continue;
     if (obj.metadata?.annotations?.[DIGEST_ANNOTATION] !== item.digest) drifted.push(itemKey(item));
   }
   return markDrifted(inv, drifted);
