@@ -278,7 +278,9 @@ export class ImageJobController {
 
     // ---- deadline -----------------------------------------------------------------------------
     if (st.phase === 'Running') {
-      const deadline = Date.parse(st.startTime ?? iso(now)) + cfg.jobTimeoutSeconds * 1000;
+      // startTime is stored to the whole second, rounded down; adding a second makes the deadline
+      // fire at or after the configured timeout, never before it.
+      const deadline = Date.parse(st.startTime ?? iso(now)) + 1000 + cfg.jobTimeoutSeconds * 1000;
       if (now.getTime() >= deadline) {
         const stale: string[] = [];
         for (const r of results) {
