@@ -11,6 +11,7 @@ import { IMAGEJOBS_PATH, JOB_LABEL, type ImageJob } from '../src/core/erase/type
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
 import { terminationSummary } from '../src/core/noderemove/summary.js';
+import { forEachConcurrent } from '../src/core/concurrency.js';
 
 const NODES = 1000;
 const NS = 'bench-erase';
@@ -20,15 +21,6 @@ interface PodLike {
   metadata: { name: string };
   spec: { nodeName?: string; containers: { name: string; image: string }[] };
   status?: { phase?: string };
-}
-
-async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,7 +35,7 @@ export async function main(ctx: { kubeconfig: string }): Promise<Record<string, 
     .request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })
     .catch(() => undefined);
   const names = Array.from({ length: NODES }, (_, i) => `bench-node-${String(i).padStart(4, '0')}`);
-  await pool(names, 32, async (name) => {
+  await forEachConcurrent(names, 32, async (name) => {
     const created = await rest.request<Record<string, unknown>>('POST', '/api/v1/nodes', {
       body: { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [LABEL]: '1' } } },
     });
@@ -96,7 +88,7 @@ export async function main(ctx: { kubeconfig: string }): Promise<Record<string, 
 
   // Play the kubelet: every worker succeeded, with node-remove's termination summary.
   const tMark = Date.now();
-  await pool(pods, 32, async (pod) => {
+  await forEachConcurrent(pods, 32, async (pod) => {
     const message = terminationSummary({
       node: pod.spec.nodeName ?? '',
       runtime: { name: 'containerd', version: 'v1.6.20', apiVersion: 'v1' },

@@ -7,6 +7,7 @@ import { scanCluster } from '../src/core/inventory/scan.js';
 import { collectionPath, SOURCE_KINDS, type SourceKind } from '../src/core/inventory/sources.js';
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { isWrite, KubeRest } from '../src/core/kube/rest.js';
+import { forEachConcurrent, range } from '../src/core/concurrency.js';
 
 export interface BenchContext {
   kubeconfig: string;
@@ -87,15 +88,6 @@ function object(kind: SourceKind, i: number): unknown {
   }
 }
 
-async function pool(n: number, count: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < count) await fn(next++);
-    }),
-  );
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
@@ -126,7 +118,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   ];
   const [seedMs] = await timed(async () => {
     for (const [kind, count] of seed) {
-      await pool(16, count, async (i) => {
+      await forEachConcurrent(range(count), 16, async (i) => {
         await rest.request('POST', collectionPath(kind, NS), { body: object(kind, i) });
       });
     }

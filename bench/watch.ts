@@ -15,6 +15,7 @@ import { imagesPath, type ImageResource } from '../src/core/inventory/image-reso
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
 import { Informer } from '../src/core/watch/informer.js';
+import { forEachConcurrent, range } from '../src/core/concurrency.js';
 
 export interface BenchContext {
   kubeconfig: string;
@@ -23,26 +24,6 @@ export interface BenchContext {
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (m: string) => process.stderr.write(`bench watch: ${m}\n`);
-
-async function pool(n: number, count: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < count) {
-        const i = next++;
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await fn(i);
-            break;
-          } catch (e) {
-            if (attempt >= 5) throw e;
-            await sleep(200 * (attempt + 1));
-          }
-        }
-      }
-    }),
-  );
-}
 
 async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100) {
   const start = Date.now();
@@ -176,7 +157,7 @@ function pod(ns: string, name: string, i: number, image: string): unknown {
 
 async function createPods(rest: KubeRest, ns: string, count: number, offset = 0): Promise<number> {
   const t0 = Date.now();
-  await pool(32, count, (i) =>
+  await forEachConcurrent(range(count), 32, (i) =>
     rest.request('POST', `/api/v1/namespaces/${ns}/pods`, {
       body: pod(
         ns,

@@ -7,6 +7,7 @@ import type { ImageStore } from './image-store.js';
 import { planNamespace, type Change } from './plan.js';
 import { desiredImages, type InvalidRef } from './rules.js';
 import type { NamespaceObjects } from './types.js';
+import { forEachConcurrent } from '../concurrency.js';
 
 export interface ImageOutcome {
   name: string;
@@ -36,14 +37,6 @@ export interface ReconcileDeps {
   events?: InvalidRefReporter;
   /** Concurrent writes within one namespace. */
   concurrency?: number;
-}
-
-async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let i = 0;
-  const worker = async () => {
-    while (i < items.length) await fn(items[i++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
 }
 
 function uidLookup(objs: NamespaceObjects): (kind: string, name: string) => string | undefined {
@@ -102,7 +95,7 @@ export async function reconcileNamespace(
       result.errors.push(`${namespace}/${name}: ${o.error}`);
     };
     // Creates and updates first, then deletes: a ref that moved never disappears in between.
-    await pool(
+    await forEachConcurrent(
       plan.filter((p) => p.change === 'create' || p.change === 'update'),
       n,
       async (p) => {
@@ -116,7 +109,7 @@ export async function reconcileNamespace(
         }
       },
     );
-    await pool(
+    await forEachConcurrent(
       plan.filter((p) => p.change === 'delete'),
       n,
       async (p) => {

@@ -21,6 +21,7 @@ import {
   type InventoryItem,
   type ObjectRef,
 } from './inventory.js';
+import { forEachConcurrent } from '../concurrency.js';
 
 export const OWNER_LABEL = 'imageinventory.dev/owner';
 export const OWNER_ANNOTATION = 'imageinventory.dev/owner';
@@ -161,15 +162,6 @@ export interface ApplyOptions {
   limit?: number;
 }
 
-export async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
-
 /**
  * Applies the next apply wave of `inv` (see nextApplyWave). Creating items are created (or
  * adopted if an object with our owner label and the same digest exists); Updating items are
@@ -189,7 +181,7 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
   const drifted: string[] = [];
   const kept = new Map<string, string>();
   const items = opts.limit ? wave.items.slice(0, opts.limit) : wave.items;
-  await pool(items, opts.concurrency ?? 16, async (item) => {
+  await forEachConcurrent(items, opts.concurrency ?? 16, async (item) => {
     const key = itemKey(item);
     const body = stamp(opts.manifest(item), opts.owner, item.digest);
     const create = async (): Promise<boolean> => {
@@ -311,7 +303,7 @@ export async function deleteWave(
   if (!wave) return res;
   const gone: string[] = [];
   const sent: string[] = [];
-  await pool(wave.items, opts.concurrency ?? 16, async (item) => {
+  await forEachConcurrent(wave.items, opts.concurrency ?? 16, async (item) => {
     const key = itemKey(item);
     try {
       if (item.deletePolicy === 'Orphan') {

@@ -1,0 +1,17 @@
+// Bounded concurrency for batches of API calls: at most `n` calls in flight, so a large batch
+// neither runs one request at a time nor floods the API server (and its priority and fairness).
+export async function forEachConcurrent<T>(
+  items: readonly T[],
+  n: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+/** 0, 1, …, count-1: for `forEachConcurrent` over indices. */
+export const range = (count: number): number[] => Array.from({ length: count }, (_, i) => i);
