@@ -233,6 +233,20 @@ describe('reconcileNamespace (real API server)', () => {
     }
   });
 
+  it('treats a namespace being deleted as nothing to write, not as a failure', async () => {
+    const ns = await newNamespace('terminating');
+    await deploy(ns, 'web', ['nginx:1.25']);
+    // No namespace controller runs here, so the namespace stays Terminating with its content,
+    // as it does in a cluster while the namespace controller works through it.
+    await env.core.deleteNamespace({ name: ns });
+    const r = await scan(env, ns);
+    assert.deepEqual(r.failures, []);
+    assert.deepEqual(
+      r.results[0]!.images.map((i) => [i.image, i.result, i.error]),
+      [['docker.io/library/nginx:1.25', 'skipped', 'namespace is being deleted']],
+    );
+  });
+
   it('lists with pagination (limit/continue)', async () => {
     const ns = await newNamespace('pages');
     for (let i = 0; i < 7; i++) {

@@ -4,7 +4,7 @@
 // existing Event (one read) instead of writing a new one: a rebuild of an unchanged
 // namespace stays write-free.
 import { createHash } from 'node:crypto';
-import { isAlreadyExists, isNotFound, type KubeRest } from '../kube/rest.js';
+import { isAlreadyExists, isNamespaceTerminating, isNotFound, type KubeRest } from '../kube/rest.js';
 import { SOURCE_KINDS, type SourceKind } from './sources.js';
 import type { InvalidRef } from './rules.js';
 
@@ -63,7 +63,8 @@ export class InvalidRefReporter {
         this.known.add(key);
       } catch (e) {
         if (isAlreadyExists(e)) this.known.add(key);
-        else errors.push(`event for ${ref.source}: ${(e as Error).message}`);
+        // A namespace being deleted takes its Events with it: nothing to report there.
+        else if (!isNamespaceTerminating(e)) errors.push(`event for ${ref.source}: ${(e as Error).message}`);
       }
       if (this.known.size > MAX_KNOWN) this.known.clear();
     }

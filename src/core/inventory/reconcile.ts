@@ -8,6 +8,7 @@ import { planNamespace, type Change } from './plan.js';
 import { desiredImages, type InvalidRef } from './rules.js';
 import type { NamespaceObjects } from './types.js';
 import { forEachConcurrent } from '../concurrency.js';
+import { isNamespaceTerminating } from '../kube/rest.js';
 
 export interface ImageOutcome {
   name: string;
@@ -90,6 +91,12 @@ export async function reconcileNamespace(
     const n = deps.concurrency ?? 8;
     const fail = (name: string, e: unknown) => {
       const o = outcomes.get(name)!;
+      if (isNamespaceTerminating(e)) {
+        // The namespace is being deleted: its Images go with it, there is nothing to keep.
+        o.result = 'skipped';
+        o.error = 'namespace is being deleted';
+        return;
+      }
       o.result = 'failed';
       o.error = (e as Error).message;
       result.errors.push(`${namespace}/${name}: ${o.error}`);

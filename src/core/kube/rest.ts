@@ -10,6 +10,8 @@ export interface KubeStatusLike {
   code?: number;
   reason?: string;
   message?: string;
+  /** StatusCause: its type is serialized as "reason". */
+  details?: { causes?: { reason?: string; message?: string }[] };
 }
 
 export class KubeApiError extends Error {
@@ -19,6 +21,8 @@ export class KubeApiError extends Error {
     message: string,
     readonly method: string,
     readonly path: string,
+    /** StatusCause types from the Status details, e.g. NamespaceTerminating. */
+    readonly causes: string[] = [],
   ) {
     super(message);
   }
@@ -28,6 +32,9 @@ export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && 
 export const isConflict = (e: unknown): boolean => e instanceof KubeApiError && e.code === 409;
 export const isAlreadyExists = (e: unknown): boolean =>
   e instanceof KubeApiError && e.code === 409 && e.reason === 'AlreadyExists';
+/** A create refused because the namespace is being deleted (NamespaceLifecycle admission). */
+export const isNamespaceTerminating = (e: unknown): boolean =>
+  e instanceof KubeApiError && e.code === 403 && e.causes.includes('NamespaceTerminating');
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -143,6 +150,7 @@ export class KubeRest {
                 `${method} ${url.pathname}: ${status} ${st.reason ?? ''}: ${st.message ?? ''}`.trim(),
                 method,
                 url.pathname,
+                (st.details?.causes ?? []).map((c) => c.reason ?? ''),
               ),
             );
           });
