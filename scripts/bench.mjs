@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run bench`: starts a private API server and containerd in a temp dir, runs each
-// benchmark in dist/bench/ in its own process (so peak RSS is per benchmark), prints the
-// figures, and stops everything. Benchmarks report; they never fail on timing.
+// `npm run bench`: starts a private containerd, and a fresh API server per benchmark, in a temp
+// dir; runs each benchmark in dist/bench/ in its own process (so peak RSS is per benchmark),
+// prints the figures, and stops everything. Benchmarks report; they never fail on timing.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,10 +19,13 @@ const benches = fs
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-bench-'));
 let failed = false;
 try {
-  const [k, c] = await Promise.all([cluster.up(path.join(dir, 'cluster')), cri.up(path.join(dir, 'cri'))]);
-  const ctx = { kubeconfig: k.kubeconfig, criEndpoint: c.endpoint, criDir: path.join(dir, 'cri') };
+  const c = await cri.up(path.join(dir, 'cri'));
   for (const b of benches) {
     process.stderr.write(`\n### bench ${b}\n`);
+    // A fresh API server per benchmark: no benchmark sees another's objects.
+    const clusterDir = path.join(dir, `cluster-${b}`);
+    const k = await cluster.up(clusterDir);
+    const ctx = { kubeconfig: k.kubeconfig, criEndpoint: c.endpoint, criDir: path.join(dir, 'cri') };
     const runner = `const m = await import(${JSON.stringify(path.join(cluster.repoRoot, 'dist', 'bench', `${b}.js`))});
       const r = await m.main(${JSON.stringify(ctx)});
       console.log(JSON.stringify(r));`;
@@ -31,6 +34,7 @@ try {
       stdio: ['ignore', 'pipe', 'inherit'],
       maxBuffer: 64 * 1024 * 1024,
     });
+    await cluster.down(clusterDir);
     if (r.status !== 0) {
       failed = true;
       process.stderr.write(`bench ${b} failed (exit ${r.status})\n`);
@@ -41,7 +45,7 @@ try {
     for (const [key, v] of Object.entries(figures)) console.log(`  ${key.padEnd(44)} ${v}`);
   }
 } finally {
-  await Promise.allSettled([cluster.down(path.join(dir, 'cluster')), cri.down(path.join(dir, 'cri'))]);
+  await cri.down(path.join(dir, 'cri'));
   fs.rmSync(dir, { recursive: true, force: true });
 }
 process.exitCode = failed ? 1 : 0;

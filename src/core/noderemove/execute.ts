@@ -4,6 +4,7 @@
 // the whole image goes, under all its names (the report lists them as `aliases`).
 import { InUseIndex, type ContainerView, type ImageView } from './decide.js';
 import type { Decision, Result } from './types.js';
+import { forEachConcurrent } from '../concurrency.js';
 
 /** What the executor needs from a CRI client (kept narrow so it can be faked in unit tests). */
 export interface RemovalRuntime {
@@ -15,7 +16,12 @@ export interface ExecuteOptions {
   dryRun: boolean;
   /** Called after each image is handled (progress display). */
   onProgress?: (done: number, total: number) => void;
+  /** Images removed at once; each still re-checks in-use status right before its removal. */
+  concurrency?: number;
 }
+
+/** Removals in flight at once: enough to overlap CRI round trips, few enough not to load the runtime. */
+export const DEFAULT_REMOVAL_CONCURRENCY = 4;
 
 export async function execute(
   runtime: RemovalRuntime,
@@ -23,45 +29,44 @@ export async function execute(
   opts: ExecuteOptions,
 ): Promise<Result[]> {
   // One removal per image, whatever the number of targets that matched it.
-  const byImage = new Map<string, Result>();
-  const results: Result[] = [];
-  const toRemove = new Set(decisions.filter((d) => d.action === 'remove').map((d) => d.imageId));
-  let done = 0;
+  const firstByImage = new Map<string, Decision>();
   for (const d of decisions) {
+    if (d.action === 'remove' && !firstByImage.has(d.imageId)) firstByImage.set(d.imageId, d);
+  }
+  const outcome = new Map<string, Result>();
+  let done = 0;
+  await forEachConcurrent(
+    [...firstByImage.values()],
+    opts.concurrency ?? DEFAULT_REMOVAL_CONCURRENCY,
+    async (d) => {
+      const r: Result = opts.dryRun
+        ? {
+            target: d.target,
+            imageId: d.imageId,
+            aliases: d.aliases,
+            outcome: 'would-remove',
+            error: '',
+            detail: '',
+          }
+        : await removeOne(runtime, d);
+      outcome.set(d.imageId, r);
+      opts.onProgress?.(++done, firstByImage.size);
+    },
+  );
+  // Results in the order of the decisions (the order of the targets).
+  return decisions.map((d): Result => {
     if (d.action === 'keep') {
-      results.push({
+      return {
         target: d.target,
         imageId: d.imageId,
         aliases: d.aliases,
         outcome: d.outcome as Result['outcome'],
         error: d.outcome === 'invalid' ? d.detail : '',
         detail: d.detail,
-      });
-      continue;
-    }
-    const earlier = byImage.get(d.imageId);
-    if (earlier) {
-      results.push({ ...earlier, target: d.target });
-      continue;
-    }
-    let r: Result;
-    if (opts.dryRun) {
-      r = {
-        target: d.target,
-        imageId: d.imageId,
-        aliases: d.aliases,
-        outcome: 'would-remove',
-        error: '',
-        detail: '',
       };
-    } else {
-      r = await removeOne(runtime, d);
     }
-    byImage.set(d.imageId, r);
-    results.push(r);
-    opts.onProgress?.(++done, toRemove.size);
-  }
-  return results;
+    return { ...outcome.get(d.imageId)!, target: d.target };
+  });
 }
 
 async function removeOne(runtime: RemovalRuntime, d: Decision): Promise<Result> {
