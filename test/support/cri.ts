@@ -31,7 +31,18 @@ export function criSnapshotter(): string {
 }
 
 /** True when a private containerd is available; test files `this.skip()` otherwise. */
-export const criAvailable = (): boolean => Boolean(process.env.INV_TEST_CRI_ENDPOINT);
+/**
+ * False only when a developer opted out of containerd for a quick run (INV_TEST_NO_CRI=1 or
+ * INV_TEST_NO_SERVICES=1); then CRI tests are skipped. Without an opt-out a missing containerd
+ * is an error, never a silent skip.
+ */
+export function criAvailable(): boolean {
+  if (process.env.INV_TEST_CRI_ENDPOINT) return true;
+  if (process.env.INV_TEST_NO_CRI === '1' || process.env.INV_TEST_NO_SERVICES === '1') return false;
+  throw new Error(
+    'the test containerd is not running (INV_TEST_CRI_ENDPOINT unset): run the tests with npm test',
+  );
+}
 
 export function connect(timeoutMs = 10_000): Promise<CriClient> {
   return connectCri({ endpoint: criEndpoint(), timeoutMs });
