@@ -12,6 +12,7 @@ import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
 import { terminationSummary } from '../src/core/noderemove/summary.js';
 import { forEachConcurrent } from '../src/core/concurrency.js';
+import { ensureNamespace } from '../src/core/kube/namespaces.js';
 
 const NODES = 1000;
 const NS = 'bench-erase';
@@ -31,9 +32,7 @@ export async function main(ctx: { kubeconfig: string }): Promise<Record<string, 
   kc.loadFromFile(ctx.kubeconfig);
   const rest = new KubeRest(kc);
   await installCrds(rest);
-  await rest
-    .request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })
-    .catch(() => undefined);
+  await ensureNamespace(rest, NS);
   const names = Array.from({ length: NODES }, (_, i) => `bench-node-${String(i).padStart(4, '0')}`);
   await forEachConcurrent(names, 32, async (name) => {
     const created = await rest.request<Record<string, unknown>>('POST', '/api/v1/nodes', {

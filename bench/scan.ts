@@ -8,6 +8,7 @@ import { collectionPath, SOURCE_KINDS, type SourceKind } from '../src/core/inven
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { isWrite, KubeRest } from '../src/core/kube/rest.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
+import { ensureNamespace } from '../src/core/kube/namespaces.js';
 
 export interface BenchContext {
   kubeconfig: string;
@@ -101,17 +102,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   kc.loadFromFile(ctx.kubeconfig);
   const rest = new KubeRest(kc);
   await installCrds(rest);
-  await rest
-    .request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })
-    .catch(() => undefined);
-  for (let i = 0; i < 100; i++) {
-    try {
-      await rest.get(`/api/v1/namespaces/${NS}/serviceaccounts/default`);
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await ensureNamespace(rest, NS);
   const seed: [SourceKind, number][] = [
     ...(Object.entries(WORKLOADS) as [SourceKind, number][]),
     ['Pod', PODS],

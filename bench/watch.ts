@@ -16,6 +16,7 @@ import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
 import { Informer } from '../src/core/watch/informer.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
+import { ensureNamespace } from '../src/core/kube/namespaces.js';
 
 export interface BenchContext {
   kubeconfig: string;
@@ -111,18 +112,6 @@ function memory(pid: number): { rss: number; hwm: number } {
   return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
 }
 
-async function namespace(rest: KubeRest, name: string): Promise<void> {
-  await rest.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } }).catch(() => undefined);
-  for (let i = 0; i < 100; i++) {
-    try {
-      await rest.get(`/api/v1/namespaces/${name}/serviceaccounts/default`);
-      return;
-    } catch {
-      await sleep(100);
-    }
-  }
-}
-
 // Pods as a ReplicaSet would make them (owned; most Pods in a cluster are), every 10th naked.
 function pod(ns: string, name: string, i: number, image: string): unknown {
   return {
@@ -182,7 +171,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   let d = await startDaemon(ctx.kubeconfig);
   try {
     // 1. Burst.
-    await namespace(rest, 'bench-burst');
+    await ensureNamespace(rest, 'bench-burst');
     await settle(d);
     let before = await rebuilds(d);
     const burstMs = await createPods(rest, 'bench-burst', 1000);
@@ -197,7 +186,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
 
     // 2. Latency with 10,000 Pods in the namespace.
     const NS = 'bench-latency';
-    await namespace(rest, NS);
+    await ensureNamespace(rest, NS);
     const seedMs = await createPods(rest, NS, 10_000);
     log(`seeded 10,000 Pods in ${seedMs} ms`);
     for (let i = 0; i < 20; i++) {
@@ -255,7 +244,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
     // 3. Memory with 50,000 Pods cached: 40,000 more over 20 namespaces.
     const t0 = Date.now();
     for (let n = 0; n < 20; n++) {
-      await namespace(rest, `bench-mem-${n}`);
+      await ensureNamespace(rest, `bench-mem-${n}`);
       await createPods(rest, `bench-mem-${n}`, 2000, n * 2000);
     }
     log(`seeded 40,000 more Pods in ${Date.now() - t0} ms`);

@@ -13,6 +13,7 @@ import { up, repoRoot } from './cluster.mjs';
 const dist = (p) => import(path.join(repoRoot, 'dist', 'src', p));
 const { KubeRest } = await dist('core/kube/rest.js');
 const { installCrds } = await dist('core/kube/crd-install.js');
+const { ensureNamespace } = await dist('core/kube/namespaces.js');
 
 const step = (msg) => process.stderr.write(`\n==> ${msg}\n`);
 const NS = 'inv-demo';
@@ -52,6 +53,8 @@ async function apply(obj) {
 }
 
 step('Applying examples/');
+// The namespace first, with its default ServiceAccount: Pods are rejected until it exists.
+await ensureNamespace(rest, NS);
 for (const f of fs.readdirSync(path.join(repoRoot, 'examples')).sort()) {
   for (const doc of parseAllDocuments(fs.readFileSync(path.join(repoRoot, 'examples', f), 'utf8'))) {
     const obj = doc.toJS();
@@ -60,16 +63,6 @@ for (const f of fs.readdirSync(path.join(repoRoot, 'examples')).sort()) {
     process.stderr.write(`    ${obj.kind}/${obj.metadata.name}\n`);
   }
 }
-// The default ServiceAccount appears asynchronously; Pods are rejected until it exists.
-for (let i = 0; i < 100; i++) {
-  try {
-    await rest.get(`/api/v1/namespaces/${NS}/serviceaccounts/default`);
-    break;
-  } catch {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 step('Adding what only exists at run time');
 const cronJob = await rest.get(`/apis/batch/v1/namespaces/${NS}/cronjobs/nightly-backup`);
 await apply({

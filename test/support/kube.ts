@@ -2,6 +2,8 @@
 // fresh namespace per test file so files never see each other's objects.
 import * as k8s from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import { ensureNamespace } from '../../src/core/kube/namespaces.js';
+import { KubeRest } from '../../src/core/kube/rest.js';
 
 export function kubeconfigPath(): string {
   const p = process.env.INV_TEST_KUBECONFIG;
@@ -15,24 +17,17 @@ export function adminConfig(): k8s.KubeConfig {
   return kc;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Creates a namespace named `<prefix>-<random>` and waits for its default ServiceAccount
  * (created by the ServiceAccounts controller), so Pods can be admitted at once.
  */
 export async function newNamespace(prefix: string): Promise<string> {
-  const kc = adminConfig();
-  const core = kc.makeApiClient(k8s.CoreV1Api);
   const name = `${prefix}-${randomBytes(3).toString('hex')}`.slice(0, 63);
-  await core.createNamespace({ body: { metadata: { name } } });
-  for (let i = 0; i < 200; i++) {
-    try {
-      await core.readNamespacedServiceAccount({ name: 'default', namespace: name });
-      return name;
-    } catch {
-      await sleep(50);
-    }
+  const rest = new KubeRest(adminConfig());
+  try {
+    await ensureNamespace(rest, name);
+  } finally {
+    rest.close();
   }
-  throw new Error(`default ServiceAccount never appeared in namespace ${name}`);
+  return name;
 }

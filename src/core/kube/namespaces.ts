@@ -1,0 +1,27 @@
+// Creating a namespace that can take Pods at once. The ServiceAccount admission plugin rejects
+// Pods until the namespace's "default" ServiceAccount exists, and that appears asynchronously
+// (the ServiceAccounts controller creates it), so callers that create Pods right away wait for it.
+import { isAlreadyExists, isNotFound, type KubeRest } from './rest.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Creates `name` unless it exists, then waits for its default ServiceAccount. */
+export async function ensureNamespace(rest: KubeRest, name: string, timeoutMs = 20_000): Promise<void> {
+  try {
+    await rest.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } });
+  } catch (e) {
+    if (!isAlreadyExists(e)) throw e;
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await rest.get(`/api/v1/namespaces/${name}/serviceaccounts/default`);
+      return;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      if (Date.now() > deadline)
+        throw new Error(`default ServiceAccount never appeared in namespace ${name}`);
+      await sleep(50);
+    }
+  }
+}
