@@ -19,9 +19,21 @@ export const defaultDir = process.env.INV_CLUSTER_DIR || path.join(repoRoot, '.c
 
 const log = (msg) => process.stderr.write(`cluster: ${msg}\n`);
 
+/** The binaries built from test/cluster: the API server launcher and the upstream components. */
+export const binaries = {
+  testcluster: binary,
+  kubelet: path.join(binDir, 'kubelet'),
+  'kube-controller-manager': path.join(binDir, 'kube-controller-manager'),
+  'kube-scheduler': path.join(binDir, 'kube-scheduler'),
+  kubectl: path.join(binDir, 'kubectl'),
+};
+const packages = { testcluster: '.', kubelet: './cmd/kubelet' };
+for (const name of ['kube-controller-manager', 'kube-scheduler', 'kubectl']) packages[name] = `./cmd/${name}`;
+
 /** `go build` arguments; they are part of the cache key, like the sources. */
-function buildArgs(output) {
-  // Stamp the real Kubernetes version, so `kubectl version` and discovery report it.
+function buildArgs(outputDir) {
+  // Stamp the real Kubernetes version, so `kubectl version`, discovery and the kubelet's
+  // Node status report it.
   const k8s = /k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)/.exec(
     fs.readFileSync(path.join(srcDir, 'go.mod'), 'utf8'),
   );
@@ -36,49 +48,107 @@ function buildArgs(output) {
       ldflags.push(`-X ${pkg}.gitTreeState=clean`);
     }
   }
-  return ['build', '-trimpath', `-ldflags=${ldflags.join(' ')}`, '-o', output, '.'];
+  // One `go build` for all mains: they share the compiled packages and link in parallel.
+  return [
+    'build',
+    '-trimpath',
+    `-ldflags=${ldflags.join(' ')}`,
+    '-o',
+    `${outputDir}/`,
+    ...Object.values(packages),
+  ];
+}
+
+/** Go sources of test/cluster (relative paths, sorted), including the cmd/ mains. */
+function goSources(dir = srcDir, rel = '') {
+  const out = [];
+  for (const f of fs.readdirSync(path.join(dir, rel)).sort()) {
+    const r = rel ? `${rel}/${f}` : f;
+    if (fs.statSync(path.join(dir, r)).isDirectory()) out.push(...goSources(dir, r));
+    else if (f.endsWith('.go') || f === 'go.mod' || f === 'go.sum') out.push(r);
+  }
+  return out;
 }
 
 function sourceHash() {
   const h = createHash('sha256');
   h.update(buildArgs('').join('\0'));
-  for (const f of fs.readdirSync(srcDir).sort()) {
-    if (f.endsWith('.go') || f === 'go.mod' || f === 'go.sum') {
-      h.update(f).update(fs.readFileSync(path.join(srcDir, f)));
-    }
-  }
+  for (const f of goSources()) h.update(f).update(fs.readFileSync(path.join(srcDir, f)));
   return h.digest('hex');
 }
 
-/** Builds the binary unless a binary built from the same Go sources is cached. */
+/**
+ * Builds the binaries (the test API server, kubelet, kube-controller-manager, kube-scheduler)
+ * unless binaries built from the same Go sources are cached.
+ */
 export function build() {
   const want = sourceHash();
-  if (fs.existsSync(binary) && fs.existsSync(hashFile) && fs.readFileSync(hashFile, 'utf8') === want) {
+  const cached = Object.values(binaries).every((b) => fs.existsSync(b));
+  if (cached && fs.existsSync(hashFile) && fs.readFileSync(hashFile, 'utf8') === want) {
     return binary;
   }
   if (spawnSync('go', ['version']).status !== 0) {
-    throw new Error('Go is required to build the test API server (test/cluster); install Go 1.24+');
+    throw new Error('Go is required to build the test cluster (test/cluster); install Go 1.24+');
   }
-  log('building kube-apiserver + etcd from Go modules (the first build takes several minutes)...');
+  log('building kube-apiserver + etcd, kubelet, controller-manager and scheduler from Go modules');
+  log('(the first build takes 10 to 20 minutes on 2 cores; later builds are cached)...');
   const started = Date.now();
   fs.mkdirSync(binDir, { recursive: true });
-  // Build to a temporary name, then rename: a concurrent `up` never runs a half-written binary.
-  const tmp = `${binary}.${process.pid}.tmp`;
+  // Build into a temporary folder, then rename: a concurrent `up` never runs a half-written binary.
+  const tmp = path.join(binDir, `.build-${process.pid}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp);
   const r = spawnSync('go', buildArgs(tmp), {
     cwd: srcDir,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (r.status !== 0) {
-    fs.rmSync(tmp, { force: true });
+    fs.rmSync(tmp, { recursive: true, force: true });
     throw new Error(`go build of test/cluster failed (exit ${r.status})`);
   }
-  fs.renameSync(tmp, binary);
+  for (const [name, dest] of Object.entries(binaries)) fs.renameSync(path.join(tmp, name), dest);
+  fs.rmSync(tmp, { recursive: true, force: true });
   fs.writeFileSync(hashFile, want);
   log(`built in ${((Date.now() - started) / 1000).toFixed(0)}s`);
   return binary;
 }
 
-function readKubeconfig(file) {
+/** The CNI plugins the nodes' bridge network needs, built through the Go module proxy. */
+export const CNI_VERSION = 'v1.6.2';
+export const cniDir = path.join(binDir, `cni-${CNI_VERSION}`);
+const cniPlugins = ['main/bridge', 'ipam/host-local', 'main/loopback'];
+
+export function buildCni() {
+  const names = cniPlugins.map((p) => path.basename(p));
+  if (names.every((n) => fs.existsSync(path.join(cniDir, n)))) return cniDir;
+  fs.mkdirSync(binDir, { recursive: true });
+  log(`building CNI plugins ${names.join(', ')} ${CNI_VERSION} from Go modules...`);
+  const tmp = `${cniDir}.${process.pid}.tmp`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const r = spawnSync(
+    'go',
+    [
+      'install',
+      '-trimpath',
+      '-ldflags=-s -w',
+      ...cniPlugins.map((p) => `github.com/containernetworking/plugins/plugins/${p}@${CNI_VERSION}`),
+    ],
+    {
+      cwd: binDir,
+      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  if (r.status !== 0) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw new Error(`go install of the CNI plugins failed (exit ${r.status})`);
+  }
+  fs.rmSync(cniDir, { recursive: true, force: true });
+  fs.renameSync(tmp, cniDir);
+  return cniDir;
+}
+
+export function readKubeconfig(file) {
   const text = fs.readFileSync(file, 'utf8');
   const server = /server:\s*(\S+)/.exec(text)?.[1];
   const token = /token:\s*(\S+)/.exec(text)?.[1];
@@ -177,6 +247,7 @@ async function main() {
   try {
     if (cmd === 'build') {
       build();
+      buildCni();
     } else if (cmd === 'up') {
       const r = await up();
       log(r.reused ? `reusing running server (pid ${r.pid})` : `ready in ${r.startupMs} ms (pid ${r.pid})`);

@@ -90,10 +90,11 @@ function pluginStatus(dir, type, id) {
   return 'missing';
 }
 
-async function start(dir, snapshotter, timeoutMs) {
+async function start(dir, snapshotter, timeoutMs, wrap) {
   fs.writeFileSync(path.join(dir, 'config.toml'), config(dir, snapshotter));
   const out = fs.openSync(path.join(dir, 'containerd.log'), 'a');
-  const child = spawn('containerd', ['--config', path.join(dir, 'config.toml')], {
+  const [cmd, args] = wrap('containerd', ['--config', path.join(dir, 'config.toml')]);
+  const child = spawn(cmd, args, {
     detached: true,
     stdio: ['ignore', out, out],
   });
@@ -114,8 +115,10 @@ async function start(dir, snapshotter, timeoutMs) {
 /**
  * Starts containerd in `dir` (or reuses one already running there), imports the sandbox image
  * and returns { endpoint, address, pid, dir, snapshotter, reused }.
+ * `wrap(cmd, args)` returns the [cmd, args] actually spawned; the node script uses it to start
+ * containerd in a mount namespace of its own (the wrapper must exec containerd, keeping its pid).
  */
-export async function up(dir = defaultDir, { timeoutMs = 60_000 } = {}) {
+export async function up(dir = defaultDir, { timeoutMs = 60_000, wrap = (cmd, args) => [cmd, args] } = {}) {
   dir = path.resolve(dir);
   const pidFile = path.join(dir, 'pid');
   const address = socketPath(dir);
@@ -136,7 +139,7 @@ export async function up(dir = defaultDir, { timeoutMs = 60_000 } = {}) {
   // overlayfs is what real nodes use; when the kernel or the backing filesystem cannot do it
   // (the plugin reports "skip"/"error"), fall back to the native (copying) snapshotter.
   let snapshotter = process.env.INV_CRI_SNAPSHOTTER || 'overlayfs';
-  let pid = await start(dir, snapshotter, timeoutMs);
+  let pid = await start(dir, snapshotter, timeoutMs, wrap);
   if (
     snapshotter === 'overlayfs' &&
     pluginStatus(dir, 'io.containerd.snapshotter.v1', 'overlayfs') !== 'ok'
@@ -144,7 +147,7 @@ export async function up(dir = defaultDir, { timeoutMs = 60_000 } = {}) {
     log('overlayfs snapshotter unavailable here; falling back to native');
     await stopPid(pid);
     snapshotter = 'native';
-    pid = await start(dir, snapshotter, timeoutMs);
+    pid = await start(dir, snapshotter, timeoutMs, wrap);
   }
   fs.writeFileSync(path.join(dir, 'snapshotter'), snapshotter);
   const cri = pluginStatus(dir, 'io.containerd.grpc.v1', 'cri');
@@ -159,7 +162,7 @@ export async function up(dir = defaultDir, { timeoutMs = 60_000 } = {}) {
 }
 
 /** PIDs of containerd shims that were started by the containerd listening on `address`. */
-function shimPids(address) {
+export function shimPids(address) {
   const pids = [];
   for (const ent of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(ent)) continue;

@@ -17,7 +17,7 @@ export function hostArch() {
   );
 }
 
-const sha256 = (buf) => `sha256:${createHash('sha256').update(buf).digest('hex')}`;
+export const sha256 = (buf) => `sha256:${createHash('sha256').update(buf).digest('hex')}`;
 
 // ---- ustar ----------------------------------------------------------------------------------
 
@@ -29,6 +29,7 @@ function octal(value, width) {
 /** One 512-byte ustar header. type: '0' file, '2' symlink, '5' directory. */
 function header({ name, mode, size = 0, type, linkname = '' }) {
   if (Buffer.byteLength(name) > 100) throw new Error(`tar entry name too long: ${name}`);
+  if (Buffer.byteLength(linkname) > 100) throw new Error(`tar link target too long: ${linkname}`);
   const h = Buffer.alloc(BLOCK, 0);
   h.write(name, 0, 100, 'utf8');
   h.write(octal(mode, 8), 100, 8, 'ascii');
@@ -56,26 +57,66 @@ function header({ name, mode, size = 0, type, linkname = '' }) {
 export function tar(entries) {
   const parts = [];
   for (const e of entries) {
-    const data = e.data ?? Buffer.alloc(0);
-    const type = e.type ?? '0';
-    const size = type === '0' ? data.length : 0;
-    parts.push(
-      header({
-        name: e.name,
-        mode: e.mode ?? (type === '5' ? 0o755 : 0o644),
-        size,
-        type,
-        linkname: e.linkname,
-      }),
-    );
-    if (size) {
-      parts.push(data);
-      const pad = (BLOCK - (size % BLOCK)) % BLOCK;
-      if (pad) parts.push(Buffer.alloc(pad));
-    }
+    parts.push(...tarEntry(e));
   }
   parts.push(Buffer.alloc(BLOCK * 2)); // end-of-archive marker
   return Buffer.concat(parts);
+}
+
+/** One PAX record: "<length> <key>=<value>\n", where length counts the whole record. */
+function paxRecord(key, value) {
+  const body = ` ${key}=${value}\n`;
+  let len = Buffer.byteLength(body);
+  while (String(len).length + Buffer.byteLength(body) !== len)
+    len = String(len).length + Buffer.byteLength(body);
+  return `${len}${body}`;
+}
+
+/**
+ * The blocks of one entry. Names or link targets longer than ustar's 100 bytes (deep
+ * node_modules paths in the worker image) get a PAX extended header first, which every tar
+ * reader that containerd uses understands.
+ */
+export function tarEntry(e) {
+  const parts = [];
+  const data = e.data ?? Buffer.alloc(0);
+  const type = e.type ?? '0';
+  let name = e.name;
+  let linkname = e.linkname ?? '';
+  const long = Buffer.byteLength(name) > 100 || Buffer.byteLength(linkname) > 100;
+  if (long) {
+    let records = '';
+    if (Buffer.byteLength(name) > 100) records += paxRecord('path', name);
+    if (Buffer.byteLength(linkname) > 100) records += paxRecord('linkpath', linkname);
+    const pax = Buffer.from(records);
+    parts.push(header({ name: 'PaxHeaders/entry', mode: 0o644, size: pax.length, type: 'x' }), pax);
+    const padPax = (BLOCK - (pax.length % BLOCK)) % BLOCK;
+    if (padPax) parts.push(Buffer.alloc(padPax));
+    name =
+      Buffer.byteLength(name) > 100
+        ? Buffer.from(name)
+            .subarray(0, 100)
+            .toString('latin1')
+            .replace(/[^\x20-\x7e]/g, '_')
+        : name;
+    linkname = Buffer.byteLength(linkname) > 100 ? '' : linkname;
+  }
+  const size = type === '0' || type === 'x' ? data.length : 0;
+  parts.push(
+    header({
+      name,
+      mode: e.mode ?? (type === '5' ? 0o755 : 0o644),
+      size,
+      type,
+      linkname,
+    }),
+  );
+  if (size) {
+    parts.push(data);
+    const pad = (BLOCK - (size % BLOCK)) % BLOCK;
+    if (pad) parts.push(Buffer.alloc(pad));
+  }
+  return parts;
 }
 
 // ---- image ----------------------------------------------------------------------------------

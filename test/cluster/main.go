@@ -112,6 +112,9 @@ func run(dir string, port int, keep bool) error {
 		"--service-account-signing-key-file=" + pki.saKey,
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--allow-privileged=true",
+		// Real kubelets (npm run node:up) register with a hostname that does not resolve;
+		// logs, exec and port-forward must dial their InternalIP.
+		"--kubelet-preferred-address-types=InternalIP,Hostname",
 		"--profiling=false",
 		"--v=0",
 	})

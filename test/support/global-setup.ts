@@ -25,6 +25,8 @@ export async function mochaGlobalSetup(): Promise<void> {
   if (process.env.INV_TEST_NO_SERVICES === '1') return;
   const withCri = process.env.INV_TEST_NO_CRI !== '1';
   runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-test-'));
+  // The whole cluster with real nodes (./nodes.ts) starts here on first use.
+  process.env.INV_TEST_RUN_DIR = runDir;
   const cluster = await load<ClusterScript>('cluster.mjs');
   const cri = withCri ? await load<CriScript>('cri.mjs') : undefined;
   const [k, c] = await Promise.all([
@@ -41,6 +43,10 @@ export async function mochaGlobalSetup(): Promise<void> {
 
 export async function mochaGlobalTeardown(): Promise<void> {
   if (!runDir) return;
+  if (process.env.INV_TEST_NODES_DIR) {
+    const nodes = await load<ClusterScript>('nodes.mjs');
+    await nodes.down(process.env.INV_TEST_NODES_DIR);
+  }
   const cluster = await load<ClusterScript>('cluster.mjs');
   await cluster.down(path.join(runDir, 'cluster'));
   if (process.env.INV_TEST_CRI_DIR) {

@@ -12,6 +12,8 @@
 //   delayOnSuccess: 10m                              # keep a Completed job (and its Pods) this long
 //   delayOnFailure: 24h                              # keep a Failed job this long
 //   jobTimeout: 30m                                  # unfinished nodes fail with reason "timeout"
+//   workerStartGrace: 15s                            # a worker that cannot start (image pull,
+//                                                    # container config) fails its node after this
 //   exclusionLabel: imageinventory.dev/exclusion-list=true   # ConfigMaps merged into the exclusions
 //   worker:
 //     image: ghcr.io/imageinventory/inv:0.1.0        # runs `inv node-remove` (entrypoint inv)
@@ -42,6 +44,8 @@ export interface EraseConfig {
   delayOnSuccessSeconds: number;
   delayOnFailureSeconds: number;
   jobTimeoutSeconds: number;
+  /** How long a worker may sit in ErrImagePull, CreateContainerError... before its node fails. */
+  workerStartGraceSeconds: number;
   exclusionLabel: string;
   worker: WorkerConfig;
 }
@@ -55,6 +59,7 @@ export const DEFAULT_CONFIG: EraseConfig = {
   delayOnSuccessSeconds: 600,
   delayOnFailureSeconds: 86400,
   jobTimeoutSeconds: 1800,
+  workerStartGraceSeconds: 15,
   exclusionLabel: 'imageinventory.dev/exclusion-list=true',
   worker: {
     image: 'ghcr.io/imageinventory/inv:0.1.0',
@@ -126,6 +131,7 @@ export function parseConfig(text: string | undefined): EraseConfig {
       'delayOnSuccess',
       'delayOnFailure',
       'jobTimeout',
+      'workerStartGrace',
       'exclusionLabel',
       'worker',
     ],
@@ -183,6 +189,8 @@ export function parseConfig(text: string | undefined): EraseConfig {
     cfg.jobTimeoutSeconds = parseDuration(doc.jobTimeout, 'jobTimeout');
     if (cfg.jobTimeoutSeconds <= 0) throw new ConfigError('jobTimeout: must be longer than 0s');
   }
+  if (doc.workerStartGrace !== undefined)
+    cfg.workerStartGraceSeconds = parseDuration(doc.workerStartGrace, 'workerStartGrace');
   if (doc.exclusionLabel !== undefined) {
     cfg.exclusionLabel = str(doc.exclusionLabel, 'exclusionLabel');
     try {

@@ -41,6 +41,7 @@ import {
   type Owner,
 } from '../reconciler/objects.js';
 import { selectNodes, type NodeLike } from './nodes.js';
+import { startFailure, type StartFailure } from './start-failure.js';
 import {
   countResults,
   decodeResult,
@@ -82,8 +83,12 @@ interface PodLike extends KubeObject {
   status?: {
     phase?: string;
     reason?: string;
+    startTime?: string;
     containerStatuses?: {
-      state?: { terminated?: { exitCode?: number; message?: string; reason?: string } };
+      state?: {
+        terminated?: { exitCode?: number; message?: string; reason?: string };
+        waiting?: { reason?: string; message?: string };
+      };
     }[];
   };
 }
@@ -93,6 +98,7 @@ const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 export class ImageJobController {
   private readonly log: Logger;
   private readonly now: () => Date;
+  private nodeReadiness?: { at: number; ready: Map<string, string | undefined> };
 
   constructor(private readonly opts: JobControllerOptions) {
     this.log = (opts.logger ?? noopLogger).child({ controller: 'imagejob' });
@@ -261,7 +267,24 @@ export class ImageJobController {
         continue;
       }
       const phase = pod.status?.phase;
-      if (phase !== 'Succeeded' && phase !== 'Failed') continue;
+      if (phase !== 'Succeeded' && phase !== 'Failed') {
+        // A worker that cannot start (its image cannot be pulled, its container cannot be
+        // created) never will by itself: fail the node after a short grace, not at the deadline.
+        const grace = cfg.workerStartGraceSeconds ?? 15;
+        const stuck =
+          startFailure(pod.status, now, grace) ??
+          (node ? await this.lostNode(node, pod, now, grace) : undefined);
+        if (stuck && node && pendingNode(node)) {
+          if (stuck.failNow) {
+            setResult({ ...pendingResult(node), outcome: 'Failed', reason: stuck.reason });
+            inv = scheduleDeletion(inv, [itemKey(item)]);
+            this.log.warn('worker cannot start', { job: name, node, reason: stuck.reason });
+          } else {
+            requeue = Math.min(requeue ?? Infinity, stuck.retryInMs);
+          }
+        }
+        continue;
+      }
       completed.push(itemKey(item));
       const term = pod.status?.containerStatuses?.[0]?.state?.terminated;
       if (node && pendingNode(node))
@@ -346,6 +369,44 @@ export class ImageJobController {
     this.write(st, inv, results);
     await save();
     return requeue === undefined || requeue === Infinity ? undefined : Math.max(0, requeue);
+  }
+
+  /**
+   * A worker older than the grace whose node is not Ready (its kubelet died, the node lifecycle
+   * controller marked it Unknown) will not finish: its node fails with reason node-not-ready.
+   * Node readiness comes from one LIST shared by every job, at most every 5 s, and only while
+   * some worker is overdue, so healthy jobs cost no extra request.
+   */
+  private async lostNode(
+    node: string,
+    pod: PodLike,
+    now: Date,
+    graceSeconds: number,
+  ): Promise<StartFailure | undefined> {
+    const created = Date.parse(pod.metadata?.creationTimestamp ?? '');
+    if (Number.isNaN(created) || now.getTime() - created < graceSeconds * 1000) return undefined;
+    if (!this.nodeReadiness || Date.now() - this.nodeReadiness.at > 5000) {
+      const list = await this.opts.rest.list<NodeLike & { status?: { conditions?: { message?: string }[] } }>(
+        '/api/v1/nodes',
+      );
+      const ready = new Map<string, string | undefined>();
+      for (const n of list.items) {
+        const c = n.status?.conditions?.find((x) => x.type === 'Ready') as
+          { status?: string; reason?: string; message?: string } | undefined;
+        ready.set(
+          n.metadata?.name ?? '',
+          c?.status === 'True'
+            ? undefined
+            : `${c?.reason ?? 'NotReady'}: ${c?.message ?? 'no Ready condition'}`,
+        );
+      }
+      this.nodeReadiness = { at: Date.now(), ready };
+    }
+    const notReady = this.nodeReadiness.ready.has(node)
+      ? this.nodeReadiness.ready.get(node)
+      : 'NodeGone: the Node object no longer exists';
+    if (notReady === undefined) return { failNow: false, retryInMs: 5000 };
+    return { failNow: true, reason: `node-not-ready: ${notReady}`.slice(0, 200) };
   }
 
   private write(st: NonNullable<ImageJob['status']>, inv: InventoryItem[], results: NodeResult[]): void {

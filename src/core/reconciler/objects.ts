@@ -45,6 +45,7 @@ export interface KubeObject {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     deletionTimestamp?: string;
+    creationTimestamp?: string;
   };
   [k: string]: unknown;
 }

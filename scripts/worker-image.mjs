@@ -1,0 +1,245 @@
+#!/usr/bin/env node
+// Builds the `inv` worker image from the checkout, without Docker, as an OCI archive that
+// `ctr images import` reads: one layer holding a Node.js runtime with exactly the shared
+// libraries it links, the production dependencies (from package-lock.json, never the dev ones),
+// the compiled code (dist/src), bin/, the oclif manifest, the CRI protos and the CRDs. Tests,
+// TypeScript sources, benchmarks and scripts stay out.
+//
+// The tag is a digest of the layer's content, so a changed checkout gives a new image name and
+// a node never runs a stale worker. Archives are cached under .cache/worker/ by that digest.
+// The Dockerfile stays the way users build the image; this is for the local cluster.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hostArch, sha256, tar, tarEntry } from './oci-archive.mjs';
+import { isMain } from './process.mjs';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const cacheDir = path.join(repoRoot, '.cache', 'worker');
+export const WORKER_REPO = 'inv.local/inv-worker';
+const log = (msg) => process.stderr.write(`worker-image: ${msg}\n`);
+
+/** Files of `dir` (recursively) as [relative path, absolute path, lstat], sorted. */
+function walk(dir, { skip = () => false } = {}) {
+  const out = [];
+  const visit = (rel) => {
+    const abs = path.join(dir, rel);
+    for (const name of fs.readdirSync(abs).sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      if (skip(r, name)) continue;
+      const st = fs.lstatSync(path.join(dir, r));
+      out.push([r, path.join(dir, r), st]);
+      if (st.isDirectory()) visit(r);
+    }
+  };
+  visit('');
+  return out;
+}
+
+/**
+ * Package folders (relative to the repo) that production needs: every package-lock entry
+ * under node_modules that is not dev-only. Nested node_modules are entries of their own.
+ */
+export function productionPackages(root = repoRoot) {
+  const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8'));
+  return Object.entries(lock.packages ?? {})
+    .filter(([key, meta]) => key.startsWith('node_modules/') && !meta.dev && !meta.link)
+    .map(([key]) => key)
+    .filter((key) => fs.existsSync(path.join(root, key)))
+    .sort();
+}
+
+/** Shared libraries (and the dynamic loader) that `ldd` lists for `binary`, as absolute paths. */
+function sharedLibraries(binary) {
+  const r = spawnSync('ldd', [binary], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ldd ${binary} failed: ${r.stderr.trim()}`);
+  const libs = [];
+  for (const line of r.stdout.split('\n')) {
+    const m = /=>\s*(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s/.exec(line);
+    if (m) libs.push(m[1]);
+  }
+  return libs;
+}
+
+/** The layer's entries, in a fixed order, with their data read from disk. */
+function layerEntries(root) {
+  const entries = [];
+  const dirs = new Set();
+  const addDir = (p) => {
+    const parts = p.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const d = parts.slice(0, i).join('/');
+      if (!dirs.has(d)) {
+        dirs.add(d);
+        entries.push({ name: `${d}/`, type: '5', mode: d === 'tmp' ? 0o1777 : 0o755 });
+      }
+    }
+  };
+  const addFile = (name, abs, mode) => {
+    addDir(path.posix.dirname(name));
+    entries.push({ name, data: fs.readFileSync(abs), mode });
+  };
+  const addTree = (prefix, absDir, skip) => {
+    addDir(prefix);
+    for (const [rel, abs, st] of walk(absDir, { skip })) {
+      const name = `${prefix}/${rel}`;
+      if (st.isDirectory()) addDir(name);
+      else if (st.isSymbolicLink())
+        entries.push({ name, type: '2', linkname: fs.readlinkSync(abs), mode: 0o777 });
+      else if (st.isFile()) addFile(name, abs, st.mode & 0o111 ? 0o755 : 0o644);
+    }
+  };
+
+  // The runtime: node and what it links, at the paths the loader looks them up.
+  const node = fs.realpathSync(process.execPath);
+  addFile('usr/bin/node', node, 0o755);
+  for (const lib of sharedLibraries(node)) addFile(lib.replace(/^\//, ''), fs.realpathSync(lib), 0o755);
+  addDir('tmp');
+  addDir('etc');
+  entries.push({
+    name: 'etc/passwd',
+    data: Buffer.from(
+      'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n',
+    ),
+  });
+  entries.push({ name: 'etc/group', data: Buffer.from('root:x:0:\nnonroot:x:65532:\n') });
+
+  // The program.
+  const app = (p) => path.join(root, p);
+  const pkg = JSON.parse(fs.readFileSync(app('package.json'), 'utf8'));
+  delete pkg.devDependencies;
+  delete pkg.scripts;
+  addDir('app');
+  entries.push({ name: 'app/package.json', data: Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`) });
+  for (const f of ['oclif.manifest.json']) addFile(`app/${f}`, app(f), 0o644);
+  addTree('app/bin', app('bin'));
+  addTree('app/dist/src', app('dist/src'), (rel) => rel.endsWith('.map') || rel.endsWith('.d.ts'));
+  addTree('app/proto', app('proto'));
+  addTree('app/crds', app('crds'));
+  for (const key of productionPackages(root)) {
+    // Nested node_modules folders are lock entries of their own (and may be dev-only); .bin
+    // holds links to command-line tools that nothing in production runs.
+    addTree(`app/${key}`, app(key), (rel, name) => name === 'node_modules' || name === '.bin');
+  }
+  return entries;
+}
+
+/**
+ * Builds (or reuses) the worker image archive. Returns
+ * { file, ref, id, layerBytes, archiveBytes, buildMs, reused }.
+ */
+export function buildWorkerImage(root = repoRoot) {
+  for (const need of ['dist/src/commands', 'oclif.manifest.json', 'node_modules']) {
+    if (!fs.existsSync(path.join(root, need))) {
+      throw new Error(`${need} is missing: run npm ci and npm run build first`);
+    }
+  }
+  const started = Date.now();
+  // Stream the layer's blocks through the hash first; the tag is the layer digest.
+  const parts = [];
+  const h = createHash('sha256');
+  for (const e of layerEntries(root)) {
+    for (const b of tarEntry(e)) {
+      h.update(b);
+      parts.push(b);
+    }
+  }
+  const end = Buffer.alloc(1024);
+  h.update(end);
+  parts.push(end);
+  const layerDigest = `sha256:${h.digest('hex')}`;
+  const tag = layerDigest.slice(7, 19);
+  const ref = `${WORKER_REPO}:${tag}`;
+  const file = path.join(cacheDir, `inv-worker-${tag}.tar`);
+  const meta = `${file}.json`;
+  if (fs.existsSync(file) && fs.existsSync(meta)) {
+    return {
+      ...JSON.parse(fs.readFileSync(meta, 'utf8')),
+      file,
+      reused: true,
+      buildMs: Date.now() - started,
+    };
+  }
+  const layer = Buffer.concat(parts);
+  const platform = { architecture: hostArch(), os: 'linux' };
+  const config = Buffer.from(
+    JSON.stringify({
+      ...platform,
+      config: {
+        Entrypoint: ['/usr/bin/node', '/app/bin/run.js'],
+        Env: ['PATH=/usr/bin:/bin', 'NODE_ENV=production'],
+        WorkingDir: '/app',
+        User: '65532:65532',
+      },
+      rootfs: { type: 'layers', diff_ids: [layerDigest] },
+      history: [{ created_by: 'inv scripts/worker-image.mjs' }],
+    }),
+  );
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: 'application/vnd.oci.image.manifest.v1+json',
+      config: {
+        mediaType: 'application/vnd.oci.image.config.v1+json',
+        digest: sha256(config),
+        size: config.length,
+      },
+      layers: [
+        { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layerDigest, size: layer.length },
+      ],
+    }),
+  );
+  const index = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      manifests: [
+        {
+          mediaType: 'application/vnd.oci.image.manifest.v1+json',
+          digest: sha256(manifest),
+          size: manifest.length,
+          platform,
+          annotations: { 'io.containerd.image.name': ref, 'org.opencontainers.image.ref.name': tag },
+        },
+      ],
+    }),
+  );
+  const archive = tar([
+    { name: 'oci-layout', data: Buffer.from(JSON.stringify({ imageLayoutVersion: '1.0.0' })) },
+    { name: 'index.json', data: index },
+    { name: 'blobs/', type: '5' },
+    { name: 'blobs/sha256/', type: '5' },
+    { name: `blobs/sha256/${sha256(config).slice(7)}`, data: config },
+    { name: `blobs/sha256/${sha256(manifest).slice(7)}`, data: manifest },
+    { name: `blobs/sha256/${layerDigest.slice(7)}`, data: layer },
+  ]);
+  fs.mkdirSync(cacheDir, { recursive: true });
+  // Older builds are stale by construction; keep only this one.
+  for (const f of fs.readdirSync(cacheDir)) fs.rmSync(path.join(cacheDir, f), { force: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, archive);
+  fs.renameSync(tmp, file);
+  const info = {
+    ref,
+    id: sha256(config),
+    layerBytes: layer.length,
+    archiveBytes: archive.length,
+    buildMs: Date.now() - started,
+  };
+  fs.writeFileSync(meta, JSON.stringify(info));
+  return { ...info, file, reused: false };
+}
+
+if (isMain(import.meta.url)) {
+  try {
+    const r = buildWorkerImage();
+    log(
+      `${r.reused ? 'reused' : 'built'} ${r.ref} (${(r.layerBytes / 2 ** 20).toFixed(1)} MiB uncompressed) in ${r.buildMs} ms`,
+    );
+    process.stdout.write(`${r.file}\n`);
+  } catch (err) {
+    log(err.message);
+    process.exitCode = 1;
+  }
+}
