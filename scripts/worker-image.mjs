@@ -131,6 +131,14 @@ function layerEntries(root) {
  * { file, ref, id, layerBytes, archiveBytes, buildMs, reused }.
  */
 export function buildWorkerImage(root = repoRoot) {
+  // bin/run.js drops a manifest older than the compiled commands (after a bare tsc): make it anew.
+  if (
+    !fs.existsSync(path.join(root, 'oclif.manifest.json')) &&
+    fs.existsSync(path.join(root, 'dist/src/commands'))
+  ) {
+    const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'oclif-manifest.mjs')], { cwd: root });
+    if (r.status !== 0) throw new Error(`oclif manifest: ${r.stderr}`);
+  }
   for (const need of ['dist/src/commands', 'oclif.manifest.json', 'node_modules']) {
     if (!fs.existsSync(path.join(root, need))) {
       throw new Error(`${need} is missing: run npm ci and npm run build first`);
