@@ -1,28 +1,61 @@
 #!/usr/bin/env node
-// `npm run demo`: the main job on an embedded local cluster. Starts (or reuses) the local
-// kube-apiserver, installs the CRDs, applies examples/, adds the objects that only exist at
-// run time (a CronJob's Job, a debugged Pod, an object being deleted), runs `inv scan`, and
-// shows the result the way `kubectl get images` does.
+// `npm run demo`: the main job on an embedded local cluster.
+//
+// As root, the cluster is whole (scripts/nodes.mjs): the upstream controllers and scheduler,
+// and two real nodes (kubelet + containerd each). The demo applies examples/ plus a small app
+// that really runs, adds what only exists at run time (a Job started from the CronJob, a real
+// Pod debugged with an ephemeral container, an object being deleted), runs `inv scan`, then
+// `inv erase --all-unused --dry-run` and a real erase, and lists each node's images to show
+// that the unused image is gone and the running one stayed.
+//
+// Without root (kubelets need cgroups, mount namespaces and bridges), it runs the inventory
+// half on the API server alone and says so.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { up, repoRoot } from './cluster.mjs';
+import { binaries, up, repoRoot } from './cluster.mjs';
+import * as nodes from './nodes.mjs';
+import { importArchive, writeArchive } from './oci-archive.mjs';
 
 const dist = (p) => import(path.join(repoRoot, 'dist', 'src', p));
 const { KubeRest } = await dist('core/kube/rest.js');
 const { installCrds } = await dist('core/kube/crd-install.js');
 const { ensureNamespace } = await dist('core/kube/namespaces.js');
+const { connectCri } = await dist('core/cri/index.js');
 
 const step = (msg) => process.stderr.write(`\n==> ${msg}\n`);
+const say = (msg) => process.stderr.write(`    ${msg}\n`);
 const NS = 'inv-demo';
+const WORKERS_NS = 'image-inventory-workers';
+const whole = process.getuid?.() === 0;
+const inv = (args) =>
+  spawnSync(
+    process.execPath,
+    [path.join(repoRoot, 'bin', 'run.js'), ...args, '--kubeconfig', cluster.kubeconfig],
+    {
+      stdio: 'inherit',
+    },
+  );
+const kubectl = (args) =>
+  spawnSync(binaries.kubectl, ['--kubeconfig', cluster.kubeconfig, ...args], { stdio: 'inherit' });
 
-step('Starting the local Kubernetes API server (kube-apiserver + etcd, built from Go modules)');
-const cluster = await up();
-process.stderr.write(
-  `    kubeconfig: ${cluster.kubeconfig}${cluster.reused ? ' (reused running server)' : ''}\n`,
-);
+let cluster;
+if (whole) {
+  step('Starting the whole local cluster: API server, controller-manager, scheduler, 2 real nodes');
+  cluster = await nodes.up();
+  say(`kubeconfig: ${cluster.kubeconfig}${cluster.reused ? ' (reused running cluster)' : ''}`);
+  for (const n of cluster.nodes) say(`node ${n.name}: kubelet on its own containerd (${n.criEndpoint})`);
+  say(`worker image built from this checkout: ${cluster.workerImage}`);
+} else {
+  step('Starting the local Kubernetes API server (kube-apiserver + etcd, built from Go modules)');
+  say('not root: real nodes need cgroups, mount namespaces and bridges, so this run shows the');
+  say('inventory on the API server alone; run `sudo npm run demo` for the erase half on real nodes');
+  cluster = await up();
+  say(`kubeconfig: ${cluster.kubeconfig}${cluster.reused ? ' (reused running server)' : ''}`);
+}
 const kc = new KubeConfig();
 kc.loadFromFile(cluster.kubeconfig);
 const rest = new KubeRest(kc);
@@ -63,58 +96,127 @@ for (const f of fs.readdirSync(path.join(repoRoot, 'examples')).sort()) {
     process.stderr.write(`    ${obj.kind}/${obj.metadata.name}\n`);
   }
 }
+// Images that exist only on the nodes (there is no registry): a small app that really runs
+// (one replica, so one node runs it and the other only has it), and a cache image nothing uses.
+const DEMO_WEB = 'demo.local/shop-web:1';
+const DEMO_UNUSED = 'demo.local/cache-warmer:1';
+if (whole) {
+  step('Importing two images into both nodes (no registry here) and running one of them');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-demo-'));
+  const file = path.join(tmp, 'demo.tar');
+  writeArchive(file, [
+    { refs: [DEMO_WEB], distinct: 'demo-web' },
+    { refs: [DEMO_UNUSED], distinct: 'demo-cache' },
+  ]);
+  for (const n of cluster.nodes) importArchive({ address: n.criEndpoint.replace('unix://', ''), file });
+  fs.rmSync(tmp, { recursive: true, force: true });
+  await apply({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'shop-web', namespace: NS },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'shop-web' } },
+      template: {
+        metadata: { labels: { app: 'shop-web' } },
+        spec: {
+          automountServiceAccountToken: false,
+          containers: [{ name: 'web', image: DEMO_WEB, imagePullPolicy: 'Never' }],
+        },
+      },
+    },
+  });
+  const deadline = Date.now() + 90_000;
+  let running;
+  while (!running && Date.now() < deadline) {
+    const pods = await rest.get(`/api/v1/namespaces/${NS}/pods`, { labelSelector: 'app=shop-web' });
+    running = pods.items.find((p) => p.status?.phase === 'Running');
+    if (!running) await new Promise((r) => setTimeout(r, 250));
+  }
+  if (!running) throw new Error('the shop-web Pod did not start; see the kubelet logs under .cache/nodes');
+  say(`Deployment/shop-web: ReplicaSet and Pod made by the real controllers, Pod ${running.metadata.name}`);
+  say(`running on ${running.spec.nodeName}`);
+}
+
 step('Adding what only exists at run time');
 const cronJob = await rest.get(`/apis/batch/v1/namespaces/${NS}/cronjobs/nightly-backup`);
-await apply({
-  apiVersion: 'batch/v1',
-  kind: 'Job',
-  metadata: {
-    name: 'nightly-backup-29000000',
-    namespace: NS,
-    ownerReferences: [
-      {
-        apiVersion: 'batch/v1',
-        kind: 'CronJob',
-        name: 'nightly-backup',
-        uid: cronJob.metadata.uid,
-        controller: true,
-      },
-    ],
-  },
-  spec: {
-    template: {
-      spec: { restartPolicy: 'OnFailure', containers: [{ name: 'backup', image: 'postgres:16' }] },
+if (whole) {
+  kubectl(['-n', NS, 'create', 'job', 'nightly-backup-manual', '--from=cronjob/nightly-backup']);
+  say('Job/nightly-backup-manual from `kubectl create job --from=cronjob/...`: credited to CronJob');
+} else
+  await apply({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: 'nightly-backup-29000000',
+      namespace: NS,
+      ownerReferences: [
+        {
+          apiVersion: 'batch/v1',
+          kind: 'CronJob',
+          name: 'nightly-backup',
+          uid: cronJob.metadata.uid,
+          controller: true,
+        },
+      ],
     },
-  },
-});
-process.stderr.write(
-  '    Job/nightly-backup-29000000, owned by the live CronJob: credited to CronJob, not Job\n',
-);
-const rs = await rest.get(`/apis/apps/v1/namespaces/${NS}/replicasets/stray-rs`);
-await apply({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: {
-    name: 'stray-rs-x7k2p',
-    namespace: NS,
-    ownerReferences: [
-      { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'stray-rs', uid: rs.metadata.uid, controller: true },
-    ],
-  },
-  spec: { containers: [{ name: 'stray', image: 'example.com/never-listed:1.0' }] },
-});
-const pod = await rest.get(`/api/v1/namespaces/${NS}/pods/stray-rs-x7k2p`);
-if (!pod.spec.ephemeralContainers?.length) {
-  pod.spec.ephemeralContainers = [
-    { name: 'debugger', image: 'nicolaka/netshoot:v0.13', targetContainerName: 'stray' },
-  ];
-  await rest.request('PUT', `/api/v1/namespaces/${NS}/pods/stray-rs-x7k2p/ephemeralcontainers`, {
-    body: pod,
+    spec: {
+      template: {
+        spec: { restartPolicy: 'OnFailure', containers: [{ name: 'backup', image: 'postgres:16' }] },
+      },
+    },
   });
+if (!whole)
+  process.stderr.write(
+    '    Job/nightly-backup-29000000, owned by the live CronJob: credited to CronJob, not Job\n',
+  );
+if (whole) {
+  // Debug a real Pod of the Deployment, as `kubectl debug` does: owned Pods count only through
+  // their ephemeral containers.
+  const pods = await rest.get(`/api/v1/namespaces/${NS}/pods`, { labelSelector: 'app=shop-web' });
+  const target = pods.items[0];
+  if (!target.spec.ephemeralContainers?.length) {
+    target.spec.ephemeralContainers = [
+      { name: 'debugger', image: 'nicolaka/netshoot:v0.13', targetContainerName: 'web' },
+    ];
+    await rest.request('PUT', `/api/v1/namespaces/${NS}/pods/${target.metadata.name}/ephemeralcontainers`, {
+      body: target,
+    });
+  }
+  say(`Pod/${target.metadata.name} (owned) debugged like \`kubectl debug\`: only its ephemeral image counts`);
+} else {
+  const rs = await rest.get(`/apis/apps/v1/namespaces/${NS}/replicasets/stray-rs`);
+  await apply({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'stray-rs-x7k2p',
+      namespace: NS,
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'stray-rs',
+          uid: rs.metadata.uid,
+          controller: true,
+        },
+      ],
+    },
+    spec: { containers: [{ name: 'stray', image: 'example.com/never-listed:1.0' }] },
+  });
+  const pod = await rest.get(`/api/v1/namespaces/${NS}/pods/stray-rs-x7k2p`);
+  if (!pod.spec.ephemeralContainers?.length) {
+    pod.spec.ephemeralContainers = [
+      { name: 'debugger', image: 'nicolaka/netshoot:v0.13', targetContainerName: 'stray' },
+    ];
+    await rest.request('PUT', `/api/v1/namespaces/${NS}/pods/stray-rs-x7k2p/ephemeralcontainers`, {
+      body: pod,
+    });
+  }
+  process.stderr.write(
+    '    Pod/stray-rs-x7k2p (owned) debugged like `kubectl debug`: only its ephemeral image counts\n',
+  );
 }
-process.stderr.write(
-  '    Pod/stray-rs-x7k2p (owned) debugged like `kubectl debug`: only its ephemeral image counts\n',
-);
 await apply({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
@@ -129,29 +231,61 @@ await apply({
 });
 await rest.request('DELETE', `/apis/apps/v1/namespaces/${NS}/deployments/retiring`).catch(() => undefined);
 process.stderr.write('    Deployment/retiring deleted but held by a finalizer: contributes nothing\n');
-rest.close();
 
 step(`inv scan -n ${NS}`);
-const scan = spawnSync(
-  process.execPath,
-  [path.join(repoRoot, 'bin', 'run.js'), 'scan', '-n', NS, '--kubeconfig', cluster.kubeconfig],
-  {
-    stdio: 'inherit',
-  },
-);
+const scan = inv(['scan', '-n', NS]);
 
-if (spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0) {
-  step(`kubectl get images -n ${NS}`);
-  spawnSync('kubectl', ['get', 'images', '-n', NS], {
-    stdio: 'inherit',
-    env: { ...process.env, KUBECONFIG: cluster.kubeconfig },
+step(`kubectl get images -n ${NS}`);
+kubectl(['get', 'images', '-n', NS]);
+
+let eraseStatus = 0;
+if (whole) {
+  // The erase controllers' configuration: what runs on nodes comes only from here.
+  await ensureNamespace(rest, WORKERS_NS);
+  const cm = `/api/v1/namespaces/${WORKERS_NS}/configmaps`;
+  await rest.request('DELETE', `${cm}/inv-erase-config`).catch(() => undefined);
+  await rest.request('POST', cm, {
+    body: {
+      metadata: { name: 'inv-erase-config' },
+      data: {
+        'config.yaml': `runtimeSocket: ${cluster.runtimeSocket}\nworker:\n  image: ${cluster.workerImage}\n`,
+      },
+    },
   });
-} else {
-  process.stderr.write(
-    '\n(kubectl is not installed; with it, `kubectl get images -n inv-demo` shows the same inventory)\n',
-  );
+  const showImages = async (what) => {
+    step(`Images on each node (${what}), as crictl images shows them`);
+    for (const n of cluster.nodes) {
+      const cri = await connectCri({ endpoint: n.criEndpoint, timeoutMs: 10_000 });
+      try {
+        const images = (await cri.listImages()).filter((i) =>
+          i.repoTags.some((t) => t.startsWith('demo.local/')),
+        );
+        say(`${n.name}:`);
+        if (!images.length) say('  (no demo.local image)');
+        for (const i of images) say(`  ${i.repoTags.join(',').padEnd(32)} ${i.id.slice(7, 20)}`);
+      } finally {
+        cri.close();
+      }
+    }
+  };
+  await showImages('before');
+  step('inv erase --all-unused --dry-run --standalone: what each node would remove');
+  eraseStatus =
+    inv(['erase', '--name', 'demo-preview', '--all-unused', '--dry-run', '--yes', '--standalone', '--wait'])
+      .status ?? 1;
+  step('inv erase --all-unused --standalone: a real erase, one worker Pod per node');
+  eraseStatus ||=
+    inv(['erase', '--name', 'demo-prune', '--all-unused', '--yes', '--standalone', '--wait']).status ?? 1;
+  await showImages('after');
+  say(`${DEMO_UNUSED} is gone from both nodes; ${DEMO_WEB} stayed on the node that runs it`);
+  step(`kubectl get imagejobs`);
+  kubectl(['get', 'imagejobs']);
 }
+rest.close();
+
 process.stderr.write(
-  `\nThe cluster keeps running: export KUBECONFIG=${cluster.kubeconfig} to explore it, and run \`npm run cluster:down\` to stop it.\n`,
+  whole
+    ? `\nThe cluster keeps running: export KUBECONFIG=${cluster.kubeconfig} to explore it, and run \`npm run node:down\` to stop it.\n`
+    : `\nThe cluster keeps running: export KUBECONFIG=${cluster.kubeconfig} to explore it, and run \`npm run cluster:down\` to stop it.\n`,
 );
-process.exitCode = scan.status ?? 1;
+process.exitCode = scan.status || eraseStatus;

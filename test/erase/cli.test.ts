@@ -1,5 +1,7 @@
 // `inv erase` as a real subprocess: --standalone runs the controllers in-process until the job
 // finishes; -o json gives the full result; exit codes 0/1/2.
+// The kubelet harness plays the nodes so that one node fails on demand (exit code 1); the CLI
+// on real nodes runs in the demo and test/nodes/.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';

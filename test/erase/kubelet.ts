@@ -4,6 +4,12 @@
 // Pod status the way a kubelet does (Running, then phase + terminated state + termination
 // message). Pods being deleted are finalized (grace period 0), as a kubelet does once the
 // containers are gone.
+//
+// Where the harness is still used, and why: the erase end-to-end cases run on real kubelets
+// (test/nodes/). The harness stays only for what a real kubelet cannot give on demand or at
+// that scale: a worker that fails or hangs forever on a healthy node, many Nodes with labels
+// and conditions set directly, a controller SIGKILLed at random points, and the 1,000- and
+// 5,000-node figures of the benchmark and size tests.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,7 @@
 // A controller process SIGKILLed at random points of a job and restarted: write-ahead
 // inventory plus deterministic names mean no duplicated and no leaked Pods or ConfigMaps.
+// The kubelet harness plays the nodes: the test kills the controller, not the nodes, dozens of
+// times, and needs workers to finish at a pace it controls.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';

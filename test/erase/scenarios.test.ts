@@ -1,4 +1,7 @@
 // Node filter, failure ratio, deadline, re-runs, dry-run, ordered cleanup, foreign collisions.
+// They use the kubelet harness (./kubelet.ts): a failing or never-finishing worker on a healthy
+// node and five Nodes with chosen labels and conditions are what a real kubelet cannot give on
+// demand. The same paths on real kubelets are in test/nodes/erase.test.ts.
 import assert from 'node:assert/strict';
 import { criAvailable, waitFor } from '../support/cri.js';
 import { addImages } from '../support/oci.js';

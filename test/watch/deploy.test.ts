@@ -328,6 +328,8 @@ describe('deploy/ install bundle', function () {
         { name: `rbac-a-${tag}`, labels: { 'rbac-erase': tag } },
         { name: `rbac-b-${tag}`, labels: { 'rbac-erase': tag } },
       ]);
+      // The kubelet harness plays the nodes: this checks the daemon's RBAC, which a real kubelet
+      // would not change (erase on real kubelets: test/nodes/erase.test.ts).
       const kubelet = new FakeKubelet(env.rest, WORKERS_NS, criEndpoint()).start();
       try {
         const name = `rbac-${tag}`;
