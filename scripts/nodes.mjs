@@ -446,7 +446,7 @@ async function startNode(dir, i, workerArchive) {
   const ports = { port: await freePort(), healthz: await freePort() };
   fs.writeFileSync(path.join(nd, 'kubelet.yaml'), JSON.stringify(kubeletConfig(dir, i, ports), null, 2));
   await startKubelet(dir, i);
-  return { name: nodeName(i), criEndpoint: c.endpoint };
+  return { name: nodeName(i), criEndpoint: c.endpoint, kubeletStarted: Date.now() };
 }
 
 /** True when every process of the cluster in `dir` runs and every node is Ready. */
@@ -500,19 +500,25 @@ export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000 } = 
   // state.json first: startKubelet reads the kubeconfig from it, and `down` after a crash
   // mid-way finds the nodes' folders anyway.
   fs.writeFileSync(stateFile, JSON.stringify(state));
+  const kubeletStarted = [];
   for (let i = 1; i <= nodes; i++) {
-    state.nodes.push(await startNode(dir, i, worker.file));
+    const { kubeletStarted: at, ...node } = await startNode(dir, i, worker.file);
+    kubeletStarted.push(at);
+    state.nodes.push(node);
     fs.writeFileSync(stateFile, JSON.stringify(state));
   }
-  for (const n of state.nodes) {
+  // Kubelet start to Ready, per node (what a node costs once its containerd runs).
+  const nodeReadyMs = [];
+  for (const [k, n] of state.nodes.entries()) {
     while (!(await nodeReady(kubeconfig, n.name))) {
       if (Date.now() - started > timeoutMs) {
         throw new Error(`node ${n.name} not Ready after ${timeoutMs} ms; see ${dir}/node-*/kubelet.log`);
       }
-      await sleep(200);
+      await sleep(100);
     }
+    nodeReadyMs.push(Date.now() - kubeletStarted[k]);
   }
-  return { ...state, readyMs: Date.now() - started, reused: false };
+  return { ...state, readyMs: Date.now() - started, nodeReadyMs, reused: false };
 }
 
 /** Indexes of the node folders present in `dir`. */
@@ -565,7 +571,11 @@ async function main() {
         } else throw new Error(`unknown argument ${a}; usage: nodes.mjs up [--nodes N]`);
       }
       const r = await up(defaultDir, { nodes });
-      log(r.reused ? 'reusing the running cluster' : `${nodes} node(s) Ready in ${r.readyMs} ms`);
+      log(
+        r.reused
+          ? 'reusing the running cluster'
+          : `${nodes} node(s) Ready ${r.readyMs} ms after start (kubelet start to Ready: ${r.nodeReadyMs.join(', ')} ms)`,
+      );
       const { kubeconfig, nodes: list, runtimeSocket: sock, workerImage } = r;
       process.stdout.write(
         `${JSON.stringify({ kubeconfig, nodes: list, runtimeSocket: sock, workerImage })}\n`,

@@ -31,8 +31,10 @@ describe('erase on real nodes (kubelet + containerd per node)', function () {
     const ref = `docker.io/library/e2e-target-${t}:1`;
     const [img] = await importToNodes(c, [0, 1], [{ refs: [ref], distinct: `target-${t}` }]);
     await env.runPod(n1, ref);
+    const requested = Date.now();
     const req = await env.erase({ images: [`e2e-target-${t}:1`] });
     const job = await env.wait(req);
+    const requestToCompleted = Date.now() - requested;
     assert.equal(job.status?.phase, 'Completed', job.status?.message);
     const r = results(job);
     assert.deepEqual(
@@ -56,6 +58,13 @@ describe('erase on real nodes (kubelet + containerd per node)', function () {
       const msg = pod.status?.containerStatuses?.[0]?.state?.terminated?.message ?? '';
       assert.match(msg, /^\{/, `termination message on ${node}: ${msg}`);
     }
+    const podSeconds = [...workers.values()].map((p) => {
+      const t = p.status?.containerStatuses?.[0]?.state?.terminated as { finishedAt?: string } | undefined;
+      return (Date.parse(t?.finishedAt ?? '') - Date.parse(p.metadata.creationTimestamp ?? '')) / 1000;
+    });
+    process.stderr.write(
+      `      (2-node erase, request to Completed: ${requestToCompleted} ms; worker Pod created to Succeeded: ${podSeconds.join(', ')} s, 1 s resolution)\n`,
+    );
     // kubectl logs reaches the kubelet (InternalIP) and shows the worker's JSON output.
     const logs = await kubectl(c, ['-n', env.namespace, 'logs', workers.get(n2)!.metadata.name]);
     assert.equal(logs.code, 0, logs.stderr);

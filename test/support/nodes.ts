@@ -21,7 +21,10 @@ export interface WholeCluster {
 }
 
 interface NodesScript {
-  up(dir: string, opts: { nodes: number }): Promise<Omit<WholeCluster, 'dir'> & { readyMs?: number }>;
+  up(
+    dir: string,
+    opts: { nodes: number },
+  ): Promise<Omit<WholeCluster, 'dir'> & { readyMs?: number; nodeReadyMs?: number[] }>;
   down(dir: string): Promise<void>;
   startKubelet(dir: string, i: number): Promise<number>;
   killKubelet(dir: string, i: number): Promise<void>;
@@ -47,7 +50,9 @@ export function wholeCluster(): Promise<WholeCluster> {
     process.env.INV_TEST_NODES_DIR = dir;
     const started = Date.now();
     const r = await (await nodesScript()).up(dir, { nodes: 2 });
-    process.stderr.write(`      (whole cluster with 2 nodes Ready in ${Date.now() - started} ms)\n`);
+    process.stderr.write(
+      `      (whole cluster with 2 nodes Ready in ${Date.now() - started} ms; kubelet start to Ready: ${r.nodeReadyMs?.join(', ')} ms)\n`,
+    );
     return { ...r, dir };
   })();
   return starting;
