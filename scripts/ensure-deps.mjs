@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// Makes sure the host tools the CRI tests need are installed: a private containerd (started by
+// Makes sure the host tools the CRI and real-node tests need are installed: a private containerd (started by
 // scripts/cri.mjs), runc to run its containers, ctr to import test images, and a static busybox
 // that the test images are built from (scripts/oci-archive.mjs). Quiet when all are present.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const packages = ['containerd', 'runc', 'busybox-static'];
+// iproute2 (ip), util-linux (unshare, nsenter) and tar serve the whole local cluster's nodes and
+// their tests; Debian base images usually carry them already.
+const packages = ['containerd', 'runc', 'busybox-static', 'iproute2', 'util-linux', 'tar'];
 export const busyboxPath = '/bin/busybox';
 
 function onPath(cmd) {
@@ -17,7 +19,7 @@ function onPath(cmd) {
 
 /** Names of the missing tools (empty when everything is there). */
 export function missing() {
-  const out = ['containerd', 'runc', 'ctr'].filter((c) => !onPath(c));
+  const out = ['containerd', 'runc', 'ctr', 'ip', 'unshare', 'nsenter', 'tar'].filter((c) => !onPath(c));
   // The dynamically linked busybox from package "busybox" would not run in an image without libc.
   const bb = spawnSync('file', ['-L', busyboxPath], { encoding: 'utf8' });
   const isStatic =

@@ -144,7 +144,7 @@ export function busyboxLayer() {
 
 /**
  * Builds the archive bytes for one or more images sharing the busybox layer.
- * images: [{ refs: string[], distinct: string, cmd?: string[], digestRefs?: boolean }].
+ * images: [{ refs: string[], distinct: string, cmd?: string[], entrypoint?: string[], digestRefs?: boolean }].
  * `distinct` goes into a config label and env, so images with different `distinct` values get
  * different image IDs. digestRefs also names the image `<repo>@<manifest digest>` for each
  * tagged ref, which is how containerd records a pulled image's repo digest (CRI repoDigests).
@@ -163,6 +163,7 @@ export function buildArchive(images) {
         ...platform,
         config: {
           Env: ['PATH=/bin', `INV_TEST_DISTINCT=${img.distinct}`],
+          ...(img.entrypoint ? { Entrypoint: img.entrypoint } : {}),
           Cmd: img.cmd ?? ['/bin/sleep', '3600'],
           Labels: { 'inv.test/distinct': String(img.distinct) },
         },

@@ -114,8 +114,16 @@ export class EraseEnv {
         await this.rest.request('DELETE', `${IMAGELISTS_PATH}/${l.metadata.name}`).catch(() => undefined);
     const jobs = await this.rest.list<ImageJob>(IMAGEJOBS_PATH);
     for (const j of jobs.items)
-      if (j.spec.namespace === this.namespace)
+      if (j.spec.namespace === this.namespace) {
         await this.rest.request('DELETE', `${IMAGEJOBS_PATH}/${j.metadata.name}`).catch(() => undefined);
+        // The controllers are stopped: take the cleanup finalizer off, as the README says to.
+        await this.rest
+          .request('PATCH', `${IMAGEJOBS_PATH}/${j.metadata.name}`, {
+            contentType: 'application/merge-patch+json',
+            body: { metadata: { finalizers: null } },
+          })
+          .catch(() => undefined);
+      }
     this.rest.close();
   }
 }

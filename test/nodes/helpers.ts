@@ -84,7 +84,7 @@ export class NodeEraseEnv {
   namespace = '';
   private abort?: AbortController;
   private running?: Promise<void>;
-  private readonly lists: string[] = [];
+  readonly lists: string[] = [];
 
   constructor(readonly c: WholeCluster) {
     this.kc = clusterConfig(c);
@@ -186,16 +186,29 @@ export class NodeEraseEnv {
     });
   }
 
-  async teardown(): Promise<void> {
+  /** The test's ImageJobs (of its ImageLists). */
+  async jobs(): Promise<ImageJob[]> {
+    const jobs = await this.rest.list<ImageJob>(IMAGEJOBS_PATH);
+    return jobs.items.filter((j) => this.lists.includes(j.spec?.imageList?.name));
+  }
+
+  async stopControllers(): Promise<void> {
     this.abort?.abort();
     await this.running;
+    this.running = undefined;
+  }
+
+  async teardown(): Promise<void> {
+    // Delete while the controllers still run: the cleanup finalizer removes every worker
+    // object, then the job; the real garbage collector removes the jobs of deleted lists.
     for (const name of this.lists) {
       await this.rest.request('DELETE', `${IMAGELISTS_PATH}/${name}`).catch(() => undefined);
     }
-    const jobs = await this.rest.list<ImageJob>(IMAGEJOBS_PATH);
-    for (const j of jobs.items)
-      if (this.lists.includes(j.spec.imageList.name))
-        await this.rest.request('DELETE', `${IMAGEJOBS_PATH}/${j.metadata.name}`).catch(() => undefined);
+    for (const j of await this.jobs())
+      await this.rest.request('DELETE', `${IMAGEJOBS_PATH}/${j.metadata.name}`).catch(() => undefined);
+    if (this.running)
+      await until('the jobs cleaned up', async () => (await this.jobs()).length === 0, 60_000, 250);
+    await this.stopControllers();
     // A real namespace deletion: the namespace controller removes the Pods, the kubelets stop them.
     await this.rest
       .request('DELETE', `/api/v1/namespaces/${this.namespace}`)

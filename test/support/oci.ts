@@ -13,6 +13,8 @@ export interface ImageInput {
   distinct: string;
   /** Default command of the image (defaults to `sleep 3600`). */
   cmd?: string[];
+  /** Entrypoint of the image (none by default); a Pod's args are appended to it. */
+  entrypoint?: string[];
   /** Also record `<repo>@<manifest digest>` names, so CRI reports repoDigests. */
   digestRefs?: boolean;
 }

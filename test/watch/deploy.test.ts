@@ -350,6 +350,25 @@ describe('deploy/ install bundle', function () {
         } finally {
           cri.close();
         }
+        // Deleting the job: the narrowed role still deletes its worker objects and lets go of
+        // the cleanup finalizer (patch), so the job is gone.
+        await env.rest.request(
+          'DELETE',
+          `/apis/erase.imageinventory.dev/v1alpha1/imagejobs/${job!.metadata.name}`,
+        );
+        await until(
+          'the ImageJob deleted through its finalizer',
+          async () =>
+            env.rest.get(`/apis/erase.imageinventory.dev/v1alpha1/imagejobs/${job!.metadata.name}`).then(
+              () => false,
+              (e: { code?: number }) => e.code === 404,
+            ),
+          30_000,
+        );
+        const left = await env.rest.list(`/api/v1/namespaces/${WORKERS_NS}/pods`, {
+          query: { labelSelector: `erase.imageinventory.dev/job=${job!.metadata.name}` },
+        });
+        assert.equal(left.items.length, 0, 'its worker Pods are gone');
       } finally {
         await kubelet.stop();
       }

@@ -41,6 +41,8 @@ import {
   type Owner,
 } from '../reconciler/objects.js';
 import { selectNodes, type NodeLike } from './nodes.js';
+import { AdminSettingsSource, type AdminSettings } from './settings.js';
+import { trustProblem } from './trust.js';
 import { startFailure, type StartFailure } from './start-failure.js';
 import {
   countResults,
@@ -52,6 +54,7 @@ import {
   type NodeResult,
 } from './results.js';
 import {
+  CLEANUP_FINALIZER,
   excludeConfigMapName,
   GROUP,
   IMAGEJOBS_PATH,
@@ -64,7 +67,14 @@ import {
   type ImageJob,
   type ImageList,
 } from './types.js';
-import { EXCLUDE_FILE, IMAGES_FILE, listConfigMap, podTemplate, workerPod } from './worker.js';
+import {
+  EXCLUDE_FILE,
+  IMAGES_FILE,
+  listConfigMap,
+  podTemplate,
+  workerPod,
+  type WorkerSettings,
+} from './worker.js';
 
 export interface JobControllerOptions {
   rest: KubeRest;
@@ -76,6 +86,8 @@ export interface JobControllerOptions {
   resyncMs?: number;
   /** Objects created per reconcile before the progress is persisted. Default 500. */
   applyChunk?: number;
+  /** The administrator's settings (default: read from the controllers' namespace, cached 5 s). */
+  settings?: AdminSettingsSource;
 }
 
 interface PodLike extends KubeObject {
@@ -95,26 +107,44 @@ interface PodLike extends KubeObject {
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+const setResultIn = (results: NodeResult[], r: NodeResult) => {
+  const i = results.findIndex((x) => x.node === r.node);
+  if (i >= 0) results[i] = r;
+};
+
 export class ImageJobController {
   private readonly log: Logger;
   private readonly now: () => Date;
   private nodeReadiness?: { at: number; ready: Map<string, string | undefined> };
 
+  private readonly settings: AdminSettingsSource;
+
   constructor(private readonly opts: JobControllerOptions) {
     this.log = (opts.logger ?? noopLogger).child({ controller: 'imagejob' });
     this.now = opts.now ?? (() => new Date());
+    this.settings = opts.settings ?? new AdminSettingsSource(opts.rest, opts.namespace);
   }
 
   owner(job: ImageJob): Owner {
     return { uid: job.metadata.uid ?? '', description: `${GROUP}/ImageJob/${job.metadata.name}` };
   }
 
-  /** The worker objects of a job, by item key, with their manifests. */
+  /**
+   * The worker objects of a job, by item key, with their manifests. What they run as comes from
+   * the administrator's settings; the job contributes its images, and exclusions only add to
+   * the administrator's.
+   */
   private desired(
     job: ImageJob,
     nodes: readonly string[],
     ns: string,
+    admin: AdminSettings,
   ): Map<string, { item: DesiredItem; manifest: KubeObject }> {
+    const settings: WorkerSettings = {
+      worker: admin.config.worker,
+      runtimeSocket: admin.config.runtimeSocket,
+    };
+    const exclusions = [...new Set([...admin.exclusions, ...(job.spec.exclusions ?? [])])];
     const name = job.metadata.name;
     const out = new Map<string, { item: DesiredItem; manifest: KubeObject }>();
     const add = (manifest: KubeObject, applyOrder: number, deleteOrder: number) => {
@@ -135,9 +165,9 @@ export class ImageJobController {
       out.set(itemKey(item), { item, manifest });
     };
     add(listConfigMap(job, ns, imagesConfigMapName(name), IMAGES_FILE, job.spec.images), 0, 1);
-    add(listConfigMap(job, ns, excludeConfigMapName(name), EXCLUDE_FILE, job.spec.exclusions ?? []), 0, 1);
-    add(podTemplate(job, ns), 0, 1);
-    for (const [node, pod] of podNames(name, nodes)) add(workerPod(job, ns, pod, node), 1, 0);
+    add(listConfigMap(job, ns, excludeConfigMapName(name), EXCLUDE_FILE, exclusions), 0, 1);
+    add(podTemplate(job, settings, ns), 0, 1);
+    for (const [node, pod] of podNames(name, nodes)) add(workerPod(job, settings, ns, pod, node), 1, 0);
     return out;
   }
 
@@ -151,7 +181,7 @@ export class ImageJobController {
       if (isNotFound(e)) return undefined;
       throw e;
     }
-    if (job.metadata.deletionTimestamp) return undefined;
+    if (job.metadata.deletionTimestamp) return this.finalize(job);
     const now = this.now();
     const st = (job.status ??= {});
     const before = JSON.stringify(st);
@@ -163,15 +193,53 @@ export class ImageJobController {
     };
     let savedText = before;
     const owner = this.owner(job);
-    const ns = job.spec.namespace || this.opts.namespace;
+    // Worker objects live in the controllers' namespace, whatever the job says.
+    const ns = this.opts.namespace;
     let inv: InventoryItem[] = decodeInventory(st.inventory);
     let results: NodeResult[] = (st.nodes ?? []).map(decodeResult);
+    // Request-level values (deadline, ratio, delays) as recorded at creation; what runs, where
+    // it may run and what it must keep come from the administrator's settings.
     const cfg = job.spec.config;
+    if (!st.planned && st.phase === 'Failed') return undefined; // refused before: never touched again
+    const admin = await this.settings.get(!st.planned);
+
+    // ---- trust: act only on jobs of a live ImageList ----------------------------------------
+    if (!st.planned || (st.phase === 'Running' && nextApplyWave(inv))) {
+      const problem = await trustProblem(rest, job);
+      if (problem && !st.planned) {
+        st.phase = 'Failed';
+        st.message = `refused: ${problem}`;
+        st.completionTime = iso(now);
+        await save();
+        this.log.warn('ImageJob refused, nothing created', { job: name, reason: problem });
+        return undefined;
+      }
+      if (problem) {
+        // Its list went away while it ran: create nothing more, stop what has not finished.
+        for (const r of results)
+          if (r.outcome === 'Pending')
+            setResultIn(results, { ...r, outcome: 'Failed', reason: `refused: ${problem}` });
+        inv = scheduleDeletion(
+          inv,
+          inv.filter((i) => !isDeletionPhase(i.phase) && i.phase !== 'Completed').map(itemKey),
+        );
+        st.message = `refused: ${problem}`;
+      }
+    }
 
     // ---- plan (write-ahead) -----------------------------------------------------------------
     if (!st.planned) {
       const nodes = await rest.list<NodeLike>('/api/v1/nodes');
-      const sel = selectNodes(nodes.items, cfg, job.spec.nodeSelector);
+      const sel = selectNodes(
+        nodes.items,
+        {
+          ...cfg,
+          nodeFilter: admin.config.nodeFilter,
+          skipNotReady: admin.config.skipNotReady,
+          skipCordoned: admin.config.skipCordoned,
+        },
+        job.spec.nodeSelector,
+      );
       results = [
         ...sel.selected.map(pendingResult),
         ...sel.skipped.map((s) => ({
@@ -182,7 +250,7 @@ export class ImageJobController {
       ].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
       inv = scheduleApply(
         inv,
-        [...this.desired(job, sel.selected, ns).values()].map((d) => d.item),
+        [...this.desired(job, sel.selected, ns, admin).values()].map((d) => d.item),
       );
       st.phase ??= 'Running';
       st.startTime ??= iso(now);
@@ -194,12 +262,9 @@ export class ImageJobController {
     }
 
     const selected = results.filter((r) => r.outcome !== 'Skipped').map((r) => r.node);
-    const desired = this.desired(job, selected, ns);
+    const desired = this.desired(job, selected, ns, admin);
     const podToNode = new Map([...podNames(name, selected)].map(([n, p]) => [p, n]));
-    const setResult = (r: NodeResult) => {
-      const i = results.findIndex((x) => x.node === r.node);
-      if (i >= 0) results[i] = r;
-    };
+    const setResult = (r: NodeResult) => setResultIn(results, r);
     const pendingNode = (node: string) => results.find((r) => r.node === node)?.outcome === 'Pending';
     let requeue: number | undefined;
 
@@ -407,6 +472,56 @@ export class ImageJobController {
       : 'NodeGone: the Node object no longer exists';
     if (notReady === undefined) return { failNow: false, retryInMs: 5000 };
     return { failNow: true, reason: `node-not-ready: ${notReady}`.slice(0, 200) };
+  }
+
+  /**
+   * The cleanup finalizer: a job being deleted (by someone, by the garbage collector after its
+   * ImageList, or by itself after deleteAfter) first deletes every object of its inventory, in
+   * the inventory's delete order, and lets go of the job only when all of them are gone.
+   */
+  private async finalize(job: ImageJob): Promise<number | undefined> {
+    const { rest } = this.opts;
+    const name = job.metadata.name;
+    if (!job.metadata.finalizers?.includes(CLEANUP_FINALIZER)) return undefined;
+    const st = (job.status ??= {});
+    let inv = decodeInventory(st.inventory);
+    const before = JSON.stringify(st.inventory ?? []);
+    if (inv.some((i) => !isDeletionPhase(i.phase))) inv = scheduleDeletion(inv);
+    if (nextDeleteWave(inv)) {
+      const ns = this.opts.namespace;
+      const pods = await rest.list<KubeObject>(
+        collectionPath({ group: '', version: 'v1', kind: 'Pod', namespace: ns }),
+        { query: { labelSelector: `${JOB_LABEL}=${name}` } },
+      );
+      const owner = this.owner(job);
+      const live = new Map<string, KubeObject>();
+      for (const p of pods.items)
+        if (isOwnedBy(p, owner)) live.set(`/Pod/${p.metadata?.namespace}/${p.metadata?.name}`, p);
+      // Write-ahead: the deletion is recorded before the first DELETE.
+      st.inventory = encodeInventory(inv);
+      if (JSON.stringify(st.inventory) !== before) {
+        const updated = await rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, {
+          body: job,
+        });
+        job.metadata.resourceVersion = updated.metadata.resourceVersion;
+      }
+      const r = await deleteWave(rest, inv, { owner, live: await this.liveObjects(name, ns, live) });
+      inv = r.inventory;
+      st.inventory = encodeInventory(inv);
+      const updated = await rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, { body: job });
+      job.metadata.resourceVersion = updated.metadata.resourceVersion;
+    }
+    if (inv.length > 0) return 500; // Pods take a moment to go (the kubelet stops them first)
+    const finalizers = (job.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
+    await rest.request('PATCH', `${IMAGEJOBS_PATH}/${name}`, {
+      contentType: 'application/json-patch+json',
+      body: [
+        { op: 'test', path: '/metadata/resourceVersion', value: job.metadata.resourceVersion },
+        { op: 'replace', path: '/metadata/finalizers', value: finalizers },
+      ],
+    });
+    this.log.info('job deleted, its objects cleaned up', { job: name });
+    return undefined;
   }
 
   private write(st: NonNullable<ImageJob['status']>, inv: InventoryItem[], results: NodeResult[]): void {

@@ -7,18 +7,13 @@
 // A finished job's phase and counts are copied into the list's status.
 import { isAlreadyExists, isNotFound, type KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
-import {
-  CONFIG_KEY,
-  CONFIG_MAP_NAME,
-  ConfigError,
-  parseConfig,
-  parseDuration,
-  type EraseConfig,
-} from './config.js';
-import { parseExclusionData, validateImages } from './images.js';
+import { ConfigError, parseDuration, type EraseConfig } from './config.js';
+import { validateImages } from './images.js';
+import { loadConfig, loadExclusions } from './settings.js';
 import { parseSelector } from './selector.js';
 import {
   API_VERSION,
+  CLEANUP_FINALIZER,
   IMAGEJOBS_PATH,
   IMAGELIST_LABEL,
   IMAGELISTS_PATH,
@@ -49,32 +44,12 @@ export class ImageListController {
   }
 
   /** The configuration in force, or a ConfigError naming the bad value. */
-  async loadConfig(): Promise<EraseConfig> {
-    try {
-      const cm = await this.opts.rest.get<{ data?: Record<string, string> }>(
-        `/api/v1/namespaces/${this.opts.namespace}/configmaps/${CONFIG_MAP_NAME}`,
-      );
-      try {
-        return parseConfig(cm.data?.[CONFIG_KEY]);
-      } catch (e) {
-        throw new ConfigError(`ConfigMap ${this.opts.namespace}/${CONFIG_MAP_NAME}: ${(e as Error).message}`);
-      }
-    } catch (e) {
-      if (isNotFound(e)) return parseConfig(undefined);
-      throw e;
-    }
+  loadConfig(): Promise<EraseConfig> {
+    return loadConfig(this.opts.rest, this.opts.namespace);
   }
 
-  async loadExclusions(cfg: EraseConfig): Promise<string[]> {
-    const r = await this.opts.rest.list<{ metadata: { name: string }; data?: Record<string, string> }>(
-      `/api/v1/namespaces/${this.opts.namespace}/configmaps`,
-      { query: { labelSelector: cfg.exclusionLabel } },
-    );
-    const out = new Set<string>();
-    for (const cm of r.items.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
-      for (const p of parseExclusionData(`${this.opts.namespace}/${cm.metadata.name}`, cm.data)) out.add(p);
-    }
-    return [...out];
+  loadExclusions(cfg: EraseConfig): Promise<string[]> {
+    return loadExclusions(this.opts.rest, this.opts.namespace, cfg);
   }
 
   async reconcile(name: string): Promise<number | undefined> {
@@ -173,11 +148,18 @@ export class ImageListController {
       metadata: {
         name,
         labels: { [IMAGELIST_LABEL]: list.metadata.name, [MANAGED_BY_LABEL]: MANAGED_BY },
-        ...({
-          ownerReferences: [
-            { apiVersion: API_VERSION, kind: 'ImageList', name: list.metadata.name, uid: list.metadata.uid },
-          ],
-        } as object),
+        // The controller reference is what the ImageJob controller checks before it acts (see
+        // trust.ts); it also lets the garbage collector delete the job with its list.
+        ownerReferences: [
+          {
+            apiVersion: API_VERSION,
+            kind: 'ImageList',
+            name: list.metadata.name,
+            uid: list.metadata.uid ?? '',
+            controller: true,
+          },
+        ],
+        finalizers: [CLEANUP_FINALIZER],
       },
       spec: {
         imageList: {

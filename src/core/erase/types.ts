@@ -20,9 +20,26 @@ export const MANAGED_BY = 'inv-erase';
 export const DEFAULT_NAMESPACE = 'image-inventory-workers';
 export const DEFAULT_IMAGELIST = 'imagelist';
 
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/**
+ * On every ImageJob from its creation: deleting the job (or its ImageList, whose deletion the
+ * garbage collector passes on) first removes every worker object in the job's inventory.
+ */
+export const CLEANUP_FINALIZER = 'erase.imageinventory.dev/cleanup';
+
 export interface Meta {
   name: string;
   uid?: string;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
   generation?: number;
   resourceVersion?: string;
   labels?: Record<string, string>;

@@ -1,8 +1,10 @@
 // The worker Pod: `inv node-remove` pinned to one node, reading the job's image list and merged
 // exclusions from mounted ConfigMaps and the node's runtime through its CRI socket, writing
 // its summary to the termination message for the controller to read.
-import type { ImageJob } from './types.js';
+import type { WorkerConfig } from './config.js';
+import type { ImageJob, OwnerReference } from './types.js';
 import {
+  API_VERSION,
   excludeConfigMapName,
   imagesConfigMapName,
   JOB_LABEL,
@@ -17,7 +19,29 @@ export const EXCLUDE_FILE = 'excluded.json';
 export const CRI_SOCKET_IN_POD = '/run/inv/cri.sock';
 export const WORKER_CONTAINER = 'remover';
 
-export function workerArgs(job: ImageJob): string[] {
+/**
+ * What a worker runs as: always from the administrator's configuration (settings.ts), never
+ * from the ImageJob, whose spec anyone allowed to create ImageJobs could have written.
+ */
+export interface WorkerSettings {
+  worker: WorkerConfig;
+  /** Host path of the node's CRI socket, mounted into the worker. */
+  runtimeSocket: string;
+}
+
+/**
+ * Every worker object points at its ImageJob (cluster-scoped, so namespaced dependents may):
+ * should the controller be gone for good, the garbage collector still removes them with the job.
+ */
+export const jobOwnerReference = (job: ImageJob): OwnerReference => ({
+  apiVersion: API_VERSION,
+  kind: 'ImageJob',
+  name: job.metadata.name,
+  uid: job.metadata.uid ?? '',
+  controller: true,
+});
+
+export function workerArgs(job: ImageJob, settings: WorkerSettings): string[] {
   return [
     'node-remove',
     '--imagelist',
@@ -27,7 +51,7 @@ export function workerArgs(job: ImageJob): string[] {
     '--runtime-endpoint',
     `unix://${CRI_SOCKET_IN_POD}`,
     '--timeout',
-    job.spec.config.worker.criTimeout,
+    settings.worker.criTimeout,
     '-o',
     'json',
     ...(job.spec.dryRun ? ['--dry-run'] : []),
@@ -35,9 +59,9 @@ export function workerArgs(job: ImageJob): string[] {
 }
 
 /** The Pod spec shared by every worker (no nodeName): also the PodTemplate's template. */
-export function workerPodSpec(job: ImageJob): Record<string, unknown> {
+export function workerPodSpec(job: ImageJob, settings: WorkerSettings): Record<string, unknown> {
   const name = job.metadata.name;
-  const w = job.spec.config.worker;
+  const w = settings.worker;
   return {
     restartPolicy: 'Never',
     automountServiceAccountToken: false,
@@ -49,7 +73,7 @@ export function workerPodSpec(job: ImageJob): Record<string, unknown> {
       {
         name: WORKER_CONTAINER,
         image: w.image,
-        args: workerArgs(job),
+        args: workerArgs(job, settings),
         env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
         resources: w.resources,
         terminationMessagePath: '/dev/termination-log',
@@ -74,7 +98,7 @@ export function workerPodSpec(job: ImageJob): Record<string, unknown> {
     volumes: [
       { name: 'images', configMap: { name: imagesConfigMapName(name) } },
       { name: 'exclude', configMap: { name: excludeConfigMapName(name) } },
-      { name: 'cri', hostPath: { path: job.spec.config.runtimeSocket, type: 'Socket' } },
+      { name: 'cri', hostPath: { path: settings.runtimeSocket, type: 'Socket' } },
     ],
   };
 }
@@ -84,8 +108,16 @@ export const jobLabels = (job: string): Record<string, string> => ({
   [MANAGED_BY_LABEL]: MANAGED_BY,
 });
 
+const objectMeta = (job: ImageJob, name: string, namespace: string) => ({
+  name,
+  namespace,
+  labels: jobLabels(job.metadata.name),
+  ownerReferences: [jobOwnerReference(job)],
+});
+
 export function workerPod(
   job: ImageJob,
+  settings: WorkerSettings,
   namespace: string,
   podName: string,
   node: string,
@@ -93,17 +125,21 @@ export function workerPod(
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: podName, namespace, labels: jobLabels(job.metadata.name) },
-    spec: { ...workerPodSpec(job), nodeName: node },
+    metadata: objectMeta(job, podName, namespace),
+    spec: { ...workerPodSpec(job, settings), nodeName: node },
   };
 }
 
-export function podTemplate(job: ImageJob, namespace: string): Record<string, unknown> {
+export function podTemplate(
+  job: ImageJob,
+  settings: WorkerSettings,
+  namespace: string,
+): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'PodTemplate',
-    metadata: { name: job.metadata.name, namespace, labels: jobLabels(job.metadata.name) },
-    template: { metadata: { labels: jobLabels(job.metadata.name) }, spec: workerPodSpec(job) },
+    metadata: objectMeta(job, job.metadata.name, namespace),
+    template: { metadata: { labels: jobLabels(job.metadata.name) }, spec: workerPodSpec(job, settings) },
   };
 }
 
@@ -117,7 +153,7 @@ export function listConfigMap(
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name, namespace, labels: jobLabels(job.metadata.name) },
+    metadata: objectMeta(job, name, namespace),
     immutable: true,
     data: { [file]: JSON.stringify(data) },
   };
