@@ -28,6 +28,16 @@ NotReady or cordoned nodes, are skipped.
 
 --wait (the default on a TTY) follows the job with a spinner, then prints one row per node.
 
+An ImageList chooses which images go and, with --node-selector, narrows the nodes; what the
+workers run as (image, runtime socket, namespace) comes only from the administrator's
+configuration (ConfigMap inv-erase-config).
+
+Deleting an ImageJob or its ImageList first deletes the job's worker Pods and ConfigMaps
+(finalizer erase.imageinventory.dev/cleanup). If no controller runs, the deletion waits: start
+\`inv watch\` again, or remove the finalizer yourself with \`kubectl patch imagejob NAME --type=merge
+-p '{"metadata":{"finalizers":null}}'\`; the garbage collector then deletes the worker objects
+through their ownerReferences.
+
 Exit codes: 0 the job Completed (or the request was submitted without --wait); 1 the job
 Failed; 2 bad input, a rejected request, or no usable cluster.`);
 
