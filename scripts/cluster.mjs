@@ -91,7 +91,7 @@ export function build() {
     throw new Error('Go is required to build the test cluster (test/cluster); install Go 1.24+');
   }
   log('building kube-apiserver + etcd, kubelet, controller-manager and scheduler from Go modules');
-  log('(the first build takes 10 to 20 minutes on 2 cores; later builds are cached)...');
+  log('(the first build takes about 8 minutes on 2 cores; later builds are cached)...');
   const started = Date.now();
   fs.mkdirSync(binDir, { recursive: true });
   // Build into a temporary folder, then rename: a concurrent `up` never runs a half-written binary.

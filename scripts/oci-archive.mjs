@@ -121,6 +121,22 @@ export function tarEntry(e) {
 
 // ---- image ----------------------------------------------------------------------------------
 
+/** An OCI image manifest for `config` (bytes) over one uncompressed tar layer. */
+export function imageManifest(config, layerDigest, layerSize) {
+  return Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: 'application/vnd.oci.image.manifest.v1+json',
+      config: {
+        mediaType: 'application/vnd.oci.image.config.v1+json',
+        digest: sha256(config),
+        size: config.length,
+      },
+      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layerDigest, size: layerSize }],
+    }),
+  );
+}
+
 let cachedLayer;
 
 /** The single uncompressed layer shared by every test image: busybox and a few applets. */
@@ -172,24 +188,7 @@ export function buildArchive(images) {
       }),
     );
     const configDigest = sha256(config);
-    const manifest = Buffer.from(
-      JSON.stringify({
-        schemaVersion: 2,
-        mediaType: 'application/vnd.oci.image.manifest.v1+json',
-        config: {
-          mediaType: 'application/vnd.oci.image.config.v1+json',
-          digest: configDigest,
-          size: config.length,
-        },
-        layers: [
-          {
-            mediaType: 'application/vnd.oci.image.layer.v1.tar',
-            digest: layer.digest,
-            size: layer.data.length,
-          },
-        ],
-      }),
-    );
+    const manifest = imageManifest(config, layer.digest, layer.data.length);
     const manifestDigest = sha256(manifest);
     blobs.set(configDigest, config);
     blobs.set(manifestDigest, manifest);

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hostArch, sha256, tar, tarEntry } from './oci-archive.mjs';
+import { hostArch, imageManifest, sha256, tar, tarEntry } from './oci-archive.mjs';
 import { isMain } from './process.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -185,20 +185,7 @@ export function buildWorkerImage(root = repoRoot) {
       history: [{ created_by: 'inv scripts/worker-image.mjs' }],
     }),
   );
-  const manifest = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType: 'application/vnd.oci.image.manifest.v1+json',
-      config: {
-        mediaType: 'application/vnd.oci.image.config.v1+json',
-        digest: sha256(config),
-        size: config.length,
-      },
-      layers: [
-        { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layerDigest, size: layer.length },
-      ],
-    }),
-  );
+  const manifest = imageManifest(config, layerDigest, layer.length);
   const index = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
