@@ -18,14 +18,19 @@ export default class NodeRemove extends Command {
     paragraphs(`Talks to the node's container runtime over CRI (runtime.v1, falling back to v1alpha2) and
 removes the target images by ID, so an image goes with all its tags. A target is a ref
 (matched against normalized tags), a repo@sha256:... ref (matched against digests), an image ID
-(sha256:<hex> or bare hex), or * to prune every image that is not in use.
+(sha256:<hex> or bare hex, or an unambiguous prefix of at least 12 hex digits, as crictl shows
+it), or * to prune every image that is not in use.
 
-Never removed: images referenced by any container the runtime knows (running or exited), images
-the runtime reports as pinned, images matching an exclusion pattern (* matches any run of
-characters, e.g. docker.io/library/* or localhost:5000/app:*), and the sandbox (pause) image:
-registry.k8s.io/pause:*, k8s.gcr.io/pause:*, gcr.io/google_containers/pause:* and the runtime's
-configured sandbox image are always excluded. In-use status is read again just before each
-removal.
+Never removed: images referenced by any container the runtime knows (running or exited) or
+backing any pod sandbox, images the runtime reports as pinned, images matching an exclusion
+pattern (* matches any run of characters, e.g. docker.io/library/* or localhost:5000/app:*; a
+pattern without a tag means :latest), and the sandbox (pause) image: registry.k8s.io/pause:*,
+k8s.gcr.io/pause:*, gcr.io/google_containers/pause:* and the runtime's configured sandbox image
+are always excluded. In-use status is read again just before each removal.
+
+When the runtime's sandbox image cannot be determined (its CRI Status(verbose) fails or does not
+name it, and it pins no image), a * prune removes nothing and fails, and targets that look like
+a pause image are refused; name the sandbox image with --exclude (or in --exclude-file) to go on.
 
 Runtime sockets: containerd unix:///run/containerd/containerd.sock, CRI-O
 unix:///var/run/crio/crio.sock, k3s unix:///run/k3s/containerd/containerd.sock, microk8s
@@ -130,6 +135,7 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
     }
 
     const { renderReport } = await import('../core/noderemove/render.js');
+    for (const w of report.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
     process.stdout.write(renderReport(report, output));
     core.writeTerminationMessage(
       flags['termination-message-path'],

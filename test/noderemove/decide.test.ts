@@ -12,6 +12,7 @@ import {
   type ContainerView,
   type ImageView,
   type Report,
+  type SandboxGuard,
 } from '../../src/core/noderemove/index.js';
 
 const hex = (c: string) => c.repeat(64);
@@ -31,6 +32,8 @@ const pause = img('c', ['registry.k8s.io/pause:3.9']);
 const portA = img('e', ['localhost:5000/app:1']);
 const portB = img('f', ['localhost:5001/app:1']);
 const images = [app, other, pause, portA, portB];
+/** The sandbox image is known (Status named it): the rules below are the ordinary ones. */
+const known: SandboxGuard = { determined: true, via: 'status', detail: 'registry.k8s.io/pause:3.9' };
 
 const run = (
   targets: string[],
@@ -41,6 +44,7 @@ const run = (
     containers: opts.containers ?? [],
     targets,
     exclusions: compileAll([...DEFAULT_SANDBOX_EXCLUSIONS, ...(opts.exclude ?? [])]),
+    sandbox: known,
   }).map((d) => ({ target: d.target, id: d.imageId.slice(7, 8), outcome: d.outcome }));
 
 describe('node-remove decisions (pure)', () => {
@@ -61,7 +65,7 @@ describe('node-remove decisions (pure)', () => {
   });
 
   it('reports aliases: every tag, digest ref and the ID', () => {
-    const [d] = decide({ images, containers: [], targets: ['app:1'], exclusions: [] });
+    const [d] = decide({ images, containers: [], targets: ['app:1'], exclusions: [], sandbox: known });
     assert.deepEqual(d!.aliases, [...app.repoTags, ...app.repoDigests, app.id]);
   });
 
@@ -72,9 +76,9 @@ describe('node-remove decisions (pure)', () => {
       { target: '', id: '', outcome: 'invalid' },
       { target: 'quay.io/org/other:2', id: 'b', outcome: 'remove' },
     ]);
-    // A tag is not an ID prefix, and a digest does not match tags.
+    // An ID prefix of another image, and a digest that matches no digest ref (digests do not match tags).
     assert.deepEqual(
-      run([`sha256:${'a'.repeat(12)}`, `app@sha256:${hex('9')}`]).map((r) => r.outcome),
+      run([`sha256:${'7'.repeat(12)}`, `app@sha256:${hex('9')}`]).map((r) => r.outcome),
       ['not-present', 'not-present'],
     );
   });
@@ -185,6 +189,7 @@ describe('node-remove executor (fake runtime)', () => {
     containers: [],
     targets: ['app:1', 'app:latest', 'quay.io/org/other:2'],
     exclusions: [],
+    sandbox: known,
   });
 
   it('removes each image once by ID, even when several targets name it', async () => {

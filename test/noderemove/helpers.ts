@@ -1,5 +1,5 @@
 // Runs `inv node-remove` as a real subprocess (node bin/run.js), as the erase Pod would.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../support/paths.js';
 
@@ -13,6 +13,7 @@ export interface CliRun {
     node: string;
     runtime: { name: string; version: string; apiVersion: string };
     results: { target: string; imageId: string; aliases: string[]; outcome: string; error: string }[];
+    warnings: string[];
   };
 }
 
@@ -50,3 +51,13 @@ export function runNodeRemove(
 /** outcome per target (first row of each target), for compact assertions. */
 export const outcomes = (r: CliRun): Record<string, string> =>
   Object.fromEntries((r.json?.results ?? []).map((x) => [x.target, x.outcome]));
+
+/** `ctr` against a private containerd, in the CRI namespace (tag and untag image names). */
+export function ctr(address: string, args: string[]): string {
+  const r = spawnSync('ctr', ['--address', address, '-n', 'k8s.io', '--timeout', '10s', ...args], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  if (r.status !== 0) throw new Error(`ctr ${args.join(' ')} failed: ${r.stderr || r.error?.message}`);
+  return r.stdout;
+}

@@ -83,7 +83,9 @@ describe("inv node-remove --images '*' (prune) on a dedicated containerd", funct
       [id.exited!]: 'in-use',
       [id.excluded!]: 'excluded',
       [id.pause!]: 'excluded', // default exclusion registry.k8s.io/pause:*
-      [sandboxId]: 'excluded', // the runtime's configured sandbox image, read from CRI Status
+      // The runtime's sandbox image: it backs the pods' sandboxes (in-use wins over the exclusion
+      // that CRI Status also gives it).
+      [sandboxId]: 'in-use',
     };
     assert.deepEqual(byId(dry), expected);
     assert.equal((await cri.listImages()).length, 7, 'dry run removed nothing');

@@ -8,7 +8,15 @@ import * as convert from './convert.js';
 import { checkSocket, parseEndpoint } from './endpoint.js';
 import { CriError, fromServiceError } from './errors.js';
 import { services } from './proto.js';
-import type { CriApiVersion, CriContainer, CriImage, CriPodSandbox, CriStatus, CriVersion } from './types.js';
+import type {
+  CriApiVersion,
+  CriContainer,
+  CriImage,
+  CriPodSandbox,
+  CriPodSandboxStatus,
+  CriStatus,
+  CriVersion,
+} from './types.js';
 
 export interface ConnectOptions {
   /** `unix:///path/to.sock` or `/path/to.sock`. */
@@ -33,6 +41,8 @@ export interface CriClient {
   removeImage(ref: string): Promise<void>;
   listContainers(): Promise<CriContainer[]>;
   listPodSandboxes(): Promise<CriPodSandbox[]>;
+  /** One sandbox's status; with verbose, runtime-specific `info` (containerd: the sandbox's image). */
+  podSandboxStatus(id: string, verbose?: boolean): Promise<CriPodSandboxStatus>;
   /**
    * A raw unary call in the negotiated version (requests and answers are field-compatible
    * between versions for what the project sends); used by the test lifecycle helpers.
@@ -187,6 +197,11 @@ export async function connectCri({ endpoint, timeoutMs }: ConnectOptions): Promi
       const res = await call('runtime', 'ListPodSandbox', {});
       return (Array.isArray(res.items) ? res.items : []).map((p) =>
         convert.podSandbox(p as Record<string, unknown>),
+      );
+    },
+    async podSandboxStatus(id: string, verbose = false) {
+      return convert.podSandboxStatus(
+        await call('runtime', 'PodSandboxStatus', { podSandboxId: id, verbose }),
       );
     },
     call,

@@ -9,6 +9,7 @@ import type {
   CriContainer,
   CriImage,
   CriPodSandbox,
+  CriPodSandboxStatus,
   CriStatus,
   CriVersion,
   ImageSpec,
@@ -89,6 +90,19 @@ export function podSandbox(raw: Raw): CriPodSandbox {
     createdAt: str(raw?.createdAt),
     labels: map(raw?.labels),
     runtimeHandler: str(raw?.runtimeHandler),
+  };
+}
+
+export function podSandboxStatus(raw: Raw): CriPodSandboxStatus {
+  const st = raw?.status as Raw;
+  const md = st?.metadata as Raw;
+  return {
+    id: str(st?.id),
+    metadata: md
+      ? { name: str(md.name), uid: str(md.uid), namespace: str(md.namespace), attempt: num(md.attempt) }
+      : null,
+    state: enumValue(st?.state, SANDBOX_STATES, 'SANDBOX_NOTREADY'),
+    info: map(raw?.info),
   };
 }
 

@@ -69,6 +69,14 @@ export interface CriPodSandbox {
   runtimeHandler: string;
 }
 
+export interface CriPodSandboxStatus {
+  id: string;
+  metadata: PodSandboxMetadata | null;
+  state: PodSandboxState;
+  /** Runtime-specific details, only filled when asked with verbose. */
+  info: Record<string, string>;
+}
+
 export interface CriStatus {
   conditions: { type: string; status: boolean; reason: string; message: string }[];
   /** Runtime-specific details, only filled when asked with verbose. */

@@ -1,77 +1,44 @@
-// The pure decision step of `inv node-remove`: from plain objects (the runtime's images and
-// containers, the targets, the exclusion matchers) to one decision per (target, image).
-// Nothing here talks to the runtime, so every rule is unit-testable with literals.
+// The pure decision step of `inv node-remove`: from plain objects (the runtime's images,
+// containers and sandboxes, the targets, the exclusion matchers, what is known of the sandbox
+// image) to one decision per (target, image). Nothing here talks to the runtime, so every rule
+// is unit-testable with literals.
 //
-// Order of the keep rules, most fundamental first: an image a container uses is `in-use`
-// (removing it would break the container or its restart), then `pinned` (the runtime asked us
-// not to), then `excluded` (the operator asked us not to).
+// Order of the keep rules, most fundamental first: an image a container or a pod sandbox uses
+// is `in-use` (removing it would break the container or its restart), then `pinned` (the
+// runtime asked us not to), then `excluded` (the operator asked us not to). When the sandbox
+// image cannot be determined, a `*` prune and pause-like targets are refused (`failed`).
 import { matchesExclusion, type ExclusionMatcher } from '../refs/exclusion.js';
+import {
+  aliasesOf,
+  describeUser,
+  InUseIndex,
+  type ContainerView,
+  type ImageView,
+  type SandboxView,
+} from './in-use.js';
+import { imageLooksLikePause, isPauseLike, type SandboxGuard } from './sandbox.js';
 import { normalizeAlias, parseTarget } from './targets.js';
-import type { Decision } from './types.js';
+import type { Decision, Target } from './types.js';
 
-export interface ImageView {
-  id: string;
-  repoTags: string[];
-  repoDigests: string[];
-  pinned: boolean;
-}
-
-export interface ContainerView {
-  id: string;
-  /** The image as requested when the container was created (ContainerSpec.image). */
-  image?: string;
-  /** The runtime's resolved image (containerd: the ID; CRI-O: a digest ref). */
-  imageRef: string;
-  /** runtime.v1 Container.image_id, '' when absent. */
-  imageId?: string;
-  state?: string;
-}
+export {
+  aliasesOf,
+  InUseIndex,
+  type ContainerView,
+  type ImageUser,
+  type ImageView,
+  type SandboxView,
+} from './in-use.js';
 
 export interface DecideInput {
   images: readonly ImageView[];
   containers: readonly ContainerView[];
+  /** Pod sandboxes with the image backing each (every state). */
+  sandboxes?: readonly SandboxView[];
   /** Targets as the user wrote them, in order (duplicates are reported once). */
   targets: readonly string[];
   exclusions: readonly ExclusionMatcher[];
-}
-
-/** Every name of an image, as the report lists them: tags, digest refs, then the ID. */
-export function aliasesOf(img: ImageView): string[] {
-  return [...img.repoTags, ...img.repoDigests, img.id];
-}
-
-/** All lookup keys of a name: as written plus normalized (so `nginx:1` finds docker.io/library/nginx:1). */
-function keys(name: string | undefined): string[] {
-  if (!name) return [];
-  const n = normalizeAlias(name);
-  return n && n !== name ? [name, n] : [name];
-}
-
-/**
- * Index of what containers reference, whatever their state (an exited container can be
- * restarted, and its image is still its rootfs): imageRef, imageId and the image field.
- */
-export class InUseIndex {
-  private readonly refs = new Map<string, string>(); // key -> first container id
-
-  constructor(containers: readonly ContainerView[]) {
-    for (const c of containers) {
-      for (const name of [c.imageRef, c.imageId, c.image]) {
-        for (const k of keys(name)) if (!this.refs.has(k)) this.refs.set(k, c.id);
-      }
-    }
-  }
-
-  /** The ID of a container using the image, or undefined. */
-  usedBy(img: ImageView): string | undefined {
-    for (const alias of aliasesOf(img)) {
-      for (const k of keys(alias)) {
-        const c = this.refs.get(k);
-        if (c !== undefined) return c;
-      }
-    }
-    return undefined;
-  }
+  /** Whether the runtime's sandbox image is known (sandbox.ts assessSandbox). */
+  sandbox: SandboxGuard;
 }
 
 /**
@@ -98,13 +65,19 @@ class ImageLookup {
     }
   }
 
-  /** Images matched by a parsed target. */
-  match(target: ReturnType<typeof parseTarget>): ImageView[] {
+  /** Images matched by a parsed target (an ID prefix may match several: the caller refuses that). */
+  match(target: Target): ImageView[] {
     switch (target.kind) {
       case 'all':
         return [...this.images];
       case 'id':
         return this.byId.get(target.id) ?? [];
+      case 'id-prefix': {
+        const named = target.ref === undefined ? undefined : this.byTag.get(target.ref);
+        if (named) return named;
+        const prefix = `sha256:${target.prefix}`;
+        return [...this.byId.entries()].filter(([id]) => id.startsWith(prefix)).flatMap(([, imgs]) => imgs);
+      }
       case 'digest':
         return this.byDigest.get(target.ref) ?? [];
       case 'tag':
@@ -121,57 +94,69 @@ export function keepReason(
   inUse: InUseIndex,
   exclusions: readonly ExclusionMatcher[],
 ): { outcome: 'in-use' | 'pinned' | 'excluded'; detail: string } | undefined {
-  const container = inUse.usedBy(img);
-  if (container !== undefined)
-    return { outcome: 'in-use', detail: `used by container ${container.slice(0, 13)}` };
+  const user = inUse.usedBy(img);
+  if (user !== undefined) return { outcome: 'in-use', detail: describeUser(user) };
   if (img.pinned) return { outcome: 'pinned', detail: 'pinned by the runtime' };
   const pattern = matchesExclusion(exclusions, aliasesOf(img));
   if (pattern !== undefined) return { outcome: 'excluded', detail: `excluded by ${pattern}` };
   return undefined;
 }
 
+const label = (img: ImageView) => (img.repoTags[0] ? `${img.id} (${img.repoTags[0]})` : img.id);
+
 export function decide(input: DecideInput): Decision[] {
-  const inUse = new InUseIndex(input.containers);
+  const inUse = new InUseIndex(input.containers, input.sandboxes ?? []);
   const lookup = new ImageLookup(input.images);
+  const guard = input.sandbox;
   const out: Decision[] = [];
   const seenTargets = new Set<string>();
+  const none = (raw: string, outcome: Decision['outcome'], detail: string): Decision => ({
+    target: raw,
+    imageId: '',
+    aliases: [],
+    action: 'keep',
+    outcome,
+    detail,
+  });
   for (const raw of input.targets) {
     if (seenTargets.has(raw)) continue;
     seenTargets.add(raw);
     const target = parseTarget(raw);
     if (target.kind === 'invalid') {
-      out.push({
-        target: raw,
-        imageId: '',
-        aliases: [],
-        action: 'keep',
-        outcome: 'invalid',
-        detail: target.reason,
-      });
+      out.push(none(raw, 'invalid', target.reason));
+      continue;
+    }
+    if (target.kind === 'all' && !guard.determined) {
+      // Fail closed: without the sandbox image, "everything unused" could include it.
+      out.push(none(raw, 'failed', `refused: a * prune removes nothing here: ${guard.reason}`));
       continue;
     }
     const matched = lookup.match(target);
+    if (target.kind === 'id-prefix' && matched.length > 1) {
+      const names = matched.slice(0, 5).map(label).join(', ');
+      const more = matched.length > 5 ? ` and ${matched.length - 5} more` : '';
+      out.push(none(raw, 'invalid', `ambiguous image ID prefix: matches ${names}${more}`));
+      continue;
+    }
     if (matched.length === 0) {
-      out.push({
-        target: raw,
-        imageId: '',
-        aliases: [],
-        action: 'keep',
-        outcome: 'not-present',
-        detail: 'no such image on this node',
-      });
+      out.push(none(raw, 'not-present', 'no such image on this node'));
       continue;
     }
     for (const img of matched) {
       const keep = keepReason(img, inUse, input.exclusions);
-      out.push({
-        target: raw,
-        imageId: img.id,
-        aliases: aliasesOf(img),
-        action: keep ? 'keep' : 'remove',
-        outcome: keep ? keep.outcome : 'remove',
-        detail: keep ? keep.detail : '',
-      });
+      const base = { target: raw, imageId: img.id, aliases: aliasesOf(img) };
+      if (keep) {
+        out.push({ ...base, action: 'keep', outcome: keep.outcome, detail: keep.detail });
+      } else if (!guard.determined && (imageLooksLikePause(img) || isPauseLike(raw))) {
+        out.push({
+          ...base,
+          action: 'keep',
+          outcome: 'failed',
+          detail: `refused: this looks like a pause image, and ${guard.reason}`,
+        });
+      } else {
+        out.push({ ...base, action: 'remove', outcome: 'remove', detail: '' });
+      }
     }
   }
   return out;

@@ -1,14 +1,16 @@
 // The executor: turns decisions into results against the runtime. Before each removal it
-// reads the containers again, because a pod may have started with the image since the
-// decision was made; such an image is reported `in-use` and kept. Removal is by image ID, so
+// reads the containers and pod sandboxes again, because a pod may have started with the image
+// since the decision was made; such an image is reported `in-use` and kept. Removal is by image ID, so
 // the whole image goes, under all its names (the report lists them as `aliases`).
-import { InUseIndex, type ContainerView, type ImageView } from './decide.js';
+import { describeUser, InUseIndex, type ContainerView, type ImageView, type SandboxView } from './in-use.js';
 import type { Decision, Result } from './types.js';
 import { forEachConcurrent } from '../concurrency.js';
 
 /** What the executor needs from a CRI client (kept narrow so it can be faked in unit tests). */
 export interface RemovalRuntime {
   listContainers(): Promise<ContainerView[]>;
+  /** Pod sandboxes with their images; runtimes faked without it have none. */
+  listSandboxes?(): Promise<readonly SandboxView[]>;
   removeImage(ref: string): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ export async function execute(
         imageId: d.imageId,
         aliases: d.aliases,
         outcome: d.outcome as Result['outcome'],
-        error: d.outcome === 'invalid' ? d.detail : '',
+        error: d.outcome === 'invalid' || d.outcome === 'failed' ? d.detail : '',
         detail: d.detail,
       };
     }
@@ -73,14 +75,13 @@ async function removeOne(runtime: RemovalRuntime, d: Decision): Promise<Result> 
   const base = { target: d.target, imageId: d.imageId, aliases: d.aliases };
   try {
     const image: ImageView = { id: d.imageId, repoTags: d.aliases, repoDigests: [], pinned: false };
-    const user = new InUseIndex(await runtime.listContainers()).usedBy(image);
+    const [containers, sandboxes] = await Promise.all([
+      runtime.listContainers(),
+      runtime.listSandboxes?.() ?? [],
+    ]);
+    const user = new InUseIndex(containers, sandboxes).usedBy(image);
     if (user !== undefined) {
-      return {
-        ...base,
-        outcome: 'in-use',
-        error: '',
-        detail: `started using it meanwhile: container ${user.slice(0, 13)}`,
-      };
+      return { ...base, outcome: 'in-use', error: '', detail: `since the decision: ${describeUser(user)}` };
     }
     await runtime.removeImage(d.imageId);
     return { ...base, outcome: 'removed', error: '', detail: '' };

@@ -6,17 +6,24 @@ export {
   keepReason,
   type ContainerView,
   type DecideInput,
+  type ImageUser,
   type ImageView,
+  type SandboxView,
 } from './decide.js';
+export { untaggedExclusionWarnings } from './exclusion-warnings.js';
 export { execute, type RemovalRuntime } from './execute.js';
+export { compileAll, DEFAULT_SANDBOX_EXCLUSIONS, ExclusionError } from './exclusions.js';
 export {
-  compileAll,
-  DEFAULT_SANDBOX_EXCLUSIONS,
-  ExclusionError,
+  assessSandbox,
+  isPauseLike,
+  sandboxImageFromPodSandboxInfo,
   sandboxImageFromStatusInfo,
-} from './exclusions.js';
+  type SandboxFacts,
+  type SandboxGuard,
+} from './sandbox.js';
+export { SandboxReader, type SandboxRead } from './sandbox-reader.js';
 export { InputError, parseTimeout, readExcludeFile, readImageList, splitImages } from './inputs.js';
 export { exitCodeFor, nodeRemove, type NodeRemoveOptions } from './run.js';
 export { terminationSummary, writeTerminationMessage, TERMINATION_MESSAGE_LIMIT } from './summary.js';
-export { parseTarget, PRUNE_ALL } from './targets.js';
+export { MIN_ID_PREFIX, parseTarget, PRUNE_ALL } from './targets.js';
 export type * from './types.js';

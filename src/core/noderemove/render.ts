@@ -19,6 +19,7 @@ export function reportData(report: Report) {
       outcome: r.outcome,
       error: r.error,
     })),
+    warnings: [...(report.warnings ?? [])],
   };
 }
 

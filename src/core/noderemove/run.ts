@@ -1,12 +1,15 @@
-// `inv node-remove` end to end, minus flag parsing and rendering: connect to the runtime,
-// read its images and containers, decide, then remove (or not, with dryRun).
+// `inv node-remove` minus flag parsing and rendering: connect to the runtime, read its images,
+// containers, sandboxes and sandbox image, decide, then remove (or not, with dryRun).
 import { connectCri } from '../cri/client.js';
 import { compileExclusion, type ExclusionMatcher } from '../refs/exclusion.js';
 import { decide } from './decide.js';
+import { untaggedExclusionWarnings } from './exclusion-warnings.js';
 import { execute } from './execute.js';
-import { compileAll, DEFAULT_SANDBOX_EXCLUSIONS, sandboxImageFromStatusInfo } from './exclusions.js';
+import { compileAll, DEFAULT_SANDBOX_EXCLUSIONS } from './exclusions.js';
+import { SandboxReader, type SandboxRead } from './sandbox-reader.js';
+import { assessSandbox, sandboxImageFromStatusInfo, type SandboxFacts } from './sandbox.js';
 import type { CriContainer } from '../cri/types.js';
-import type { ContainerView } from './decide.js';
+import type { ContainerView } from './in-use.js';
 import type { Report } from './types.js';
 
 const containerView = (c: CriContainer): ContainerView => ({
@@ -33,27 +36,46 @@ export interface NodeRemoveOptions {
  * when the runtime cannot be reached; per-image failures are results, not exceptions.
  */
 export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
-  const exclusions: ExclusionMatcher[] = compileAll([...DEFAULT_SANDBOX_EXCLUSIONS, ...opts.exclude]);
+  const operator: ExclusionMatcher[] = compileAll(opts.exclude);
+  const exclusions: ExclusionMatcher[] = [...compileAll(DEFAULT_SANDBOX_EXCLUSIONS), ...operator];
   const cri = await connectCri({ endpoint: opts.endpoint, timeoutMs: opts.timeoutMs });
   try {
-    // Best effort: not every runtime publishes its config, and a failure here must not stop us.
-    const sandbox = await cri
-      .status(true)
-      .then((s) => sandboxImageFromStatusInfo(s.info))
-      .catch(() => undefined);
-    if (sandbox) {
-      const m = compileExclusion(sandbox);
-      if (m.ok) exclusions.push(m.matcher);
-    }
-    const [images, containers] = await Promise.all([cri.listImages(), cri.listContainers()]);
+    // Status(verbose) is optional in CRI: its failure is not fatal, but it is remembered, and
+    // decides (with the sandboxes and pins) whether a prune may run at all (sandbox.ts).
+    const status: SandboxFacts['status'] = await cri.status(true).then(
+      (s) => {
+        const image = sandboxImageFromStatusInfo(s.info);
+        if (!image) return { unknown: 'names no sandbox image' };
+        const m = compileExclusion(image);
+        if (!m.ok)
+          return { unknown: `names a sandbox image inv cannot read (${JSON.stringify(image)}: ${m.reason})` };
+        exclusions.push(m.matcher);
+        return { image };
+      },
+      (e: Error) => ({ unknown: `failed: ${e.message}` }),
+    );
+    const warnings: string[] = [];
+    const reader = new SandboxReader(cri);
+    const [images, containers, sandboxRead] = await Promise.all([
+      cri.listImages(),
+      cri.listContainers(),
+      reader.read(),
+    ]);
+    const facts: SandboxFacts = { status, ...sandboxRead };
+    const guard = assessSandbox({ facts, images, operatorExclusions: operator });
+    warnings.push(...sandboxWarnings(sandboxRead, guard.determined ? undefined : guard.reason));
+    warnings.push(...untaggedExclusionWarnings(operator, images));
     const decisions = decide({
       images,
       containers: containers.map(containerView),
+      sandboxes: sandboxRead.sandboxes,
       targets: opts.targets,
       exclusions,
+      sandbox: guard,
     });
     const runtime = {
       listContainers: async () => (await cri.listContainers()).map(containerView),
+      listSandboxes: async () => (await reader.read()).sandboxes,
       removeImage: (ref: string) => cri.removeImage(ref),
     };
     const results = await execute(runtime, decisions, { dryRun: opts.dryRun, onProgress: opts.onProgress });
@@ -65,10 +87,26 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
         apiVersion: cri.runtime.runtimeApiVersion,
       },
       results,
+      warnings,
     };
   } finally {
     cri.close();
   }
+}
+
+function sandboxWarnings(read: SandboxRead, undetermined: string | undefined): string[] {
+  const out: string[] = [];
+  if (undetermined !== undefined) out.push(`${undetermined} A * prune and pause-like targets are refused.`);
+  if (read.unreadable.length > 0) {
+    const first = read.unreadable[0]!;
+    const who = `${first.id.slice(0, 13)}${first.pod ? ` (${first.pod})` : ''}`;
+    const more = read.unreadable.length > 1 ? ` and ${read.unreadable.length - 1} more` : '';
+    out.push(
+      `the image backing pod sandbox ${who}${more} could not be read (${first.reason}); ` +
+        'such images are protected only by the sandbox image, pins and exclusions',
+    );
+  }
+  return out;
 }
 
 /** 0 nothing failed; 1 a removal failed; 2 a target was invalid (bad input), which wins. */

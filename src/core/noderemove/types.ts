@@ -7,6 +7,8 @@ export type Outcome =
 export type Target =
   | { kind: 'all'; input: string }
   | { kind: 'id'; input: string; id: string }
+  /** 12-63 hex digits of an ID; `ref` is the name reading of a bare hex string, tried first. */
+  | { kind: 'id-prefix'; input: string; prefix: string; ref?: string }
   /** `name@digest`, matched against repoDigests. */
   | { kind: 'digest'; input: string; ref: string }
   /** normalized `name:tag`, matched against normalized repoTags. */
@@ -22,8 +24,8 @@ export interface Decision {
   aliases: string[];
   /** `remove` means "remove unless the re-check finds it in use". */
   action: 'remove' | 'keep';
-  /** For keep: why. */
-  outcome: Exclude<Outcome, 'removed' | 'would-remove' | 'failed'> | 'remove';
+  /** For keep: why (`failed`: refused for safety, the reason in detail). */
+  outcome: Exclude<Outcome, 'removed' | 'would-remove'> | 'remove';
   /** Human explanation for the table (the JSON only carries `error`). */
   detail: string;
 }
@@ -33,7 +35,7 @@ export interface Result {
   imageId: string;
   aliases: string[];
   outcome: Outcome;
-  /** The error (failed) or the reason (invalid); '' otherwise. */
+  /** The error or refusal (failed) or the reason (invalid); '' otherwise. */
   error: string;
   /** Human explanation for the table; not part of the JSON report. */
   detail: string;
@@ -49,4 +51,6 @@ export interface Report {
   node: string;
   runtime: RuntimeInfo;
   results: Result[];
+  /** Things the operator should know that are not a result (also printed on stderr). */
+  warnings?: string[];
 }
