@@ -152,7 +152,7 @@ describe('inv scan (CLI)', () => {
 
     it('scans every namespace with -A (dry run: writes nothing)', () => {
       const r = runCli(['scan', '-A', '--dry-run', '--kubeconfig', kubeconfigPath(), '-o', 'json']);
-      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.status, 0, r.stderr + r.stdout);
       const data = JSON.parse(r.stdout) as { dryRun: boolean; namespaces: { namespace: string }[] };
       assert.equal(data.dryRun, true);
       const names = data.namespaces.map((n) => n.namespace);

@@ -148,13 +148,19 @@ describe('reconcileNamespace (real API server)', () => {
     const ns = await newNamespace('conflict');
     const store = new ImageStore(env.rest);
     const name = imageResourceName('docker.io/library/nginx:1.25');
-    await store.ensure(ns, name, 'docker.io/library/nginx:1.25', 'Pod', undefined);
+    await store.ensure(ns, name, 'docker.io/library/nginx:1.25', { kinds: 'Pod' }, undefined);
     const [stale] = await store.list(ns);
     // Someone else writes in between: our copy's resourceVersion is now stale.
     await env.rest.request('PUT', imagesPath(ns, name, 'status'), {
       body: { ...stale, apiVersion: 'imageinventory.dev/v1alpha1', kind: 'Image', status: { kinds: 'Job' } },
     });
-    const writes = await store.ensure(ns, name, 'docker.io/library/nginx:1.25', 'Deployment,Pod', stale);
+    const writes = await store.ensure(
+      ns,
+      name,
+      'docker.io/library/nginx:1.25',
+      { kinds: 'Deployment,Pod' },
+      stale,
+    );
     assert.ok(writes >= 2, 'the first write hit 409 and was retried');
     assert.deepEqual(await inventory(env, ns), { 'docker.io/library/nginx:1.25': 'Deployment,Pod' });
   });

@@ -220,7 +220,9 @@ describe('desiredImages', () => {
       ['owned Pod', { pods: [pod('p', spec(['a'], [], ['b']), { ...gone, ...rsOwned })] }],
     ];
     for (const [label, o] of cases) {
-      it(label, () => assert.deepEqual(desiredImages(NS, objs(o)), { images: new Map(), invalid: [] }));
+      it(label, () =>
+        assert.deepEqual(desiredImages(NS, objs(o)), { images: new Map(), users: new Map(), invalid: [] }),
+      );
     }
     it('including invalid refs (no reports for deleted objects)', () => {
       const r = desiredImages(
@@ -308,7 +310,7 @@ describe('desiredImages', () => {
           pods: [bare, nulls],
         }),
       ),
-      { images: new Map(), invalid: [] },
+      { images: new Map(), users: new Map(), invalid: [] },
     );
   });
 

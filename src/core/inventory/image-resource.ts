@@ -17,7 +17,24 @@ export interface ImageResource {
     deletionTimestamp?: string;
   };
   spec?: { image?: string };
-  status?: { kinds?: string };
+  status?: ImageStatus;
+}
+
+export interface ImageStatus {
+  kinds?: string;
+  /** "Kind/name" of the objects credited, sorted, at most USERS_CAP of them. */
+  users?: string[];
+  /** How many objects are credited (users may be capped). */
+  userCount?: number;
+}
+
+/** True when `cur` already says what `want` says (so no status write is needed). */
+export function sameStatus(cur: ImageStatus | undefined, want: ImageStatus): boolean {
+  return (
+    (cur?.kinds ?? '') === (want.kinds ?? '') &&
+    (cur?.userCount ?? 0) === (want.userCount ?? 0) &&
+    JSON.stringify(cur?.users ?? []) === JSON.stringify(want.users ?? [])
+  );
 }
 
 export const isManaged = (img: ImageResource): boolean =>
@@ -46,6 +63,11 @@ export function stripImage(o: ImageResource): ImageResource {
     },
   };
   if (o.spec) out.spec = { ...(o.spec.image !== undefined ? { image: o.spec.image } : {}) };
-  if (o.status) out.status = { ...(o.status.kinds !== undefined ? { kinds: o.status.kinds } : {}) };
+  if (o.status)
+    out.status = {
+      ...(o.status.kinds !== undefined ? { kinds: o.status.kinds } : {}),
+      ...(o.status.users !== undefined ? { users: o.status.users } : {}),
+      ...(o.status.userCount !== undefined ? { userCount: o.status.userCount } : {}),
+    };
   return out;
 }

@@ -8,8 +8,10 @@ import {
   isManaged,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
+  sameStatus,
   stripImage,
   type ImageResource,
+  type ImageStatus,
 } from './image-resource.js';
 
 const MAX_ATTEMPTS = 5;
@@ -34,7 +36,7 @@ export class ImageStore {
   }
 
   /**
-   * Makes the Image `name` hold `image` and `kinds`, creating it if needed. `current` is the
+   * Makes the Image `name` hold `image` and `status` (kinds, users), creating it if needed. `current` is the
    * object the decision was based on (undefined when it did not exist). Returns the number
    * of write calls made.
    */
@@ -42,7 +44,7 @@ export class ImageStore {
     namespace: string,
     name: string,
     image: string,
-    kinds: string,
+    status: ImageStatus,
     current: ImageResource | undefined,
   ): Promise<number> {
     let writes = 0;
@@ -78,7 +80,7 @@ export class ImageStore {
             },
           });
         }
-        if ((cur.status?.kinds ?? '') !== kinds) {
+        if (!sameStatus(cur.status, status)) {
           writes++;
           cur = await this.rest.request<ImageResource>('PUT', imagesPath(namespace, name, 'status'), {
             body: {
@@ -86,7 +88,7 @@ export class ImageStore {
               kind: 'Image',
               metadata: { name, namespace, resourceVersion: cur.metadata.resourceVersion },
               spec: { image },
-              status: { kinds },
+              status,
             },
           });
         }

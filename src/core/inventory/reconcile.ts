@@ -58,9 +58,9 @@ export async function reconcileNamespace(
   objs: NamespaceObjects,
   opts: { dryRun?: boolean; existing?: ImageResource[] } = {},
 ): Promise<NamespaceResult> {
-  const { images: desired, invalid } = desiredImages(namespace, objs);
+  const { images: desired, users, invalid } = desiredImages(namespace, objs);
   const existing = opts.existing ?? (await deps.store.list(namespace));
-  const plan = planNamespace(desired, existing);
+  const plan = planNamespace(desired, existing, users);
   const result: NamespaceResult = {
     namespace,
     images: [],
@@ -107,7 +107,7 @@ export async function reconcileNamespace(
       n,
       async (p) => {
         try {
-          result.writes += await deps.store.ensure(namespace, p.name, p.image, p.kinds, p.current);
+          result.writes += await deps.store.ensure(namespace, p.name, p.image, p.status, p.current);
           outcomes.get(p.name)!.result = 'applied';
           if (p.change === 'create') result.counts.created++;
           else result.counts.updated++;

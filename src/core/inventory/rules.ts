@@ -1,5 +1,6 @@
 // The source-to-kinds rules (shared spec seed-inventory-controller.md, "Sources -> status.kinds"):
-// which image refs one namespace references, and which kinds get the credit. Pure: objects in,
+// which image refs one namespace references, and which kinds get the credit; the same rules
+// name the objects that get it (status.users). Pure: objects in,
 // a ref -> kinds map and a list of unusable refs out. A bad ref is reported, never thrown, so one
 // broken manifest cannot hide the rest of the namespace's inventory.
 import { normalizeRef } from '../refs/normalize.js';
@@ -20,11 +21,22 @@ export interface InvalidRef {
 export interface DesiredImages {
   /** normalized ref -> kinds credited with it. */
   images: Map<string, Set<Kind>>;
+  /** normalized ref -> the objects credited with it, as "Kind/name" (same rules as kinds). */
+  users: Map<string, Set<string>>;
   invalid: InvalidRef[];
 }
 
+/** status.users holds at most this many users; status.userCount holds the true count. */
+export const USERS_CAP = 20;
+
+/** status.users and status.userCount for a set of "Kind/name" users: sorted, capped. */
+export function usersStatus(users: Iterable<string> | undefined): { users: string[]; userCount: number } {
+  const all = [...new Set(users ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { users: all.slice(0, USERS_CAP), userCount: all.length };
+}
+
 export function desiredImages(namespace: string, objs: NamespaceObjects): DesiredImages {
-  const out: DesiredImages = { images: new Map(), invalid: [] };
+  const out: DesiredImages = { images: new Map(), users: new Map(), invalid: [] };
   const credit = (kind: Kind, meta: ObjectMeta, containers: Iterable<Container>) => {
     for (const c of containers) addImage(out, namespace, kind, meta.name, c);
   };
@@ -103,6 +115,9 @@ function addImage(out: DesiredImages, namespace: string, kind: Kind, name: strin
   let kinds = out.images.get(r.ref.normalized);
   if (!kinds) out.images.set(r.ref.normalized, (kinds = new Set()));
   kinds.add(kind);
+  let users = out.users.get(r.ref.normalized);
+  if (!users) out.users.set(r.ref.normalized, (users = new Set()));
+  users.add(`${kind}/${name}`);
 }
 
 /** status.kinds: sorted and comma-joined ("Deployment,Pod") so kubectl columns stay stable. */

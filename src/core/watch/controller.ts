@@ -22,7 +22,7 @@
 import { performance } from 'node:perf_hooks';
 import { runWorkers, WorkQueue } from '../controller/workqueue.js';
 import type { RateLimiter } from '../controller/rate-limiter.js';
-import type { ImageResource } from '../inventory/image-resource.js';
+import type { ImageResource, ImageStatus } from '../inventory/image-resource.js';
 import { ImageStore } from '../inventory/image-store.js';
 import type { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
 import { reconcileNamespace, type NamespaceResult } from '../inventory/reconcile.js';
@@ -69,11 +69,11 @@ class ExpectingImageStore extends ImageStore {
     namespace: string,
     name: string,
     image: string,
-    kinds: string,
+    status: ImageStatus,
     current: ImageResource | undefined,
   ): Promise<number> {
     if (!current) this.expect('+', namespace, name);
-    return super.ensure(namespace, name, image, kinds, current);
+    return super.ensure(namespace, name, image, status, current);
   }
 
   override delete(namespace: string, current: ImageResource): Promise<number> {

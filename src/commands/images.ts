@@ -1,0 +1,150 @@
+import { Command, Flags } from '@oclif/core';
+import { EXIT_USAGE } from '../cli/exit-codes.js';
+import { kubeFlags } from '../cli/flags.js';
+import { paragraphs } from '../cli/help-text.js';
+import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
+import { groupByNamespace, parseManifests, readManifestSources } from '../core/inventory/manifests.js';
+import { loadKubeConfig } from '../core/kube/config.js';
+import { validateNamespaceName } from '../core/kube/names.js';
+import { KubeRest } from '../core/kube/rest.js';
+import { compileExclusion } from '../core/refs/exclusion.js';
+import { clusterUses, offlineUses } from '../core/report/image-uses.js';
+import { filterUses, groupUses, type GroupBy } from '../core/report/image-report.js';
+
+/** Exit code when the filters matched nothing: scripts gate on "nobody uses X any more". */
+export const EXIT_NO_MATCH = 3;
+
+const KINDS = ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'Pod', 'StatefulSet'];
+
+export default class Images extends Command {
+  static override summary = 'Report which images are used, where and by whom, across the cluster.';
+
+  static override description =
+    paragraphs(`Reads the Image resources that \`inv scan\` and \`inv watch\` keep (no workload is listed),
+filters them and groups them: by image (the default), with the namespaces and the users of
+each (Kind/name, as in status.users), or --by namespace or --by registry, with counts. Without
+-n, every namespace is read.
+
+--image takes the glob of exclusions over normalized refs: 'docker.io/bitnami/*' or 'bitnami/*'
+matches every Bitnami image on Docker Hub, 'k8s.gcr.io/*' everything from that registry.
+
+With --offline -f PATH the same report runs over manifest files (as \`inv scan -f\` reads them),
+with no cluster.
+
+Exit codes: 0 something matched; 3 nothing matched the filters; 2 bad input or no usable
+cluster.`);
+
+  static override examples = [
+    {
+      description: 'Who still pulls Bitnami images from Docker Hub?',
+      command: "<%= config.bin %> images --image 'docker.io/bitnami/*' -A",
+    },
+    {
+      description: 'Everything from the old registry, as JSON',
+      command: '<%= config.bin %> images --registry k8s.gcr.io -o json',
+    },
+    { description: 'Image counts per namespace', command: '<%= config.bin %> images --by namespace' },
+    {
+      description: 'Fail a pipeline while anyone still uses a vulnerable tag',
+      command: "<%= config.bin %> images --image 'log4j-app:2.14*' -o name && exit 1",
+    },
+    {
+      description: 'The same report over rendered manifests, offline',
+      command: 'helm template ./chart | <%= config.bin %> images --offline -f - --registry docker.io',
+    },
+  ];
+
+  static override flags = {
+    image: Flags.string({
+      description: "Only images matching this glob (normalized refs, e.g. 'docker.io/bitnami/*').",
+    }),
+    registry: Flags.string({ description: 'Only images from this registry host (e.g. docker.io, quay.io).' }),
+    kind: Flags.string({
+      description: 'Only users of this kind (repeatable).',
+      multiple: true,
+      options: KINDS,
+    }),
+    namespace: Flags.string({ char: 'n', multiple: true, description: 'Only this namespace (repeatable).' }),
+    'all-namespaces': Flags.boolean({
+      char: 'A',
+      description: 'Every namespace (the default without -n).',
+      exclusive: ['namespace'],
+    }),
+    by: Flags.string({
+      description: 'Group rows by.',
+      options: ['image', 'namespace', 'registry'],
+      default: 'image',
+    }),
+    offline: Flags.boolean({
+      description: 'Report over manifest files (-f), with no cluster.',
+      dependsOn: ['filename'],
+    }),
+    filename: Flags.string({
+      char: 'f',
+      description: 'With --offline: a manifest file, a directory of them, or - for stdin.',
+      dependsOn: ['offline'],
+    }),
+    output: Flags.string({
+      char: 'o',
+      description: 'Output format.',
+      options: ['table', 'wide', 'json', 'yaml', 'name'],
+      default: 'table',
+    }),
+    ...kubeFlags,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Images);
+    const namespaces = flags.namespace ?? [];
+    for (const ns of namespaces) {
+      const problem = validateNamespaceName(ns);
+      if (problem) this.error(`invalid namespace "${ns}": ${problem}`, { exit: EXIT_USAGE });
+    }
+    let image;
+    if (flags.image !== undefined) {
+      const c = compileExclusion(flags.image);
+      if (!c.ok) this.error(`--image ${JSON.stringify(flags.image)}: ${c.reason}`, { exit: EXIT_USAGE });
+      image = c.matcher;
+    }
+    const registry = flags.registry?.toLowerCase();
+    if (registry !== undefined && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d+)?$/.test(registry))
+      this.error(
+        `--registry ${JSON.stringify(flags.registry)}: not a registry host (like docker.io or host:5000)`,
+        {
+          exit: EXIT_USAGE,
+        },
+      );
+
+    let uses;
+    if (flags.offline) {
+      try {
+        const docs = parseManifests(readManifestSources(flags.filename!));
+        uses = offlineUses(groupByNamespace(docs, namespaces[0] ?? 'default'));
+        if (namespaces.length) uses = uses.filter((u) => namespaces.includes(u.namespace));
+      } catch (e) {
+        this.error((e as Error).message, { exit: EXIT_USAGE });
+      }
+    } else {
+      let rest: KubeRest;
+      try {
+        rest = new KubeRest(loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }));
+      } catch (e) {
+        this.error((e as Error).message, { exit: EXIT_USAGE });
+      }
+      try {
+        uses = await clusterUses(rest, namespaces.length ? namespaces : undefined);
+      } catch (e) {
+        this.error(`reading the Image resources failed: ${(e as Error).message}`, { exit: EXIT_USAGE });
+      } finally {
+        rest.close();
+      }
+    }
+    const matched = filterUses(uses, { image, registry, kinds: flags.kind });
+    const report = groupUses(matched, flags.by as GroupBy);
+    process.stdout.write(renderImageReport(report, flags.output as ReportOutput));
+    if (report.rows.length === 0) {
+      process.stderr.write('no image matched\n');
+      this.exit(EXIT_NO_MATCH);
+    }
+  }
+}
