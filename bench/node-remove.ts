@@ -28,7 +28,7 @@ interface OciArchive {
     file: string,
     images: { refs: string[]; distinct: string }[],
   ): { refs: string[]; id: string }[];
-  importArchive(opts: { address: string; file: string; snapshotter?: string }): void;
+  importArchive(opts: { address: string; file: string; snapshotter?: string; ctr?: string }): void;
 }
 
 function run(args: string[]): Promise<{ ms: number; code: number; stdout: string; stderr: string }> {
@@ -73,10 +73,47 @@ async function bareLoop(address: string, ids: Set<string>): Promise<number> {
   return performance.now() - started;
 }
 
+interface CriScript {
+  up(dir: string, opts?: { runtime?: string }): Promise<{ endpoint: string }>;
+  down(dir: string): Promise<void>;
+  ctrFor(dir: string): string;
+}
+
+/**
+ * The figures on both runtimes: the run's containerd 1.6 (ctx) and a containerd 2.x started here
+ * (runtime.v1 only), side by side in the same run.
+ */
 export async function main(ctx: BenchContext): Promise<Record<string, number | string>> {
   if (!ctx.criEndpoint || !ctx.criDir)
     throw new Error('the node-remove benchmark needs the private containerd (criEndpoint)');
-  const endpoint = ctx.criEndpoint;
+  const script = (await import(path.join(repoRoot, 'scripts', 'cri.mjs'))) as CriScript;
+  const out: Record<string, number | string> = {};
+  for (const [k, v] of Object.entries(await measure(ctx.criEndpoint, ctx.criDir, script.ctrFor(ctx.criDir))))
+    out[
+      k.startsWith('start-up') || k === 'images removed per run' || k === 'rounds'
+        ? k
+        : `containerd 1.6: ${k}`
+    ] = v;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-bench-ctrd2-'));
+  try {
+    const dir = path.join(tmp, 'cri');
+    const c2 = await script.up(dir, { runtime: 'containerd2' });
+    for (const [k, v] of Object.entries(await measure(c2.endpoint, dir, script.ctrFor(dir))))
+      if (!k.startsWith('start-up') && k !== 'images removed per run' && k !== 'rounds')
+        out[`containerd 2.x: ${k}`] = v;
+    await script.down(dir);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return out;
+}
+
+async function measure(
+  endpoint: string,
+  criDir: string,
+  ctrBin: string,
+): Promise<Record<string, number | string>> {
+  const ctx = { criDir };
   const address = endpoint.replace(/^unix:\/\//, '');
   let snapshotter = 'overlayfs';
   try {
@@ -97,7 +134,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
       file,
       refs.map((r, i) => ({ refs: [r], distinct: `bench-${round}-${i}` })),
     );
-    oci.importArchive({ address, file, snapshotter });
+    oci.importArchive({ address, file, snapshotter, ctr: ctrBin });
     fs.rmSync(file);
     log(`round ${round}: imported ${IMAGES} images in ${Math.round(performance.now() - started)} ms`);
     const list = path.join(tmp, `targets-${round}.json`);

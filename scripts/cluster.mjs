@@ -113,6 +113,47 @@ export function build() {
   return binary;
 }
 
+/**
+ * containerd 2.x (daemon, runc shim, ctr) for the second runtime of the tests, built through the
+ * Go module proxy with build tags that avoid C dependencies. runc stays Debian's.
+ */
+export const CONTAINERD2_VERSION = 'v2.4.2';
+export const containerd2Dir = path.join(binDir, `containerd-${CONTAINERD2_VERSION}`);
+
+export function buildContainerd2() {
+  const names = ['containerd', 'containerd-shim-runc-v2', 'ctr'];
+  if (names.every((n) => fs.existsSync(path.join(containerd2Dir, n)))) return containerd2Dir;
+  fs.mkdirSync(binDir, { recursive: true });
+  log(
+    `building containerd ${CONTAINERD2_VERSION} (containerd, containerd-shim-runc-v2, ctr) from Go modules...`,
+  );
+  const tmp = `${containerd2Dir}.${process.pid}.tmp`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const r = spawnSync(
+    'go',
+    [
+      'install',
+      '-tags',
+      'no_btrfs no_devmapper no_zfs',
+      '-trimpath',
+      '-ldflags=-s -w',
+      ...names.map((n) => `github.com/containerd/containerd/v2/cmd/${n}@${CONTAINERD2_VERSION}`),
+    ],
+    {
+      cwd: binDir,
+      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  if (r.status !== 0) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw new Error(`go install of containerd ${CONTAINERD2_VERSION} failed (exit ${r.status})`);
+  }
+  fs.rmSync(containerd2Dir, { recursive: true, force: true });
+  fs.renameSync(tmp, containerd2Dir);
+  return containerd2Dir;
+}
+
 /** The CNI plugins the nodes' bridge network needs, built through the Go module proxy. */
 export const CNI_VERSION = 'v1.6.2';
 export const cniDir = path.join(binDir, `cni-${CNI_VERSION}`);
@@ -248,6 +289,7 @@ async function main() {
     if (cmd === 'build') {
       build();
       buildCni();
+      buildContainerd2();
     } else if (cmd === 'up') {
       const r = await up();
       log(r.reused ? `reusing running server (pid ${r.pid})` : `ready in ${r.startupMs} ms (pid ${r.pid})`);

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alive, isMain, sleep, stopPid } from './process.mjs';
+import { buildContainerd2 } from './cluster.mjs';
 import { importArchive, writeArchive } from './oci-archive.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,11 +20,102 @@ const log = (msg) => process.stderr.write(`cri: ${msg}\n`);
 
 export const socketPath = (dir) => path.join(path.resolve(dir), 'containerd.sock');
 
+/**
+ * The runtimes the tests run on: Debian's containerd 1.6 (runtime.v1 and v1alpha2, never pins an
+ * image) and containerd 2.x built from Go modules (runtime.v1 only, pins its sandbox image).
+ */
+export const RUNTIMES = ['containerd', 'containerd2'];
+export const defaultDirFor = (runtime) =>
+  runtime === 'containerd2'
+    ? process.env.INV_CRI2_DIR || path.join(repoRoot, '.cache', 'cri-containerd2')
+    : defaultDir;
+
+/** Binaries of a runtime: the daemon, its ctr, and the folder to put first on PATH (its shim). */
+function binaries(runtime) {
+  if (runtime === 'containerd2') {
+    const d = buildContainerd2();
+    return { containerd: path.join(d, 'containerd'), ctr: path.join(d, 'ctr'), pathPrefix: d };
+  }
+  if (runtime !== 'containerd')
+    throw new Error(`--runtime ${runtime}: must be one of ${RUNTIMES.join(', ')}`);
+  return { containerd: 'containerd', ctr: 'ctr', pathPrefix: '' };
+}
+
+/** The runtime that runs (or ran) in `dir`. */
+export function runtimeOf(dir) {
+  try {
+    return fs.readFileSync(path.join(dir, 'runtime'), 'utf8').trim() || 'containerd';
+  } catch {
+    return 'containerd';
+  }
+}
+
+/** The ctr that matches the runtime in `dir`. */
+export const ctrFor = (dir) => binaries(runtimeOf(dir)).ctr;
+
 function ctr(dir, args, timeoutMs = 10_000) {
-  return spawnSync('ctr', ['--address', socketPath(dir), '--timeout', '5s', ...args], {
+  return spawnSync(ctrFor(dir), ['--address', socketPath(dir), '--timeout', '5s', ...args], {
     encoding: 'utf8',
     timeout: timeoutMs,
   });
+}
+
+/**
+ * containerd 2.x configuration (version 3), with the same conventions as config(): its own
+ * folders, restrict_oom_score_adj, the locally imported sandbox image (which 2.x pins), private
+ * CNI folders, and no NRI socket under /var/run.
+ */
+function config2(dir, snapshotter) {
+  const d = path.resolve(dir);
+  return `version = 3
+root = "${d}/root"
+state = "${d}/state"
+disabled_plugins = [
+  "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.devmapper",
+  "io.containerd.snapshotter.v1.zfs",
+  "io.containerd.snapshotter.v1.erofs",
+  "io.containerd.snapshotter.v1.blockfile",
+  "io.containerd.tracing.processor.v1.otlp",
+  "io.containerd.internal.v1.tracing",
+  "io.containerd.nri.v1.nri",
+]
+
+[grpc]
+  address = "${d}/containerd.sock"
+
+[ttrpc]
+  address = "${d}/containerd.sock.ttrpc"
+
+[debug]
+  address = ""
+  level = "info"
+
+[metrics]
+  address = ""
+
+[plugins]
+  [plugins."io.containerd.internal.v1.opt"]
+    path = "${d}/opt"
+  [plugins."io.containerd.cri.v1.images"]
+    snapshotter = "${snapshotter}"
+    [plugins."io.containerd.cri.v1.images".pinned_images]
+      sandbox = "${sandboxImage}"
+  [plugins."io.containerd.cri.v1.runtime"]
+    restrict_oom_score_adj = true
+    enable_selinux = false
+    [plugins."io.containerd.cri.v1.runtime".containerd]
+      default_runtime_name = "runc"
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+    [plugins."io.containerd.cri.v1.runtime".cni]
+      bin_dirs = ["${d}/cni/bin"]
+      conf_dir = "${d}/cni/net.d"
+  [plugins."io.containerd.grpc.v1.cri"]
+    disable_tcp_service = true
+    stream_server_address = "127.0.0.1"
+    stream_server_port = "0"
+`;
 }
 
 function config(dir, snapshotter) {
@@ -91,10 +183,18 @@ function pluginStatus(dir, type, id) {
 }
 
 async function start(dir, snapshotter, timeoutMs, wrap) {
-  fs.writeFileSync(path.join(dir, 'config.toml'), config(dir, snapshotter));
+  const runtime = runtimeOf(dir);
+  const bins = binaries(runtime);
+  const text = runtime === 'containerd2' ? config2(dir, snapshotter) : config(dir, snapshotter);
+  fs.writeFileSync(path.join(dir, 'config.toml'), text);
   const out = fs.openSync(path.join(dir, 'containerd.log'), 'a');
-  const [cmd, args] = wrap('containerd', ['--config', path.join(dir, 'config.toml')]);
+  const [cmd, args] = wrap(bins.containerd, ['--config', path.join(dir, 'config.toml')]);
+  // containerd finds its shim on PATH: containerd 2.x must start its own, not Debian's.
+  const env = bins.pathPrefix
+    ? { ...process.env, PATH: `${bins.pathPrefix}:${process.env.PATH}` }
+    : process.env;
   const child = spawn(cmd, args, {
+    env,
     detached: true,
     stdio: ['ignore', out, out],
   });
@@ -118,7 +218,11 @@ async function start(dir, snapshotter, timeoutMs, wrap) {
  * `wrap(cmd, args)` returns the [cmd, args] actually spawned; the node script uses it to start
  * containerd in a mount namespace of its own (the wrapper must exec containerd, keeping its pid).
  */
-export async function up(dir = defaultDir, { timeoutMs = 60_000, wrap = (cmd, args) => [cmd, args] } = {}) {
+export async function up(
+  dir = defaultDir,
+  { timeoutMs = 60_000, wrap = (cmd, args) => [cmd, args], runtime = 'containerd' } = {},
+) {
+  binaries(runtime); // validates the name (and builds containerd 2.x when needed)
   dir = path.resolve(dir);
   const pidFile = path.join(dir, 'pid');
   const address = socketPath(dir);
@@ -126,15 +230,16 @@ export async function up(dir = defaultDir, { timeoutMs = 60_000, wrap = (cmd, ar
   if (Buffer.byteLength(address) > 100) throw new Error(`socket path too long for a unix socket: ${address}`);
   if (fs.existsSync(pidFile)) {
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-    if (alive(pid) && ctr(dir, ['version']).status === 0) {
+    if (alive(pid) && runtimeOf(dir) === runtime && ctr(dir, ['version']).status === 0) {
       const snapshotter = fs.readFileSync(path.join(dir, 'snapshotter'), 'utf8').trim();
-      return { endpoint, address, pid, dir, snapshotter, reused: true };
+      return { endpoint, address, pid, dir, snapshotter, runtime, reused: true };
     }
     await down(dir);
   }
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'cni', 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'runtime'), runtime);
 
   // overlayfs is what real nodes use; when the kernel or the backing filesystem cannot do it
   // (the plugin reports "skip"/"error"), fall back to the native (copying) snapshotter.
@@ -157,8 +262,8 @@ export async function up(dir = defaultDir, { timeoutMs = 60_000, wrap = (cmd, ar
   }
   const archive = path.join(dir, 'sandbox-image.tar');
   writeArchive(archive, [{ refs: [sandboxImage], distinct: 'sandbox', cmd: ['/bin/sleep', '2147483647'] }]);
-  importArchive({ address, file: archive, snapshotter });
-  return { endpoint, address, pid, dir, snapshotter, reused: false };
+  importArchive({ address, file: archive, snapshotter, ctr: ctrFor(dir) });
+  return { endpoint, address, pid, dir, snapshotter, runtime, reused: false };
 }
 
 /** PIDs of containerd shims that were started by the containerd listening on `address`. */
@@ -221,21 +326,33 @@ export async function down(dir = defaultDir) {
 }
 
 async function main() {
-  const cmd = process.argv[2];
+  const [cmd, ...rest] = process.argv.slice(2);
   try {
+    let runtime = 'containerd';
+    for (let i = 0; i < rest.length; i++) {
+      if (rest[i] === '--runtime') runtime = rest[++i] ?? '';
+      else if (rest[i].startsWith('--runtime=')) runtime = rest[i].slice('--runtime='.length);
+      else
+        throw new Error(
+          `unknown argument ${rest[i]}; usage: cri.mjs up|down [--runtime containerd|containerd2]`,
+        );
+    }
+    if (!RUNTIMES.includes(runtime))
+      throw new Error(`--runtime ${runtime}: must be one of ${RUNTIMES.join(', ')}`);
+    const dir = defaultDirFor(runtime);
     if (cmd === 'up') {
-      const r = await up();
+      const r = await up(dir, { runtime });
       log(
         r.reused
           ? `reusing running containerd (pid ${r.pid})`
-          : `containerd ready (pid ${r.pid}, ${r.snapshotter})`,
+          : `${runtime} ready (pid ${r.pid}, ${r.snapshotter})`,
       );
       process.stdout.write(`${r.endpoint}\n`);
     } else if (cmd === 'down') {
-      await down();
+      await down(dir);
       log('stopped and removed');
     } else {
-      process.stderr.write('usage: cri.mjs up|down\n');
+      process.stderr.write('usage: cri.mjs up|down [--runtime containerd|containerd2]\n');
       process.exitCode = 2;
     }
   } catch (err) {

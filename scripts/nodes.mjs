@@ -5,7 +5,8 @@
 // where the node's CRI folder is bind-mounted over one common path, so a worker Pod that mounts
 // "the runtime socket" reaches its own node's containerd. A CNI bridge per node gives Pods IPs.
 //
-//   node scripts/nodes.mjs up [--nodes N]   last stdout line: one JSON object (see upCluster)
+//   node scripts/nodes.mjs up [--nodes N] [--runtime containerd|containerd2]
+//                                           last stdout line: one JSON object (see up)
 //   node scripts/nodes.mjs down             stops everything and leaves nothing behind
 //
 // Both are idempotent and recover from a crash: `down` finds what is left (processes from the
@@ -400,7 +401,7 @@ export async function killKubelet(dir, i) {
   }
 }
 
-async function startNode(dir, i, workerArchive) {
+async function startNode(dir, i, workerArchive, runtime) {
   const nd = nodeDir(dir, i);
   const criDir = nodeCriDir(dir, i);
   fs.mkdirSync(nd, { recursive: true });
@@ -415,6 +416,7 @@ async function startNode(dir, i, workerArchive) {
     binds.push([own, hostDir]);
   }
   const c = await cri.up(criDir, {
+    runtime,
     wrap: (cmd, args) => [
       'unshare',
       [
@@ -441,7 +443,12 @@ async function startNode(dir, i, workerArchive) {
     path.join(criDir, 'cni', 'net.d', '10-inv.conflist'),
     JSON.stringify(cniConfig(dir, i), null, 2),
   );
-  importArchive({ address: c.address, file: workerArchive, snapshotter: c.snapshotter });
+  importArchive({
+    address: c.address,
+    file: workerArchive,
+    snapshotter: c.snapshotter,
+    ctr: cri.ctrFor(criDir),
+  });
   createCgroupRoot(cgroupRoot(dir, i));
   const ports = { port: await freePort(), healthz: await freePort() };
   fs.writeFileSync(path.join(nd, 'kubelet.yaml'), JSON.stringify(kubeletConfig(dir, i, ports), null, 2));
@@ -473,7 +480,7 @@ async function healthy(dir, state) {
  * Starts the whole cluster in `dir` with `nodes` nodes (or reuses a healthy one of that size)
  * and returns { kubeconfig, nodes: [{ name, criEndpoint }], runtimeSocket, workerImage, ... }.
  */
-export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000 } = {}) {
+export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000, runtime = 'containerd' } = {}) {
   dir = path.resolve(dir);
   if (process.getuid?.() !== 0) throw new Error('real nodes need root (cgroups, mount namespaces, bridges)');
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 50) {
@@ -481,7 +488,15 @@ export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000 } = 
   }
   const stateFile = path.join(dir, 'state.json');
   const old = readJson(stateFile);
-  if (old && old.nodes.length === nodes && (await healthy(dir, old))) return { ...old, reused: true };
+  if (!cri.RUNTIMES.includes(runtime))
+    throw new Error(`--runtime ${runtime}: must be one of ${cri.RUNTIMES.join(', ')}`);
+  if (
+    old &&
+    old.nodes.length === nodes &&
+    (old.runtime ?? 'containerd') === runtime &&
+    (await healthy(dir, old))
+  )
+    return { ...old, reused: true };
   await down(dir);
   const started = Date.now();
   cluster.build();
@@ -496,13 +511,14 @@ export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000 } = 
     nodes: [],
     runtimeSocket: runtimeSocket(dir),
     workerImage: worker.ref,
+    runtime,
   };
   // state.json first: startKubelet reads the kubeconfig from it, and `down` after a crash
   // mid-way finds the nodes' folders anyway.
   fs.writeFileSync(stateFile, JSON.stringify(state));
   const kubeletStarted = [];
   for (let i = 1; i <= nodes; i++) {
-    const { kubeletStarted: at, ...node } = await startNode(dir, i, worker.file);
+    const { kubeletStarted: at, ...node } = await startNode(dir, i, worker.file, runtime);
     kubeletStarted.push(at);
     state.nodes.push(node);
     fs.writeFileSync(stateFile, JSON.stringify(state));
@@ -562,15 +578,21 @@ async function main() {
   try {
     if (cmd === 'up') {
       let nodes = 2;
+      let runtime = 'containerd';
       for (let i = 0; i < rest.length; i++) {
         const a = rest[i];
-        if (a === '--nodes' || a.startsWith('--nodes=')) {
+        if (a === '--runtime' || a.startsWith('--runtime=')) {
+          runtime = a.includes('=') ? a.split('=')[1] : rest[++i];
+        } else if (a === '--nodes' || a.startsWith('--nodes=')) {
           const v = a.includes('=') ? a.split('=')[1] : rest[++i];
           nodes = Number(v);
           if (!/^\d+$/.test(String(v))) throw new Error(`--nodes ${v}: must be a whole number from 1 to 50`);
-        } else throw new Error(`unknown argument ${a}; usage: nodes.mjs up [--nodes N]`);
+        } else
+          throw new Error(
+            `unknown argument ${a}; usage: nodes.mjs up [--nodes N] [--runtime containerd|containerd2]`,
+          );
       }
-      const r = await up(defaultDir, { nodes });
+      const r = await up(defaultDir, { nodes, runtime });
       log(
         r.reused
           ? 'reusing the running cluster'
@@ -584,7 +606,7 @@ async function main() {
       await down();
       log('stopped and removed');
     } else {
-      process.stderr.write('usage: nodes.mjs up [--nodes N] | down\n');
+      process.stderr.write('usage: nodes.mjs up [--nodes N] [--runtime containerd|containerd2] | down\n');
       process.exitCode = 2;
     }
   } catch (err) {

@@ -239,15 +239,22 @@ export function writeArchive(file, images) {
  * Imports an archive into containerd's CRI namespace with ctr, unpacked for the snapshotter
  * the CRI plugin uses (otherwise containers could not be created from it).
  */
-export function importArchive({ address, file, snapshotter = 'overlayfs', namespace = 'k8s.io' }) {
+export function importArchive({
+  address,
+  file,
+  snapshotter = 'overlayfs',
+  namespace = 'k8s.io',
+  ctr = 'ctr',
+}) {
   const r = spawnSync(
-    'ctr',
+    ctr,
     ['--address', address, '--namespace', namespace, 'images', 'import', '--snapshotter', snapshotter, file],
-    { encoding: 'utf8' },
+    // ctr 2.x prints a line per image: keep stderr for errors, with room to spare.
+    { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
   );
   if (r.status !== 0) {
     throw new Error(
-      `ctr images import ${file} failed (exit ${r.status}): ${(r.stderr || r.stdout || '').trim()}`,
+      `ctr images import ${file} failed (exit ${r.status ?? r.signal}): ${(r.stderr || '').trim().split('\n').slice(-3).join(' ')}`,
     );
   }
 }

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../support/paths.js';
 
-function npmRun(script: string, env: NodeJS.ProcessEnv) {
-  const r = spawnSync('npm', ['run', '-s', script], {
+function npmRun(script: string, env: NodeJS.ProcessEnv, args: string[] = []) {
+  const r = spawnSync('npm', ['run', '-s', script, ...(args.length ? ['--', ...args] : [])], {
     cwd: repoRoot,
     encoding: 'utf8',
     env: { ...process.env, ...env },
@@ -50,5 +50,29 @@ describe('developer scripts', function () {
     assert.ok(fs.existsSync(endpoint.slice('unix://'.length)));
     assert.equal(npmRun('cri:down', env).status, 0);
     assert.ok(!fs.existsSync(env.INV_CRI_DIR));
+  });
+
+  it('cri:up -- --runtime containerd2 runs containerd 2.x next to 1.6; cri:down -- --runtime containerd2 stops it', () => {
+    const env = { INV_CRI_DIR: path.join(tmp, 'cri1'), INV_CRI2_DIR: path.join(tmp, 'cri2') };
+    const one = npmRun('cri:up', env);
+    assert.equal(one.status, 0, one.stderr);
+    const two = npmRun('cri:up', env, ['--runtime', 'containerd2']);
+    assert.equal(two.status, 0, two.stderr);
+    assert.equal(two.lines.at(-1), `unix://${path.join(env.INV_CRI2_DIR, 'containerd.sock')}`);
+    assert.match(two.stderr, /containerd2 ready/);
+    // Both answer at once, each with its own version.
+    const version = (dir: string, ctr: string) =>
+      spawnSync(ctr, ['--address', path.join(dir, 'containerd.sock'), 'version'], { encoding: 'utf8' })
+        .stdout;
+    assert.match(version(env.INV_CRI_DIR, 'ctr'), /Server:[\s\S]*Version:\s+1\.6\./);
+    const ctr2 = path.join(repoRoot, '.cache', 'bin', 'containerd-v2.4.2', 'ctr');
+    assert.match(version(env.INV_CRI2_DIR, ctr2), /Server:[\s\S]*Version:\s+v?2\./);
+    const bad = npmRun('cri:up', env, ['--runtime', 'docker']);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /--runtime docker: must be one of containerd, containerd2/);
+    assert.equal(npmRun('cri:down', env, ['--runtime', 'containerd2']).status, 0);
+    assert.ok(!fs.existsSync(env.INV_CRI2_DIR));
+    assert.ok(fs.existsSync(env.INV_CRI_DIR), 'the 1.6 one still runs');
+    assert.equal(npmRun('cri:down', env).status, 0);
   });
 });

@@ -53,8 +53,8 @@ export const outcomes = (r: CliRun): Record<string, string> =>
   Object.fromEntries((r.json?.results ?? []).map((x) => [x.target, x.outcome]));
 
 /** `ctr` against a private containerd, in the CRI namespace (tag and untag image names). */
-export function ctr(address: string, args: string[]): string {
-  const r = spawnSync('ctr', ['--address', address, '-n', 'k8s.io', '--timeout', '10s', ...args], {
+export function ctr(address: string, args: string[], bin = 'ctr'): string {
+  const r = spawnSync(bin, ['--address', address, '-n', 'k8s.io', '--timeout', '10s', ...args], {
     encoding: 'utf8',
     timeout: 20_000,
   });

@@ -170,6 +170,46 @@ describe('npm run node:up / node:down', function () {
     assert.equal(npmRun(['node:down'], env).status, 0, 'down again is a no-op');
   });
 
+  it('runs its nodes on containerd 2.x with --runtime containerd2', async () => {
+    const up = npmRun(['node:up', '--', '--nodes', '1', '--runtime', 'containerd2'], env);
+    assert.equal(up.status, 0, up.stderr);
+    const out = JSON.parse(up.lines.at(-1)!) as { kubeconfig: string };
+    const { binaries } = (await import(path.join(repoRoot, 'scripts', 'cluster.mjs'))) as {
+      binaries: Record<string, string>;
+    };
+    const kubectl = (args: string[], input?: string) =>
+      spawnSync(binaries.kubectl!, ['--kubeconfig', out.kubeconfig, ...args], {
+        encoding: 'utf8',
+        input,
+        timeout: 90_000,
+      });
+    let r = kubectl([
+      'get',
+      'node',
+      'inv-node-1',
+      '-o',
+      'jsonpath={.status.nodeInfo.containerRuntimeVersion}',
+    ]);
+    assert.match(r.stdout, /^containerd:\/\/2\./, r.stderr);
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'on2', namespace: 'default' },
+      spec: {
+        automountServiceAccountToken: false,
+        containers: [{ name: 'c', image: 'inv.test/pause:1', imagePullPolicy: 'Never' }],
+      },
+    };
+    r = kubectl(['apply', '-f', '-'], JSON.stringify(pod));
+    assert.equal(r.status, 0, r.stderr);
+    r = kubectl(['wait', '--for=condition=Ready', 'pod/on2', '--timeout=60s']);
+    assert.equal(r.status, 0, r.stderr);
+    const id = fs.readFileSync(path.join(dir, 'id'), 'utf8').trim();
+    assert.equal(npmRun(['node:down'], env).status, 0);
+    const after = hostState(dir, id);
+    assert.deepEqual([after.links, after.cgroups, after.mounts, after.procs], [[], [], [], []]);
+  });
+
   it('rejects a bad --nodes value, naming it', () => {
     const r = npmRun(['node:up', '--', '--nodes', 'two'], env);
     assert.equal(r.status, 1);

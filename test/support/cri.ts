@@ -5,16 +5,33 @@ import path from 'node:path';
 import { connectCri, type CriClient, type CriImage } from '../../src/core/cri/index.js';
 import * as pods from '../../src/core/cri/pods.js';
 
+/**
+ * The runtimes the node-side suites run on, each a private containerd started by the global
+ * setup: Debian's containerd 1.6 and containerd 2.x built from Go modules.
+ */
+export const RUNTIMES = ['containerd', 'containerd2'] as const;
+export type Runtime = (typeof RUNTIMES)[number];
+let current: Runtime = 'containerd';
+
+/** Points criEndpoint()/criDir()/connect() at `runtime` (suites call it in their first hook). */
+export function useRuntime(runtime: Runtime): void {
+  current = runtime;
+}
+export const currentRuntime = (): Runtime => current;
+
+const envFor = (what: 'ENDPOINT' | 'DIR') =>
+  current === 'containerd2' ? `INV_TEST_CRI2_${what}` : `INV_TEST_CRI_${what}`;
+
 export function criEndpoint(): string {
-  const e = process.env.INV_TEST_CRI_ENDPOINT;
+  const e = process.env[envFor('ENDPOINT')];
   if (!e)
-    throw new Error('INV_TEST_CRI_ENDPOINT is not set: run the tests through mocha without INV_TEST_NO_CRI');
+    throw new Error(`${envFor('ENDPOINT')} is not set: run the tests through mocha without INV_TEST_NO_CRI`);
   return e;
 }
 
 export function criDir(): string {
-  const d = process.env.INV_TEST_CRI_DIR;
-  if (!d) throw new Error('INV_TEST_CRI_DIR is not set: run the tests through mocha without INV_TEST_NO_CRI');
+  const d = process.env[envFor('DIR')];
+  if (!d) throw new Error(`${envFor('DIR')} is not set: run the tests through mocha without INV_TEST_NO_CRI`);
   return d;
 }
 

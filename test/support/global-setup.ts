@@ -11,7 +11,7 @@ interface ClusterScript {
   down(dir: string): Promise<void>;
 }
 interface CriScript {
-  up(dir: string): Promise<{ endpoint: string }>;
+  up(dir: string, opts?: { runtime?: string }): Promise<{ endpoint: string }>;
   down(dir: string): Promise<void>;
 }
 
@@ -29,15 +29,19 @@ export async function mochaGlobalSetup(): Promise<void> {
   process.env.INV_TEST_RUN_DIR = runDir;
   const cluster = await load<ClusterScript>('cluster.mjs');
   const cri = withCri ? await load<CriScript>('cri.mjs') : undefined;
-  const [k, c] = await Promise.all([
+  // Both runtimes: a runtime that cannot start here fails the run, it is never skipped.
+  const [k, c, c2] = await Promise.all([
     cluster.up(path.join(runDir, 'cluster')),
     cri?.up(path.join(runDir, 'cri')),
+    cri?.up(path.join(runDir, 'cri2'), { runtime: 'containerd2' }),
   ]);
   process.env.INV_TEST_KUBECONFIG = k.kubeconfig;
   process.env.INV_TEST_CLUSTER_DIR = path.join(runDir, 'cluster');
-  if (c) {
+  if (c && c2) {
     process.env.INV_TEST_CRI_ENDPOINT = c.endpoint;
     process.env.INV_TEST_CRI_DIR = path.join(runDir, 'cri');
+    process.env.INV_TEST_CRI2_ENDPOINT = c2.endpoint;
+    process.env.INV_TEST_CRI2_DIR = path.join(runDir, 'cri2');
   }
 }
 
@@ -52,6 +56,7 @@ export async function mochaGlobalTeardown(): Promise<void> {
   if (process.env.INV_TEST_CRI_DIR) {
     const cri = await load<CriScript>('cri.mjs');
     await cri.down(process.env.INV_TEST_CRI_DIR);
+    if (process.env.INV_TEST_CRI2_DIR) await cri.down(process.env.INV_TEST_CRI2_DIR);
   }
   fs.rmSync(runDir, { recursive: true, force: true });
 }

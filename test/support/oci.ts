@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { criAddress, criSnapshotter } from './cri.js';
+import { criAddress, criDir, criSnapshotter } from './cri.js';
 import { repoRoot } from './paths.js';
 
 export interface ImageInput {
@@ -29,7 +29,16 @@ export interface BuiltImage {
 
 interface OciArchiveModule {
   writeArchive(file: string, images: ImageInput[]): BuiltImage[];
-  importArchive(opts: { address: string; file: string; snapshotter?: string; namespace?: string }): void;
+  importArchive(opts: {
+    address: string;
+    file: string;
+    snapshotter?: string;
+    namespace?: string;
+    ctr?: string;
+  }): void;
+}
+interface CriModule {
+  ctrFor(dir: string): string;
 }
 
 let mod: Promise<OciArchiveModule> | undefined;
@@ -50,7 +59,9 @@ export async function buildImagesArchive(file: string, images: ImageInput[]): Pr
 
 /** `ctr images import` of `file` into the CRI namespace of the containerd at `address`. */
 export async function importImage(file: string, address = criAddress()): Promise<void> {
-  (await load()).importArchive({ address, file, snapshotter: criSnapshotter() });
+  // The ctr of the current runtime (containerd 2.x has its own).
+  const cri = (await import(path.join(repoRoot, 'scripts', 'cri.mjs'))) as CriModule;
+  (await load()).importArchive({ address, file, snapshotter: criSnapshotter(), ctr: cri.ctrFor(criDir()) });
 }
 
 /** Builds, imports and returns the images, via a temporary archive. */
