@@ -17,6 +17,7 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { binaries, up, repoRoot } from './cluster.mjs';
+import { ensure as ensureDeps } from './ensure-deps.mjs';
 import * as nodes from './nodes.mjs';
 import { importArchive, writeArchive } from './oci-archive.mjs';
 
@@ -44,6 +45,9 @@ const kubectl = (args) =>
 
 let cluster;
 if (whole) {
+  // Real nodes need containerd, runc and a static busybox (for the sandbox and demo images):
+  // installed from Debian's packages when missing, as `npm test` does.
+  ensureDeps();
   step('Starting the whole local cluster: API server, controller-manager, scheduler, 2 real nodes');
   cluster = await nodes.up();
   say(`kubeconfig: ${cluster.kubeconfig}${cluster.reused ? ' (reused running cluster)' : ''}`);
