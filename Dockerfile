@@ -4,7 +4,12 @@
 # holds only production dependencies, the compiled JavaScript, the CRDs and the CRI protos, and
 # runs as an unprivileged user (works with readOnlyRootFilesystem: nothing is written at run time).
 
-FROM node:22-bookworm-slim AS build
+# Node 24 LTS, pinned by the digest of the multi-platform image index (Node 24.18.1 on Debian
+# bookworm, as published on 2026-07-30). To update: look up the current index digest of
+# node:24-bookworm-slim (`docker buildx imagetools inspect node:24-bookworm-slim`, or
+# docker-library/repo-info repos/node/remote/24-bookworm-slim.md) and replace it in all three
+# stages; keep the major equal to the worker image's (scripts/node-runtime.mjs).
+FROM node:24-bookworm-slim@sha256:235600a8101ab264e117b1768e925532262668dc9b581ef1dd7d96ced463b8e7 AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -17,12 +22,12 @@ COPY scripts/oclif-manifest.mjs ./scripts/
 # The oclif manifest lets start-up load only the command being run.
 RUN npx tsc -p tsconfig.json && node scripts/oclif-manifest.mjs
 
-FROM node:22-bookworm-slim AS deps
+FROM node:24-bookworm-slim@sha256:235600a8101ab264e117b1768e925532262668dc9b581ef1dd7d96ced463b8e7 AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim@sha256:235600a8101ab264e117b1768e925532262668dc9b581ef1dd7d96ced463b8e7
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules

@@ -31,10 +31,15 @@ interface OciArchive {
   importArchive(opts: { address: string; file: string; snapshotter?: string; ctr?: string }): void;
 }
 
-function run(args: string[]): Promise<{ ms: number; code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  node = process.execPath,
+  env: NodeJS.ProcessEnv = process.env,
+  script: string[] = [bin],
+): Promise<{ ms: number; code: number; stdout: string; stderr: string }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(node, [...script, ...args], { maxBuffer: 64 * 1024 * 1024, env }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ ms: performance.now() - started, code, stdout, stderr });
     });
@@ -105,6 +110,24 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+  // Start-up on Node 24 LTS (what the worker image runs), with and without the module compile
+  // cache that bin/run.js turns on, against `node -e 0` on the same binary.
+  const { nodeBinary } = (await import(path.join(repoRoot, 'scripts', 'node-runtime.mjs'))) as {
+    nodeBinary(line: number): string;
+  };
+  const node24 = nodeBinary(24);
+  const times = async (env: NodeJS.ProcessEnv, args: string[], script?: string[]) => {
+    const xs: number[] = [];
+    for (let i = 0; i < 7; i++) xs.push((await run(args, node24, env, script)).ms);
+    return Math.round(median(xs));
+  };
+  const bare = await times(process.env, ['-e', '0'], []);
+  const cached = await times(process.env, ['--version']);
+  const uncached = await times({ ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' }, ['--version']);
+  out['Node 24: node -e 0 (ms, median of 7)'] = bare;
+  out['Node 24: inv --version, compile cache (ms)'] = cached;
+  out['Node 24: inv --version, no compile cache (ms)'] = uncached;
+  out['Node 24: inv --version / node -e 0'] = Number((cached / bare).toFixed(2));
   return out;
 }
 

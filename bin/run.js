@@ -1,8 +1,18 @@
 #!/usr/bin/env node
 // oclif entry point: commands are loaded from the compiled dist/src/commands.
-import { execute } from '@oclif/core';
+import module from 'node:module';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
+// Node 22.1+ (and 24 LTS) can cache the compiled code of every module it loads, which cuts
+// start-up; Node 20 has no such cache and simply skips this. A read-only file system (the
+// worker Pod) makes the call report failure, and start-up goes on uncached. Opt out with
+// NODE_DISABLE_COMPILE_CACHE=1.
+try {
+  module.enableCompileCache?.();
+} catch {
+  // never let a cache problem stop the command
+}
 
 // `npm run build` writes oclif.manifest.json so start-up loads only the command being run.
 // A bare `tsc` recompiles commands without refreshing it: drop a stale manifest, so oclif
@@ -16,4 +26,6 @@ try {
   // No manifest, or a read-only install: nothing to refresh.
 }
 
+// Imported only now, so the compile cache covers oclif and everything it loads.
+const { execute } = await import('@oclif/core');
 await execute({ dir: import.meta.url });

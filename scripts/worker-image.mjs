@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the `inv` worker image from the checkout, without Docker, as an OCI archive that
-// `ctr images import` reads: one layer holding a Node.js runtime with exactly the shared
+// `ctr images import` reads: one layer holding Node.js 24 LTS (scripts/node-runtime.mjs) with exactly the shared
 // libraries it links, the production dependencies (from package-lock.json, never the dev ones),
 // the compiled code (dist/src), bin/, the oclif manifest, the CRI protos and the CRDs. Tests,
 // TypeScript sources, benchmarks and scripts stay out.
@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostArch, imageManifest, sha256, tar, tarEntry } from './oci-archive.mjs';
+import { nodeBinary } from './node-runtime.mjs';
 import { isMain } from './process.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -92,8 +93,9 @@ function layerEntries(root) {
     }
   };
 
-  // The runtime: node and what it links, at the paths the loader looks them up.
-  const node = fs.realpathSync(process.execPath);
+  // The runtime: the Node 24 LTS binary from the npm registry (never the host's), and what it
+  // links, at the paths the loader looks them up.
+  const node = nodeBinary(24);
   addFile('usr/bin/node', node, 0o755);
   for (const lib of sharedLibraries(node)) addFile(lib.replace(/^\//, ''), fs.realpathSync(lib), 0o755);
   addDir('tmp');

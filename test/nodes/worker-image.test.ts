@@ -80,6 +80,23 @@ describe('worker image (built without Docker)', function () {
       assert.ok(files.includes(`app/node_modules/${dep}/package.json`), `dependency ${dep}`);
   });
 
+  it("runs Node 24 LTS from the npm registry's node-linux package, not the host's Node", async () => {
+    const { nodeBinary, NODE_VERSIONS } = (await import(
+      path.join(repoRoot, 'scripts', 'node-runtime.mjs')
+    )) as {
+      nodeBinary(line: number): string;
+      NODE_VERSIONS: Record<number, string>;
+    };
+    const shipped = spawnSync('tar', ['-xO', 'usr/bin/node'], {
+      input: layer,
+      maxBuffer: 512 * 2 ** 20,
+    }).stdout;
+    assert.ok(shipped.equals(fs.readFileSync(nodeBinary(24))), 'usr/bin/node is the pinned Node 24 binary');
+    assert.match(NODE_VERSIONS[24]!, /^24\./);
+    const v = spawnSync(nodeBinary(24), ['--version'], { encoding: 'utf8' }).stdout.trim();
+    assert.equal(v, `v${NODE_VERSIONS[24]}`);
+  });
+
   it('holds no dev dependencies, tests, TypeScript sources, benchmarks or scripts', () => {
     const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as {
       packages: Record<string, { dev?: boolean }>;
