@@ -114,6 +114,34 @@ export function build() {
 }
 
 /**
+ * `go install`s `packages` (module@version paths) into `dir`, unless every binary in `names` is
+ * there already: into a temporary folder first, so a half-built set is never used.
+ */
+function goInstall(dir, names, packages, { what, tags } = {}) {
+  if (names.every((n) => fs.existsSync(path.join(dir, n)))) return dir;
+  fs.mkdirSync(binDir, { recursive: true });
+  log(`building ${what} (${names.join(', ')}) from Go modules...`);
+  const tmp = `${dir}.${process.pid}.tmp`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const r = spawnSync(
+    'go',
+    ['install', ...(tags ? ['-tags', tags] : []), '-trimpath', '-ldflags=-s -w', ...packages],
+    {
+      cwd: binDir,
+      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  if (r.status !== 0) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw new Error(`go install of ${what} failed (exit ${r.status})`);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(tmp, dir);
+  return dir;
+}
+
+/**
  * containerd 2.x (daemon, runc shim, ctr) for the second runtime of the tests, built through the
  * Go module proxy with build tags that avoid C dependencies. runc stays Debian's.
  */
@@ -122,36 +150,12 @@ export const containerd2Dir = path.join(binDir, `containerd-${CONTAINERD2_VERSIO
 
 export function buildContainerd2() {
   const names = ['containerd', 'containerd-shim-runc-v2', 'ctr'];
-  if (names.every((n) => fs.existsSync(path.join(containerd2Dir, n)))) return containerd2Dir;
-  fs.mkdirSync(binDir, { recursive: true });
-  log(
-    `building containerd ${CONTAINERD2_VERSION} (containerd, containerd-shim-runc-v2, ctr) from Go modules...`,
+  return goInstall(
+    containerd2Dir,
+    names,
+    names.map((n) => `github.com/containerd/containerd/v2/cmd/${n}@${CONTAINERD2_VERSION}`),
+    { what: `containerd ${CONTAINERD2_VERSION}`, tags: 'no_btrfs no_devmapper no_zfs' },
   );
-  const tmp = `${containerd2Dir}.${process.pid}.tmp`;
-  fs.rmSync(tmp, { recursive: true, force: true });
-  const r = spawnSync(
-    'go',
-    [
-      'install',
-      '-tags',
-      'no_btrfs no_devmapper no_zfs',
-      '-trimpath',
-      '-ldflags=-s -w',
-      ...names.map((n) => `github.com/containerd/containerd/v2/cmd/${n}@${CONTAINERD2_VERSION}`),
-    ],
-    {
-      cwd: binDir,
-      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
-  );
-  if (r.status !== 0) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`go install of containerd ${CONTAINERD2_VERSION} failed (exit ${r.status})`);
-  }
-  fs.rmSync(containerd2Dir, { recursive: true, force: true });
-  fs.renameSync(tmp, containerd2Dir);
-  return containerd2Dir;
 }
 
 /** The CNI plugins the nodes' bridge network needs, built through the Go module proxy. */
@@ -160,33 +164,12 @@ export const cniDir = path.join(binDir, `cni-${CNI_VERSION}`);
 const cniPlugins = ['main/bridge', 'ipam/host-local', 'main/loopback'];
 
 export function buildCni() {
-  const names = cniPlugins.map((p) => path.basename(p));
-  if (names.every((n) => fs.existsSync(path.join(cniDir, n)))) return cniDir;
-  fs.mkdirSync(binDir, { recursive: true });
-  log(`building CNI plugins ${names.join(', ')} ${CNI_VERSION} from Go modules...`);
-  const tmp = `${cniDir}.${process.pid}.tmp`;
-  fs.rmSync(tmp, { recursive: true, force: true });
-  const r = spawnSync(
-    'go',
-    [
-      'install',
-      '-trimpath',
-      '-ldflags=-s -w',
-      ...cniPlugins.map((p) => `github.com/containernetworking/plugins/plugins/${p}@${CNI_VERSION}`),
-    ],
-    {
-      cwd: binDir,
-      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
+  return goInstall(
+    cniDir,
+    cniPlugins.map((p) => path.basename(p)),
+    cniPlugins.map((p) => `github.com/containernetworking/plugins/plugins/${p}@${CNI_VERSION}`),
+    { what: `the CNI plugins ${CNI_VERSION}` },
   );
-  if (r.status !== 0) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`go install of the CNI plugins failed (exit ${r.status})`);
-  }
-  fs.rmSync(cniDir, { recursive: true, force: true });
-  fs.renameSync(tmp, cniDir);
-  return cniDir;
 }
 
 export function readKubeconfig(file) {

@@ -60,6 +60,25 @@ function ctr(dir, args, timeoutMs = 10_000) {
   });
 }
 
+/** The part both configurations share: sockets in `d`, no debug or metrics listener, opt in `d`. */
+const daemonSections = (d) => `[grpc]
+  address = "${d}/containerd.sock"
+
+[ttrpc]
+  address = "${d}/containerd.sock.ttrpc"
+
+[debug]
+  address = ""
+  level = "info"
+
+[metrics]
+  address = ""
+
+[plugins]
+  [plugins."io.containerd.internal.v1.opt"]
+    path = "${d}/opt"
+`;
+
 /**
  * containerd 2.x configuration (version 3), with the same conventions as config(): its own
  * folders, restrict_oom_score_adj, the locally imported sandbox image (which 2.x pins), private
@@ -81,23 +100,7 @@ disabled_plugins = [
   "io.containerd.nri.v1.nri",
 ]
 
-[grpc]
-  address = "${d}/containerd.sock"
-
-[ttrpc]
-  address = "${d}/containerd.sock.ttrpc"
-
-[debug]
-  address = ""
-  level = "info"
-
-[metrics]
-  address = ""
-
-[plugins]
-  [plugins."io.containerd.internal.v1.opt"]
-    path = "${d}/opt"
-  [plugins."io.containerd.cri.v1.images"]
+${daemonSections(d)}  [plugins."io.containerd.cri.v1.images"]
     snapshotter = "${snapshotter}"
     [plugins."io.containerd.cri.v1.images".pinned_images]
       sandbox = "${sandboxImage}"
@@ -138,23 +141,7 @@ disabled_plugins = [
   "io.containerd.internal.v1.tracing",
 ]
 
-[grpc]
-  address = "${d}/containerd.sock"
-
-[ttrpc]
-  address = "${d}/containerd.sock.ttrpc"
-
-[debug]
-  address = ""
-  level = "info"
-
-[metrics]
-  address = ""
-
-[plugins]
-  [plugins."io.containerd.internal.v1.opt"]
-    path = "${d}/opt"
-  [plugins."io.containerd.grpc.v1.cri"]
+${daemonSections(d)}  [plugins."io.containerd.grpc.v1.cri"]
     sandbox_image = "${sandboxImage}"
     restrict_oom_score_adj = true
     disable_tcp_service = true

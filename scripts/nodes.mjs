@@ -138,7 +138,17 @@ function apiGet(kubeconfig, p, timeoutMs = 5000) {
       { ca: cfg.ca, headers: { authorization: `Bearer ${cfg.token}` }, timeout: timeoutMs },
       (res) => {
         const chunks = [];
-        res.on('data', (c) => chunks.push(c));
+        let size = 0;
+        res.on('data', (c) => {
+          // A Node object is a few KB: anything near this limit is not an answer to trust.
+          size += c.length;
+          if (size > 4 * 2 ** 20) {
+            req.destroy();
+            resolve(undefined);
+            return;
+          }
+          chunks.push(c);
+        });
         res.on('end', () => {
           if (res.statusCode !== 200) return resolve(undefined);
           try {

@@ -1,8 +1,7 @@
 // In-test gRPC servers on unix sockets, built from the project's own .proto files:
 // - serveFake: answers only the services/methods it is given (e.g. runtime.v1alpha2 only, to
 //   exercise version negotiation); grpc-js answers UNIMPLEMENTED for everything else.
-// - serveProxy: forwards every CRI call to a real runtime, except the methods it overrides
-//   (used to make one call fail while everything else is the real containerd).
+// To make one call of a real runtime fail, see test/noderemove/fault-proxy.ts.
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import fs from 'node:fs';
@@ -79,48 +78,6 @@ export async function serveFake(api: CriApiVersion, methods: FakeMethods): Promi
     const handlers: grpc.UntypedServiceImplementation = {};
     for (const [m, h] of Object.entries(impl ?? {})) handlers[m] = toUnary(`${svc}/${m}`, h, calls);
     server.addService(serviceDef(api, svc), handlers);
-  }
-  return listen(server, calls);
-}
-
-/**
- * A runtime.v1 server forwarding every method of both services to `target` (a real runtime's
- * endpoint), except the `overrides`.
- */
-export async function serveProxy(target: string, overrides: FakeMethods = {}): Promise<FakeServer> {
-  const v1 = pkg('v1');
-  const server = new grpc.Server();
-  const calls: string[] = [];
-  const socket = target.replace(/^unix:\/\//, '');
-  for (const svc of ['RuntimeService', 'ImageService'] as const) {
-    const Ctor = v1[svc] as grpc.ServiceClientConstructor;
-    const upstream = new Ctor(`unix://${socket}`, grpc.credentials.createInsecure());
-    const handlers: grpc.UntypedServiceImplementation = {};
-    for (const m of Object.keys(Ctor.service)) {
-      const own = overrides[svc]?.[m];
-      handlers[m] = own
-        ? toUnary(`${svc}/${m}`, own, calls)
-        : toUnary(
-            `${svc}/${m}`,
-            (req) =>
-              new Promise((resolve, reject) => {
-                type Unary = (
-                  req: unknown,
-                  opts: grpc.CallOptions,
-                  cb: (err: grpc.ServiceError | null, res: unknown) => void,
-                ) => void;
-                const fn = (upstream as unknown as Record<string, Unary>)[m]!;
-                fn.call(
-                  upstream,
-                  req,
-                  { deadline: Date.now() + 30_000 },
-                  (err: grpc.ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)),
-                );
-              }),
-            calls,
-          );
-    }
-    server.addService(Ctor.service, handlers);
   }
   return listen(server, calls);
 }

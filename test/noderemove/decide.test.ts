@@ -14,15 +14,7 @@ import {
   type Report,
   type SandboxGuard,
 } from '../../src/core/noderemove/index.js';
-
-const hex = (c: string) => c.repeat(64);
-const img = (c: string, repoTags: string[], extra: Partial<ImageView> = {}): ImageView => ({
-  id: `sha256:${hex(c)}`,
-  repoTags,
-  repoDigests: [],
-  pinned: false,
-  ...extra,
-});
+import { hex, img } from './fixtures.js';
 
 const app = img('a', ['docker.io/library/app:1', 'docker.io/library/app:latest'], {
   repoDigests: [`docker.io/library/app@sha256:${hex('d')}`],
@@ -195,7 +187,11 @@ describe('node-remove executor (fake runtime)', () => {
   it('removes each image once by ID, even when several targets name it', async () => {
     const removed: string[] = [];
     const results = await execute(
-      { listContainers: async () => [], removeImage: async (ref) => void removed.push(ref) },
+      {
+        listContainers: async () => [],
+        listSandboxes: async () => [],
+        removeImage: async (ref) => void removed.push(ref),
+      },
       decisions,
       { dryRun: false },
     );
@@ -217,6 +213,7 @@ describe('node-remove executor (fake runtime)', () => {
       {
         // The second image gets a container between the decision and its removal.
         listContainers: async () => (++calls >= 2 ? [{ id: 'late-container', imageRef: other.id }] : []),
+        listSandboxes: async () => [],
         removeImage: async (ref) => void removed.push(ref),
       },
       decisions,
@@ -230,6 +227,7 @@ describe('node-remove executor (fake runtime)', () => {
     const failing = await execute(
       {
         listContainers: async () => [],
+        listSandboxes: async () => [],
         removeImage: async () => {
           throw new Error('RemoveImage on unix:///x failed: UNKNOWN: boom');
         },
@@ -252,6 +250,7 @@ describe('node-remove executor (fake runtime)', () => {
     const dry = await execute(
       {
         listContainers: async () => assert.fail('dry run must not re-check'),
+        listSandboxes: async () => [],
         removeImage: async () => assert.fail('dry run must not remove'),
       },
       decisions,

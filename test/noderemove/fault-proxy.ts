@@ -3,10 +3,7 @@
 // to the runtime byte for byte, except the methods told to fail, which answer the given gRPC
 // error. Byte-level forwarding (no decoding) passes on every field, including methods and
 // fields the project's trimmed .proto files do not declare (PodSandboxStatus, verbose info).
-//
-// It generalizes test/cri/fake-runtime.ts serveProxy (which decodes with the project's .proto
-// files and so forwards only the methods they declare); faults can be switched on and off
-// while the proxy runs.
+// Faults can be switched on and off while the proxy runs.
 import * as grpc from '@grpc/grpc-js';
 import fs from 'node:fs';
 import os from 'node:os';

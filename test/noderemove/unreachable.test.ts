@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { serveProxy, type FakeServer } from '../cri/fake-runtime.js';
+import { serveFaultProxy, type FaultProxy } from './fault-proxy.js';
 import { connect, criAvailable, criEndpoint, RUNTIMES, useRuntime, waitForImages } from '../support/cri.js';
 import { addImages } from '../support/oci.js';
 import { runNodeRemove } from './helpers.js';
@@ -54,7 +54,7 @@ for (const runtime of RUNTIMES)
     });
 
     describe('a removal the runtime refuses', function () {
-      let proxy: FakeServer;
+      let proxy: FaultProxy;
 
       before(async function () {
         if (!criAvailable()) this.skip();
@@ -62,14 +62,10 @@ for (const runtime of RUNTIMES)
         // demand (it treats unknown images as already removed, and its metadata store does not
         // fail on request). So the CLI talks to a proxy that forwards every call to the real
         // containerd, except RemoveImage, which it refuses like a runtime would.
-        proxy = await serveProxy(criEndpoint(), {
-          ImageService: {
-            RemoveImage: () => {
-              throw {
-                code: grpc.status.FAILED_PRECONDITION,
-                details: 'image is being used by a running task (injected)',
-              };
-            },
+        proxy = await serveFaultProxy(criEndpoint(), {
+          'ImageService/RemoveImage': {
+            code: grpc.status.FAILED_PRECONDITION,
+            details: 'image is being used by a running task (injected)',
           },
         });
       });

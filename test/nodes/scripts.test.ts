@@ -54,6 +54,36 @@ function hostState(dir: string, id: string) {
   return { links: ourLinks, cgroups, mounts, procs, sysctls, hostDirs, dir: fs.existsSync(dir) };
 }
 
+/** The same-release kubectl against the cluster of `kubeconfig`, synchronously. */
+async function kubectlFor(kubeconfig: string) {
+  const { binaries } = (await import(path.join(repoRoot, 'scripts', 'cluster.mjs'))) as {
+    binaries: Record<string, string>;
+  };
+  return (args: string[], input?: string) =>
+    spawnSync(binaries.kubectl!, ['--kubeconfig', kubeconfig, ...args], {
+      encoding: 'utf8',
+      input,
+      timeout: 90_000,
+    });
+}
+
+/** Runs a Pod of the sandbox image (imported on every node) and waits until it is Ready. */
+function runReadyPod(kubectl: Awaited<ReturnType<typeof kubectlFor>>, name: string): void {
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      automountServiceAccountToken: false,
+      containers: [{ name: 'c', image: 'inv.test/pause:1', imagePullPolicy: 'Never' }],
+    },
+  };
+  let r = kubectl(['apply', '-f', '-'], JSON.stringify(pod));
+  assert.equal(r.status, 0, r.stderr);
+  r = kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '--timeout=60s']);
+  assert.equal(r.status, 0, r.stderr);
+}
+
 describe('npm run node:up / node:down', function () {
   this.timeout(600_000);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-nodes-'));
@@ -98,29 +128,9 @@ describe('npm run node:up / node:down', function () {
     assert.equal(inNode.status, 0, 'the runtime socket exists inside the node');
     assert.ok(!fs.existsSync(out.runtimeSocket), 'and not on the host');
     // A Pod on the Pod network: its sandbox gets a veth on the node's bridge and an IP.
-    const { binaries } = (await import(path.join(repoRoot, 'scripts', 'cluster.mjs'))) as {
-      binaries: Record<string, string>;
-    };
-    const kubectl = (args: string[], input?: string) =>
-      spawnSync(binaries.kubectl!, ['--kubeconfig', out.kubeconfig, ...args], {
-        encoding: 'utf8',
-        input,
-        timeout: 90_000,
-      });
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'net', namespace: 'default' },
-      spec: {
-        automountServiceAccountToken: false,
-        containers: [{ name: 'c', image: 'inv.test/pause:1', imagePullPolicy: 'Never' }],
-      },
-    };
-    let r = kubectl(['apply', '-f', '-'], JSON.stringify(pod));
-    assert.equal(r.status, 0, r.stderr);
-    r = kubectl(['wait', '--for=condition=Ready', 'pod/net', '--timeout=60s']);
-    assert.equal(r.status, 0, r.stderr);
-    r = kubectl(['get', 'pod', 'net', '-o', 'jsonpath={.status.podIP} {.spec.nodeName}']);
+    const kubectl = await kubectlFor(out.kubeconfig);
+    runReadyPod(kubectl, 'net');
+    const r = kubectl(['get', 'pod', 'net', '-o', 'jsonpath={.status.podIP} {.spec.nodeName}']);
     assert.match(r.stdout, new RegExp(`^10\\.${87 + Number(id)}\\.1\\.\\d+ inv-node-1$`), r.stdout);
     const during = hostState(dir, id);
     assert.ok(during.links.includes(`inv${id}br1`), `the node's bridge: ${during.links.join()}`);
@@ -174,16 +184,8 @@ describe('npm run node:up / node:down', function () {
     const up = npmRun(['node:up', '--', '--nodes', '1', '--runtime', 'containerd2'], env);
     assert.equal(up.status, 0, up.stderr);
     const out = JSON.parse(up.lines.at(-1)!) as { kubeconfig: string };
-    const { binaries } = (await import(path.join(repoRoot, 'scripts', 'cluster.mjs'))) as {
-      binaries: Record<string, string>;
-    };
-    const kubectl = (args: string[], input?: string) =>
-      spawnSync(binaries.kubectl!, ['--kubeconfig', out.kubeconfig, ...args], {
-        encoding: 'utf8',
-        input,
-        timeout: 90_000,
-      });
-    let r = kubectl([
+    const kubectl = await kubectlFor(out.kubeconfig);
+    const r = kubectl([
       'get',
       'node',
       'inv-node-1',
@@ -191,19 +193,7 @@ describe('npm run node:up / node:down', function () {
       'jsonpath={.status.nodeInfo.containerRuntimeVersion}',
     ]);
     assert.match(r.stdout, /^containerd:\/\/2\./, r.stderr);
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'on2', namespace: 'default' },
-      spec: {
-        automountServiceAccountToken: false,
-        containers: [{ name: 'c', image: 'inv.test/pause:1', imagePullPolicy: 'Never' }],
-      },
-    };
-    r = kubectl(['apply', '-f', '-'], JSON.stringify(pod));
-    assert.equal(r.status, 0, r.stderr);
-    r = kubectl(['wait', '--for=condition=Ready', 'pod/on2', '--timeout=60s']);
-    assert.equal(r.status, 0, r.stderr);
+    runReadyPod(kubectl, 'on2');
     const id = fs.readFileSync(path.join(dir, 'id'), 'utf8').trim();
     assert.equal(npmRun(['node:down'], env).status, 0);
     const after = hostState(dir, id);

@@ -77,6 +77,14 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
         },
       },
     });
+  /** A controller reference to an ImageList, as the ImageList controller writes it. */
+  const listRef = (name: string, uid: string) => ({
+    apiVersion: 'erase.imageinventory.dev/v1alpha1',
+    kind: 'ImageList',
+    name,
+    uid,
+    controller: true,
+  });
   const jobStatus = (name: string) =>
     env.rest
       .get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`)
@@ -95,15 +103,7 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
     await forge(
       name2,
       {
-        ownerReferences: [
-          {
-            apiVersion: 'erase.imageinventory.dev/v1alpha1',
-            kind: 'ImageList',
-            name: 'nobody',
-            uid: '00000000-0000-0000-0000-000000000000',
-            controller: true,
-          },
-        ],
+        ownerReferences: [listRef('nobody', '00000000-0000-0000-0000-000000000000')],
       },
       {},
     );
@@ -125,15 +125,7 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
     await forge(
       name3,
       {
-        ownerReferences: [
-          {
-            apiVersion: 'erase.imageinventory.dev/v1alpha1',
-            kind: 'ImageList',
-            name: list.metadata.name,
-            uid: list.metadata.uid,
-            controller: true,
-          },
-        ],
+        ownerReferences: [listRef(list.metadata.name, list.metadata.uid)],
       },
       {},
     );
@@ -157,15 +149,7 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
     await forge(
       name,
       {
-        ownerReferences: [
-          {
-            apiVersion: 'erase.imageinventory.dev/v1alpha1',
-            kind: 'ImageList',
-            name: list.metadata.name,
-            uid: list.metadata.uid,
-            controller: true,
-          },
-        ],
+        ownerReferences: [listRef(list.metadata.name, list.metadata.uid)],
       },
       {
         imageList: { name: list.metadata.name, uid: list.metadata.uid, generation: 1 },

@@ -72,13 +72,14 @@ export async function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined | null | false>,
   timeoutMs = 10_000,
+  everyMs = 50,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
   }
 }
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { connectCri, type CriClient } from '../../src/core/cri/index.js';
 import { ensureNamespace } from '../../src/core/kube/namespaces.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
+import { waitFor } from './cri.js';
 import { repoRoot } from './paths.js';
 
 export interface WholeCluster {
@@ -98,20 +99,10 @@ export async function kubectl(
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `check` until it returns a truthy value. */
-export async function until<T>(
+/** Polls `check` until it returns a truthy value (the CRI helpers' waitFor, 60 s by default). */
+export const until = <T>(
   what: string,
   check: () => Promise<T | undefined | null | false>,
   timeoutMs = 60_000,
   everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+): Promise<T> => waitFor(what, check, timeoutMs, everyMs);

@@ -14,19 +14,10 @@ import {
   SandboxReader,
   sandboxImageFromPodSandboxInfo,
   terminationSummary,
-  type ImageView,
   type SandboxFacts,
   type SandboxView,
 } from '../../src/core/noderemove/index.js';
-
-const hex = (c: string) => c.repeat(64);
-const img = (c: string, repoTags: string[], extra: Partial<ImageView> = {}): ImageView => ({
-  id: `sha256:${hex(c)}`,
-  repoTags,
-  repoDigests: [],
-  pinned: false,
-  ...extra,
-});
+import { hex, img } from '../noderemove/fixtures.js';
 
 // A k3s-like node: the sandbox image is a mirror, outside the built-in pause names.
 const k3sPause = img('a', ['docker.io/rancher/mirrored-pause:3.6']);
@@ -218,7 +209,11 @@ describe('node-remove decisions with sandboxes (pure)', () => {
 
   it('turns a refusal into a failed result with its reason, exit 1, and a summary that carries it', async () => {
     const results = await execute(
-      { listContainers: async () => [], removeImage: async () => assert.fail('nothing may be removed') },
+      {
+        listContainers: async () => [],
+        listSandboxes: async () => [],
+        removeImage: async () => assert.fail('nothing may be removed'),
+      },
       run(['*']),
       { dryRun: false },
     );

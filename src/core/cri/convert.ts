@@ -79,13 +79,15 @@ export function container(raw: Raw, api: CriApiVersion): CriContainer {
   };
 }
 
+const sandboxMetadata = (md: Raw): CriPodSandbox['metadata'] =>
+  md
+    ? { name: str(md.name), uid: str(md.uid), namespace: str(md.namespace), attempt: num(md.attempt) }
+    : null;
+
 export function podSandbox(raw: Raw): CriPodSandbox {
-  const md = raw?.metadata as Raw;
   return {
     id: str(raw?.id),
-    metadata: md
-      ? { name: str(md.name), uid: str(md.uid), namespace: str(md.namespace), attempt: num(md.attempt) }
-      : null,
+    metadata: sandboxMetadata(raw?.metadata as Raw),
     state: enumValue(raw?.state, SANDBOX_STATES, 'SANDBOX_NOTREADY'),
     createdAt: str(raw?.createdAt),
     labels: map(raw?.labels),
@@ -95,12 +97,9 @@ export function podSandbox(raw: Raw): CriPodSandbox {
 
 export function podSandboxStatus(raw: Raw): CriPodSandboxStatus {
   const st = raw?.status as Raw;
-  const md = st?.metadata as Raw;
   return {
     id: str(st?.id),
-    metadata: md
-      ? { name: str(md.name), uid: str(md.uid), namespace: str(md.namespace), attempt: num(md.attempt) }
-      : null,
+    metadata: sandboxMetadata(st?.metadata as Raw),
     state: enumValue(st?.state, SANDBOX_STATES, 'SANDBOX_NOTREADY'),
     info: map(raw?.info),
   };

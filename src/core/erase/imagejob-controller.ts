@@ -304,17 +304,7 @@ export class ImageJobController {
     }
 
     // ---- observe worker Pods ------------------------------------------------------------------
-    const pods = await rest.list<PodLike>(
-      collectionPath({ group: '', version: 'v1', kind: 'Pod', namespace: ns }),
-      {
-        query: { labelSelector: `${JOB_LABEL}=${name}` },
-      },
-    );
-    const live = new Map<string, KubeObject>();
-    for (const p of pods.items) {
-      if (!isOwnedBy(p, owner)) continue;
-      live.set(`/Pod/${p.metadata?.namespace}/${p.metadata?.name}`, p);
-    }
+    const live = await this.livePods(name, ns, owner);
     const completed: string[] = [];
     const vanished: string[] = [];
     for (const item of inv) {
@@ -489,14 +479,8 @@ export class ImageJobController {
     if (inv.some((i) => !isDeletionPhase(i.phase))) inv = scheduleDeletion(inv);
     if (nextDeleteWave(inv)) {
       const ns = this.opts.namespace;
-      const pods = await rest.list<KubeObject>(
-        collectionPath({ group: '', version: 'v1', kind: 'Pod', namespace: ns }),
-        { query: { labelSelector: `${JOB_LABEL}=${name}` } },
-      );
       const owner = this.owner(job);
-      const live = new Map<string, KubeObject>();
-      for (const p of pods.items)
-        if (isOwnedBy(p, owner)) live.set(`/Pod/${p.metadata?.namespace}/${p.metadata?.name}`, p);
+      const live = await this.livePods(name, ns, owner);
       // Write-ahead: the deletion is recorded before the first DELETE.
       st.inventory = encodeInventory(inv);
       if (JSON.stringify(st.inventory) !== before) {
@@ -532,6 +516,18 @@ export class ImageJobController {
     st.skipped = c.skipped;
     st.nodes = results.map(encodeResult);
     st.inventory = encodeInventory(inv);
+  }
+
+  /** The job's worker Pods that carry our owner label, by item key. */
+  private async livePods(name: string, ns: string, owner: Owner): Promise<Map<string, KubeObject>> {
+    const pods = await this.opts.rest.list<PodLike>(
+      collectionPath({ group: '', version: 'v1', kind: 'Pod', namespace: ns }),
+      { query: { labelSelector: `${JOB_LABEL}=${name}` } },
+    );
+    const live = new Map<string, KubeObject>();
+    for (const p of pods.items)
+      if (isOwnedBy(p, owner)) live.set(`/Pod/${p.metadata?.namespace}/${p.metadata?.name}`, p);
+    return live;
   }
 
   /** Live objects of the job (Pods already listed; ConfigMaps and PodTemplates by label). */

@@ -9,8 +9,8 @@ import { forEachConcurrent } from '../concurrency.js';
 /** What the executor needs from a CRI client (kept narrow so it can be faked in unit tests). */
 export interface RemovalRuntime {
   listContainers(): Promise<ContainerView[]>;
-  /** Pod sandboxes with their images; runtimes faked without it have none. */
-  listSandboxes?(): Promise<readonly SandboxView[]>;
+  /** Pod sandboxes with their images (required: a runtime must say, or nothing is known). */
+  listSandboxes(): Promise<readonly SandboxView[]>;
   removeImage(ref: string): Promise<void>;
 }
 
@@ -75,10 +75,7 @@ async function removeOne(runtime: RemovalRuntime, d: Decision): Promise<Result> 
   const base = { target: d.target, imageId: d.imageId, aliases: d.aliases };
   try {
     const image: ImageView = { id: d.imageId, repoTags: d.aliases, repoDigests: [], pinned: false };
-    const [containers, sandboxes] = await Promise.all([
-      runtime.listContainers(),
-      runtime.listSandboxes?.() ?? [],
-    ]);
+    const [containers, sandboxes] = await Promise.all([runtime.listContainers(), runtime.listSandboxes()]);
     const user = new InUseIndex(containers, sandboxes).usedBy(image);
     if (user !== undefined) {
       return { ...base, outcome: 'in-use', error: '', detail: `since the decision: ${describeUser(user)}` };
