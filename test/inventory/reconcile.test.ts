@@ -14,8 +14,11 @@ import { listNamespaceObjects } from '../../src/core/inventory/sources.js';
 import { isWrite, KubeRest } from '../../src/core/kube/rest.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 import {
+  assertForeignKept,
+  decorate,
   inventory,
   listImages,
+  releaseFinalizers,
   podSpec,
   scan,
   serverImageWrites,
@@ -91,6 +94,53 @@ describe('reconcileNamespace (real API server)', () => {
     assert.equal(byName['stale-managed'], undefined, 'managed orphan is garbage-collected');
     assert.equal(r.failures.length, 1, 'the name collision is reported');
     assert.match(r.failures[0]!.error, /without the managed-by label/);
+  });
+
+  it('keeps foreign labels, annotations, finalizers and ownerReferences through spec and kinds changes and adoption', async () => {
+    const ns = await newNamespace('foreign');
+    await deploy(ns, 'web', ['nginx:1.25', 'redis:7']);
+    const nginx = imageResourceName('docker.io/library/nginx:1.25');
+    const redis = imageResourceName('docker.io/library/redis:7');
+    // Adoption: a labeled Image that someone else created, with a wrong spec and their metadata.
+    await image(ns, redis, 'docker.io/library/wrong:0', true);
+    await decorate(env, ns, redis);
+    await scan(env, ns);
+    assert.equal((await inventory(env, ns))['docker.io/library/redis:7'], 'Deployment', 'adopted');
+    await assertForeignKept(env, ns, redis, 'after adoption');
+
+    // A kinds change (status) on an Image that carries foreign metadata.
+    await decorate(env, ns, nginx);
+    await env.core.createNamespacedPod({
+      namespace: ns,
+      body: { metadata: { name: 'p' }, spec: podSpec(['nginx:1.25']) },
+    });
+    await scan(env, ns);
+    assert.equal((await inventory(env, ns))['docker.io/library/nginx:1.25'], 'Deployment,Pod');
+    await assertForeignKept(env, ns, nginx, 'after a kinds change');
+
+    // A spec change: someone edited spec.image; the rebuild puts it back and keeps the rest.
+    await env.rest.request('PATCH', imagesPath(ns, nginx), {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { image: 'docker.io/library/edited:1' } },
+    });
+    const r = await scan(env, ns);
+    assert.deepEqual(r.failures, []);
+    assert.equal((await inventory(env, ns))['docker.io/library/nginx:1.25'], 'Deployment,Pod');
+    await assertForeignKept(env, ns, nginx, 'after a spec change');
+    for (const n of [nginx, redis]) await releaseFinalizers(env, ns, n);
+  });
+
+  it('reports exactly the Image writes the API server counted (apiserver_request_total), under concurrency', async () => {
+    const ns = await newNamespace('count');
+    const refs = Array.from({ length: 40 }, (_, i) => `example.com/count/app${i}:1`);
+    await deploy(ns, 'many', refs);
+    const before = await serverImageWrites(env);
+    const r = await scan(env, ns);
+    const after = await serverImageWrites(env);
+    assert.equal(r.results[0]!.counts.created, 40);
+    // Each new Image is a create plus a status write.
+    assert.equal(r.results[0]!.writes, 80);
+    assert.equal(after - before, r.results[0]!.writes, 'reported writes = writes the server counted');
   });
 
   it('reports invalid refs (scan output and an Event on the source) without stopping other refs', async () => {

@@ -5,7 +5,16 @@
 import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { imagesPath, MANAGED_BY_LABEL } from '../../src/core/inventory/image-resource.js';
-import { setupEnv, template, podSpec, type Env } from '../inventory/helpers.js';
+import {
+  assertForeignKept,
+  decorate,
+  releaseFinalizers,
+  setupEnv,
+  template,
+  podSpec,
+  type Env,
+} from '../inventory/helpers.js';
+import { imageResourceName } from '../../src/core/inventory/naming.js';
 import { newNamespace } from '../support/kube.js';
 import {
   images,
@@ -179,6 +188,48 @@ describe('inv watch (in process, real API server)', function () {
       async () => (await inventory(env.rest, ns))['docker.io/library/debug:1'] === 'Pod',
     );
     assert.ok(d.daemon.controller.rebuilds > settled);
+  });
+
+  it('keeps foreign labels, annotations, finalizers and ownerReferences through adoption, kinds and spec changes', async () => {
+    const ref = 'docker.io/library/kept:1';
+    const name = imageResourceName(ref);
+    // Adoption: a labeled Image with a wrong spec and another tool's metadata, then a user appears.
+    await env.rest.request('POST', imagesPath(ns), {
+      body: {
+        apiVersion: 'imageinventory.dev/v1alpha1',
+        kind: 'Image',
+        metadata: { name, labels: { [MANAGED_BY_LABEL]: 'image-inventory-controller' } },
+        spec: { image: 'docker.io/library/wrong:0' },
+      },
+    });
+    await decorate(env, ns, name);
+    const pod = (n: string) =>
+      env.core.createNamespacedPod({
+        namespace: ns,
+        body: { metadata: { name: n }, spec: podSpec(['kept:1']) },
+      });
+    await pod('kept-a');
+    await until('adopted', async () => (await inventory(env.rest, ns))[ref] === 'Pod');
+    await assertForeignKept(env, ns, name, 'after adoption');
+    // A kinds change.
+    await env.batch.createNamespacedJob({
+      namespace: ns,
+      body: {
+        metadata: { name: 'kept-job' },
+        spec: { template: { spec: { ...podSpec(['kept:1']), restartPolicy: 'Never' } } },
+      },
+    });
+    await until('kinds Job,Pod', async () => (await inventory(env.rest, ns))[ref] === 'Job,Pod');
+    await assertForeignKept(env, ns, name, 'after a kinds change');
+    // A spec change: someone edits spec.image; the next rebuild (another Pod) puts it back.
+    await env.rest.request('PATCH', imagesPath(ns, name), {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { image: 'docker.io/library/edited:1' } },
+    });
+    await pod('kept-b');
+    await until('spec restored', async () => (await inventory(env.rest, ns))[ref] === 'Job,Pod');
+    await assertForeignKept(env, ns, name, 'after a spec change');
+    await releaseFinalizers(env, ns, name);
   });
 
   it('with --namespaces, never touches other namespaces', async () => {

@@ -107,7 +107,9 @@ export async function reconcileNamespace(
       n,
       async (p) => {
         try {
-          result.writes += await deps.store.ensure(namespace, p.name, p.image, p.status, p.current);
+          // `result` counts each write as it is sent: `writes += await` would lose increments
+          // made by the other workers while this one awaited.
+          await deps.store.ensure(namespace, p.name, p.image, p.status, p.current, result);
           outcomes.get(p.name)!.result = 'applied';
           if (p.change === 'create') result.counts.created++;
           else result.counts.updated++;
@@ -121,7 +123,7 @@ export async function reconcileNamespace(
       n,
       async (p) => {
         try {
-          result.writes += await deps.store.delete(namespace, p.current!);
+          await deps.store.delete(namespace, p.current!, result);
           outcomes.get(p.name)!.result = 'applied';
           result.counts.deleted++;
         } catch (e) {

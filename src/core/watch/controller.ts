@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { runWorkers, WorkQueue } from '../controller/workqueue.js';
 import type { RateLimiter } from '../controller/rate-limiter.js';
 import type { ImageResource, ImageStatus } from '../inventory/image-resource.js';
-import { ImageStore } from '../inventory/image-store.js';
+import { ImageStore, type WriteCounter } from '../inventory/image-store.js';
 import type { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
 import { reconcileNamespace, type NamespaceResult } from '../inventory/reconcile.js';
 import type { StrippedPod } from '../inventory/strip.js';
@@ -71,14 +71,15 @@ class ExpectingImageStore extends ImageStore {
     image: string,
     status: ImageStatus,
     current: ImageResource | undefined,
+    counter?: WriteCounter,
   ): Promise<number> {
     if (!current) this.expect('+', namespace, name);
-    return super.ensure(namespace, name, image, status, current);
+    return super.ensure(namespace, name, image, status, current, counter);
   }
 
-  override delete(namespace: string, current: ImageResource): Promise<number> {
+  override delete(namespace: string, current: ImageResource, counter?: WriteCounter): Promise<number> {
     this.expect('-', namespace, current.metadata.name);
-    return super.delete(namespace, current);
+    return super.delete(namespace, current, counter);
   }
 }
 
