@@ -4,11 +4,14 @@ import type { ImageOutcome } from '../core/inventory/reconcile.js';
 import type { ScanReport } from '../core/inventory/scan.js';
 import type { OutputFormat } from './flags.js';
 import { colors, table, toJson, toYaml } from './style.js';
+import { abbreviate } from '../core/refs/abbreviate.js';
 
 function changeLabel(o: ImageOutcome, dryRun: boolean): string {
   const c = colors();
   if (o.result === 'failed') return c.red(`${o.change} failed: ${o.error ?? ''}`);
-  if (o.change === 'conflict') return c.yellow(`skipped: ${o.error ?? ''}`);
+  // Skipped work (a name taken by someone else's Image, a namespace being deleted) is never
+  // shown as done, whatever was planned.
+  if (o.result === 'skipped' || o.change === 'conflict') return c.yellow(`skipped: ${o.error ?? ''}`);
   const words = {
     create: ['created', 'would create'],
     update: ['updated', 'would update'],
@@ -65,7 +68,7 @@ export function renderScanReport(report: ScanReport, output: OutputFormat, dryRu
     }
     for (const i of r.invalid) {
       out += c.yellow(
-        `warning: ${i.source} container ${i.container}: invalid image ${JSON.stringify(i.image)}: ${i.reason}\n`,
+        `warning: ${i.source} container ${i.container}: invalid image ${JSON.stringify(abbreviate(i.image))}: ${i.reason}\n`,
       );
     }
     for (const w of r.warnings) out += c.yellow(`warning: ${w}\n`);
@@ -93,7 +96,7 @@ export function renderOfflineReport(report: OfflineReport, output: OutputFormat)
     }
     for (const i of report.invalid.filter((x) => x.namespace === ns)) {
       out += c.yellow(
-        `warning: ${i.source} container ${i.container}: invalid image ${JSON.stringify(i.image)}: ${i.reason}\n`,
+        `warning: ${i.source} container ${i.container}: invalid image ${JSON.stringify(abbreviate(i.image))}: ${i.reason}\n`,
       );
     }
     out += '\n';

@@ -3,7 +3,7 @@ import { EXIT_USAGE } from '../cli/exit-codes.js';
 import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
-import { groupByNamespace, parseManifests, readManifestSources } from '../core/inventory/manifests.js';
+import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import { KubeRest } from '../core/kube/rest.js';
@@ -81,9 +81,10 @@ cluster.`);
     }),
     filename: Flags.string({
       char: 'f',
-      description: 'With --offline: a manifest file, a directory of them, or - for stdin.',
+      description: 'With --offline: a manifest file, a directory of them, - for stdin, or a pipe.',
       dependsOn: ['offline'],
     }),
+    ...maxInputSizeFlag,
     output: Flags.string({
       char: 'o',
       description: 'Output format.',
@@ -117,13 +118,14 @@ cluster.`);
 
     let uses;
     if (flags.offline) {
-      try {
-        const docs = parseManifests(readManifestSources(flags.filename!));
-        uses = offlineUses(groupByNamespace(docs, namespaces[0] ?? 'default'));
-        if (namespaces.length) uses = uses.filter((u) => namespaces.includes(u.namespace));
-      } catch (e) {
-        this.error((e as Error).message, { exit: EXIT_USAGE });
-      }
+      const read = await readManifestsForCommand(
+        this,
+        flags.filename!,
+        namespaces[0] ?? 'default',
+        flags['max-input-size'],
+      );
+      uses = offlineUses(read.byNamespace);
+      if (namespaces.length) uses = uses.filter((u) => namespaces.includes(u.namespace));
     } else {
       let rest: KubeRest;
       try {

@@ -3,12 +3,8 @@ import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
 import { renderOfflineReport, renderScanReport } from '../cli/render-scan.js';
 import { spinner } from '../cli/style.js';
-import {
-  groupByNamespace,
-  offlineInventory,
-  parseManifests,
-  readManifestSources,
-} from '../core/inventory/manifests.js';
+import { offlineInventory } from '../core/inventory/manifests.js';
+import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { scanCluster } from '../core/inventory/scan.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { KubeRest } from '../core/kube/rest.js';
@@ -63,10 +59,11 @@ no usable cluster configuration.`);
     filename: Flags.string({
       char: 'f',
       description:
-        'Offline mode: a manifest file, a directory of them, or - for stdin. No cluster is contacted.',
+        'Offline mode: a manifest file, a directory of them, - for stdin, or a pipe such as <(helm template .). No cluster is contacted.',
       exclusive: ['all-namespaces', 'dry-run'],
     }),
     'dry-run': Flags.boolean({ description: 'Compute and print the changes without writing anything.' }),
+    ...maxInputSizeFlag,
     concurrency: Flags.integer({ description: 'Namespaces rebuilt at once.', default: 4, min: 1, max: 64 }),
     ...outputFlag,
     ...kubeFlags,
@@ -86,13 +83,13 @@ no usable cluster configuration.`);
         this.error('with -f, pass at most one --namespace (the default for objects without one)', {
           exit: EXIT_USAGE,
         });
-      let report;
-      try {
-        const docs = parseManifests(readManifestSources(flags.filename));
-        report = offlineInventory(groupByNamespace(docs, namespaces[0] ?? 'default'));
-      } catch (e) {
-        this.error((e as Error).message, { exit: EXIT_USAGE });
-      }
+      const read = await readManifestsForCommand(
+        this,
+        flags.filename,
+        namespaces[0] ?? 'default',
+        flags['max-input-size'],
+      );
+      const report = offlineInventory(read);
       process.stdout.write(renderOfflineReport(report, output));
       return;
     }

@@ -18,8 +18,12 @@ describe('inv scan (CLI)', () => {
       const out = JSON.parse(r.stdout) as {
         images: Record<string, string>[];
         invalid: Record<string, string>[];
+        skipped: unknown[];
+        ignored: Record<string, number>;
       };
-      assert.deepEqual(Object.keys(out), ['images', 'invalid']);
+      assert.deepEqual(Object.keys(out), ['images', 'invalid', 'skipped', 'ignored']);
+      assert.deepEqual(out.skipped, []);
+      assert.deepEqual(out.ignored, { Namespace: 1, ReplicaSet: 1 });
       for (const i of out.images) assert.deepEqual(Object.keys(i), ['namespace', 'image', 'kinds', 'name']);
       for (const i of out.invalid)
         assert.deepEqual(Object.keys(i), ['namespace', 'source', 'container', 'image', 'reason']);
@@ -100,7 +104,7 @@ describe('inv scan (CLI)', () => {
       fs.writeFileSync(path.join(dir, 'bad.yaml'), 'kind: Pod\n  bad: [indent\n');
       const r = runCli(['scan', '-f', path.join(dir, 'bad.yaml')]);
       assert.equal(r.status, 2);
-      assert.match(r.stderr, /bad\.yaml: not valid YAML or JSON/);
+      assert.match(r.stderr, /bad\.yaml: line \d+: not valid YAML or JSON/);
       const missing = runCli(['scan', '-f', path.join(dir, 'nope.yaml')]);
       assert.equal(missing.status, 2);
       assert.match(missing.stderr, /nope\.yaml: no such file/);
@@ -180,6 +184,46 @@ describe('inv scan (CLI)', () => {
       const noCfg = runCli(['scan', '-n', ns, '--kubeconfig', '/nonexistent/config']);
       assert.equal(noCfg.status, 2);
       assert.match(noCfg.stderr, /kubeconfig \/nonexistent\/config does not exist/);
+    });
+
+    it('keeps Events and warnings short for a 200,000-character image, with its start and a hash', async () => {
+      const core = adminConfig().makeApiClient((await import('@kubernetes/client-node')).CoreV1Api);
+      const huge = `example.com/${'A'.repeat(200_000)}:1`;
+      const hns = await newNamespace('huge');
+      await core.createNamespacedPod({
+        namespace: hns,
+        body: { metadata: { name: 'huge' }, spec: { containers: [{ name: 'c', image: huge }] } },
+      });
+      const r = runCli(['scan', '-n', hns, '--kubeconfig', kubeconfigPath()]);
+      assert.equal(r.status, 0, r.stderr);
+      const warning = r.stdout.split('\n').find((l) => l.startsWith('warning: Pod/huge'));
+      assert.ok(warning, r.stdout.slice(0, 2000));
+      assert.ok(warning.length < 400, `warning line is ${warning.length} characters`);
+      assert.match(warning, /example\.com\/AAAA.*200014 characters, sha256 [0-9a-f]{12}/);
+      const events = await core.listNamespacedEvent({ namespace: hns });
+      const ev = events.items.find((e) => e.reason === 'InvalidImageRef');
+      assert.ok(ev?.message);
+      assert.ok(ev.message.length <= 1024, `Event message is ${ev.message.length} characters`);
+      assert.match(
+        ev.message,
+        /^container c: image "example\.com\/AAAA.*sha256 [0-9a-f]{12}\)" is not a valid reference/,
+      );
+    });
+
+    it('shows skipped work as skipped in the table (a namespace being deleted), as the JSON does', async () => {
+      const core = adminConfig().makeApiClient((await import('@kubernetes/client-node')).CoreV1Api);
+      const tns = await newNamespace('term');
+      await core.createNamespacedPod({
+        namespace: tns,
+        body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } },
+      });
+      // No namespace controller runs against this API server: the namespace stays Terminating.
+      await core.deleteNamespace({ name: tns });
+      const r = runCli(['scan', '-n', tns, '--kubeconfig', kubeconfigPath()]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /0 created, 0 updated, 0 deleted, 0 unchanged/);
+      assert.match(r.stdout, /skipped: namespace is being deleted/);
+      assert.doesNotMatch(r.stdout, /\bcreated\b(?!,)/);
     });
 
     it('has --help with examples', () => {

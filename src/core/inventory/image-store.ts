@@ -94,7 +94,11 @@ export class ImageStore {
           // Every status field we own is sent, empty or not: a field left out of an apply is
           // removed only if no other manager ever wrote it, which older versions of inv did.
           cur = await this.apply(namespace, name, cur, {
-            status: { kinds: status.kinds ?? '', users: status.users ?? [], userCount: status.userCount ?? 0 },
+            status: {
+              kinds: status.kinds ?? '',
+              users: status.users ?? [],
+              userCount: status.userCount ?? 0,
+            },
           });
         }
         return counter.writes - before;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { isAlreadyExists, isNamespaceTerminating, isNotFound, type KubeRest } from '../kube/rest.js';
 import { SOURCE_KINDS, type SourceKind } from './sources.js';
+import { abbreviate, limitMessage } from '../refs/abbreviate.js';
 import type { InvalidRef } from './rules.js';
 
 export const EVENT_REASON = 'InvalidImageRef';
@@ -97,7 +98,9 @@ function eventBody(namespace: string, name: string, ref: InvalidRef, uid: string
       fieldPath: `spec.containers{${ref.container}}`,
     },
     reason: EVENT_REASON,
-    message: `container ${ref.container}: image ${JSON.stringify(ref.image)} is not a valid reference: ${ref.reason}`,
+    message: limitMessage(
+      `container ${ref.container}: image ${JSON.stringify(abbreviate(ref.image))} is not a valid reference: ${ref.reason}`,
+    ),
     type: 'Warning',
     source: { component: EVENT_COMPONENT },
     reportingComponent: EVENT_COMPONENT,

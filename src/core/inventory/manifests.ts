@@ -1,83 +1,141 @@
-// Offline inventory (`inv scan -f`): reads multi-document YAML or JSON, including `List`
-// kinds (the output of `helm template` or `kubectl get -o yaml`), and groups the source
-// objects by namespace, so the same rules run with no cluster.
-import fs from 'node:fs';
-import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+// Offline inventory (`inv scan -f`, `inv images -f`): reads multi-document YAML or JSON,
+// including `List` kinds (the output of `helm template` or `kubectl get -o yaml`), reduces each
+// object to what the rules read as soon as it is parsed, and groups the source objects by
+// namespace, so the same rules run with no cluster. Every document that could not be used is
+// reported (kind, apiVersion, name, why), never dropped silently.
+import { manifestInputs, type InputOptions } from './manifest-input.js';
+import { parseDocuments } from './manifest-parse.js';
 import { imageResourceName } from './naming.js';
 import { desiredImages, kindsString, type InvalidRef } from './rules.js';
 import { SOURCE_KINDS, stripFor, type SourceKind } from './sources.js';
 import type { RawObject } from './strip.js';
 import type { NamespaceObjects } from './types.js';
 
-export class ManifestError extends Error {}
+export { ManifestError, DEFAULT_MAX_INPUT_BYTES } from './manifest-input.js';
 
 interface Doc {
+  apiVersion?: unknown;
+  kind?: unknown;
+  items?: unknown;
+  metadata?: { name?: unknown; namespace?: unknown };
+}
+
+/** A document that was read but could not be used. */
+export interface SkippedDocument {
+  input: string;
+  where: string;
   apiVersion?: string;
   kind?: string;
-  items?: Doc[];
-  metadata?: { namespace?: string };
+  name?: string;
+  reason: string;
 }
 
-/** Reads every *.yaml, *.yml and *.json under `p` (a file, a directory, or '-' for stdin). */
-export function readManifestSources(p: string, stdin?: () => string): { name: string; text: string }[] {
-  if (p === '-') return [{ name: '<stdin>', text: stdin ? stdin() : fs.readFileSync(0, 'utf8') }];
-  if (!fs.existsSync(p)) throw new ManifestError(`${p}: no such file or directory`);
-  const st = fs.statSync(p);
-  if (st.isFile()) return [{ name: p, text: fs.readFileSync(p, 'utf8') }];
-  const out: { name: string; text: string }[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs
-      .readdirSync(dir, { withFileTypes: true })
-      .sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (/\.(ya?ml|json)$/i.test(e.name)) out.push({ name: full, text: fs.readFileSync(full, 'utf8') });
-    }
-  };
-  walk(p);
-  return out;
-}
-
-export function parseManifests(sources: { name: string; text: string }[]): Doc[] {
-  const docs: Doc[] = [];
-  const flatten = (d: unknown) => {
-    if (!d || typeof d !== 'object') return;
-    const doc = d as Doc;
-    if (Array.isArray(doc.items) && (doc.kind === 'List' || doc.kind?.endsWith('List')))
-      doc.items.forEach(flatten);
-    else docs.push(doc);
-  };
-  for (const src of sources) {
-    for (const parsed of parseAllDocuments(src.text)) {
-      if (parsed.errors.length) {
-        const err = parsed.errors[0]!;
-        throw new ManifestError(`${src.name}: not valid YAML or JSON: ${err.message.split('\n')[0]}`);
-      }
-      flatten(parsed.toJS());
-    }
-  }
-  return docs;
+export interface ManifestRead {
+  byNamespace: Map<string, NamespaceObjects>;
+  /** Kubernetes objects read (sources and others), List items counted one by one. */
+  objects: number;
+  /** Objects of kinds that are not image sources (Service, ConfigMap, ...), by kind. */
+  ignored: Record<string, number>;
+  skipped: SkippedDocument[];
+  inputs: string[];
 }
 
 const KIND_BY_API: Record<string, SourceKind> = {};
 for (const [kind, v] of Object.entries(SOURCE_KINDS))
   KIND_BY_API[`${v.apiVersion}/${kind}`] = kind as SourceKind;
 
-export function groupByNamespace(docs: Doc[], defaultNamespace: string): Map<string, NamespaceObjects> {
-  const out = new Map<string, NamespaceObjects>();
-  for (const d of docs) {
-    const kind = KIND_BY_API[`${d.apiVersion}/${d.kind}`];
-    if (!kind) continue; // ReplicaSets and every other kind are not sources.
-    const ns = d.metadata?.namespace || defaultNamespace;
-    let objs = out.get(ns);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+const isListKind = (d: Doc) =>
+  Array.isArray(d.items) && typeof d.kind === 'string' && d.kind.endsWith('List');
+
+/** Collects parsed documents into per-namespace source objects. Pure: values in, state out. */
+export class ManifestCollector {
+  readonly read: ManifestRead = { byNamespace: new Map(), objects: 0, ignored: {}, skipped: [], inputs: [] };
+
+  constructor(private readonly defaultNamespace: string) {}
+
+  add(value: unknown, input: string, where: string): void {
+    // A List is flattened with an explicit stack: Lists inside Lists never recurse.
+    const stack: { value: unknown; where: string }[] = [{ value, where }];
+    while (stack.length) {
+      const { value: v, where: w } = stack.pop()!;
+      if (v === null || v === undefined) continue; // an empty document ("---" with nothing after)
+      if (typeof v !== 'object' || Array.isArray(v)) {
+        this.skip({
+          input,
+          where: w,
+          reason: `not a Kubernetes object (a ${Array.isArray(v) ? 'list' : typeof v})`,
+        });
+        continue;
+      }
+      const d = v as Doc;
+      if (isListKind(d)) {
+        const items = d.items as unknown[];
+        // Let each item be collected once reduced: only the stack holds it from here.
+        d.items = undefined;
+        for (let i = items.length - 1; i >= 0; i--)
+          stack.push({ value: items[i], where: `${w}, items[${i}]` });
+        continue;
+      }
+      this.object(d, input, w);
+    }
+  }
+
+  private object(d: Doc, input: string, where: string): void {
+    const apiVersion = str(d.apiVersion);
+    const kind = str(d.kind);
+    const name = str(d.metadata?.name);
+    const id = { input, where, apiVersion, kind, name };
+    if (!apiVersion || !kind) {
+      this.skip({
+        ...id,
+        reason: `no ${!apiVersion && !kind ? 'apiVersion and kind' : !kind ? 'kind' : 'apiVersion'}`,
+      });
+      return;
+    }
+    const source = KIND_BY_API[`${apiVersion}/${kind}`];
+    if (!source) {
+      if (kind in SOURCE_KINDS) {
+        const want = SOURCE_KINDS[kind as SourceKind].apiVersion;
+        this.skip({ ...id, reason: `${kind} is read only as ${want}, not ${apiVersion}` });
+      } else {
+        this.read.objects++;
+        this.read.ignored[kind] = (this.read.ignored[kind] ?? 0) + 1;
+      }
+      return;
+    }
+    this.read.objects++;
+    const ns = str(d.metadata?.namespace) ?? this.defaultNamespace;
+    let objs = this.read.byNamespace.get(ns);
     if (!objs) {
       objs = { deployments: [], statefulSets: [], daemonSets: [], cronJobs: [], jobs: [], pods: [] };
-      out.set(ns, objs);
+      this.read.byNamespace.set(ns, objs);
     }
-    (objs[SOURCE_KINDS[kind].key] as unknown[]).push(stripFor(kind)(d as RawObject));
+    (objs[SOURCE_KINDS[source].key] as unknown[]).push(stripFor(source)(d as RawObject));
   }
-  return out;
+
+  private skip(s: SkippedDocument): void {
+    this.read.skipped.push(s);
+  }
+}
+
+/** Reads every input under `p` (a file, a directory, '-' or a stream), one document at a time. */
+export async function readManifests(
+  p: string,
+  opts: InputOptions & { defaultNamespace?: string } = {},
+): Promise<ManifestRead> {
+  const c = new ManifestCollector(opts.defaultNamespace ?? 'default');
+  for await (const input of manifestInputs(p, opts)) {
+    c.read.inputs.push(input.name);
+    for (const doc of parseDocuments(input.text, input.name)) c.add(doc.value, input.name, doc.where);
+  }
+  return c.read;
+}
+
+/** One line per skipped document, for stderr. */
+export function describeSkipped(s: SkippedDocument): string {
+  const what = [s.apiVersion, s.kind].filter(Boolean).join(' ') || 'document';
+  return `skipped ${what}${s.name ? ` ${s.name}` : ''} (${s.input}: ${s.where}): ${s.reason}`;
 }
 
 export interface OfflineImage {
@@ -90,11 +148,15 @@ export interface OfflineImage {
 export interface OfflineReport {
   images: OfflineImage[];
   invalid: Omit<InvalidRef, 'kind' | 'name'>[];
+  /** Documents that could not be used, each also warned about on stderr. */
+  skipped: SkippedDocument[];
+  /** Objects of kinds that reference no images for the inventory (Service, ConfigMap, ...), by kind. */
+  ignored: Record<string, number>;
 }
 
-export function offlineInventory(byNamespace: Map<string, NamespaceObjects>): OfflineReport {
-  const report: OfflineReport = { images: [], invalid: [] };
-  for (const [ns, objs] of byNamespace) {
+export function offlineInventory(read: ManifestRead): OfflineReport {
+  const report: OfflineReport = { images: [], invalid: [], skipped: read.skipped, ignored: read.ignored };
+  for (const [ns, objs] of read.byNamespace) {
     const { images, invalid } = desiredImages(ns, objs);
     for (const [image, kinds] of images) {
       report.images.push({ namespace: ns, image, kinds: kindsString(kinds), name: imageResourceName(image) });

@@ -24,6 +24,7 @@ import { runWorkers, WorkQueue } from '../controller/workqueue.js';
 import type { RateLimiter } from '../controller/rate-limiter.js';
 import type { ImageResource, ImageStatus } from '../inventory/image-resource.js';
 import { ImageStore, type WriteCounter } from '../inventory/image-store.js';
+import { abbreviate } from '../refs/abbreviate.js';
 import type { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
 import { reconcileNamespace, type NamespaceResult } from '../inventory/reconcile.js';
 import type { StrippedPod } from '../inventory/strip.js';
@@ -253,7 +254,8 @@ export class InventoryController implements Runnable {
 
   /** inv_invalid_refs_total counts each invalid ref once when first seen, not once per rebuild. */
   private countInvalid(namespace: string, r: NamespaceResult): void {
-    const now = new Set(r.invalid.map((i) => `${i.source}\0${i.container}\0${i.image}`));
+    // abbreviate: a 200,000-character ref is remembered by its start and hash, not whole.
+    const now = new Set(r.invalid.map((i) => `${i.source}\0${i.container}\0${abbreviate(i.image)}`));
     const before = this.invalidSeen.get(namespace);
     let fresh = 0;
     for (const k of now) if (!before?.has(k)) fresh++;

@@ -1,0 +1,48 @@
+// What `inv scan -f` and `inv images -f` share: the size-limit flag, reading the manifests,
+// warning about every document that was skipped, and the exit codes: 2 when an input cannot be
+// read or parsed, 1 when it was read but held no Kubernetes object at all (an empty stdin, a
+// file of something else), which would otherwise pass for "no images".
+import { Flags, type Command } from '@oclif/core';
+import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { colors } from './style.js';
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  describeSkipped,
+  ManifestError,
+  readManifests,
+  type ManifestRead,
+} from '../core/inventory/manifests.js';
+import { parseSize } from '../core/size.js';
+
+export const maxInputSizeFlag = {
+  'max-input-size': Flags.string({
+    description: `With -f: the largest file or stream read (units Ki, Mi, Gi, KB, MB, GB).`,
+    default: `${DEFAULT_MAX_INPUT_BYTES / 1024 / 1024}Mi`,
+  }),
+};
+
+export async function readManifestsForCommand(
+  cmd: Command,
+  filename: string,
+  defaultNamespace: string,
+  maxInputSize: string,
+): Promise<ManifestRead> {
+  const size = parseSize(maxInputSize);
+  if (!size.ok)
+    cmd.error(`--max-input-size ${JSON.stringify(maxInputSize)}: ${size.reason}`, { exit: EXIT_USAGE });
+  let read: ManifestRead;
+  try {
+    read = await readManifests(filename, { defaultNamespace, maxBytes: size.bytes });
+  } catch (e) {
+    if (e instanceof ManifestError) cmd.error(e.message, { exit: EXIT_USAGE });
+    throw e;
+  }
+  const c = colors();
+  for (const s of read.skipped) process.stderr.write(c.yellow(`warning: ${describeSkipped(s)}\n`));
+  if (read.objects === 0) {
+    const what =
+      read.inputs.length === 0 ? 'no manifest files (*.yaml, *.yml, *.json)' : 'no Kubernetes objects';
+    cmd.error(`${filename}: ${what} could be read`, { exit: EXIT_PARTIAL_FAILURE });
+  }
+  return read;
+}
