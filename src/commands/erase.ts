@@ -6,6 +6,7 @@ import readline from 'node:readline/promises';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
 import { colors, spinner, table, toJson, toYaml } from '../cli/style.js';
+import { formatBytes } from '../core/size.js';
 import { parseDuration } from '../core/erase/config.js';
 import { validateImages, PRUNE_ALL } from '../core/erase/images.js';
 import { decodeResult } from '../core/erase/results.js';
@@ -66,6 +67,12 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       description: 'Remove every image not in use (the "*" target). Asks on a TTY unless --yes.',
     }),
     yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.' }),
+    'protect-inventory': Flags.boolean({
+      description:
+        'With --all-unused: keep every image a workload in the cluster references, even when nothing runs it on the node (a Deployment scaled to 0, a suspended CronJob). --no-protect-inventory turns it off.',
+      default: true,
+      allowNo: true,
+    }),
     'dry-run': Flags.boolean({ description: 'Report what each node would remove; remove nothing.' }),
     'node-selector': Flags.string({ char: 'l', description: 'Only nodes matching this label selector.' }),
     'job-timeout': Flags.string({
@@ -130,6 +137,7 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       this.error((e as Error).message, { exit: EXIT_USAGE });
     }
     const rest = new KubeRest(kc);
+    await this.warnReferenced(rest, images, Boolean(flags.yes || flags['dry-run']));
     const wait = flags.standalone || (flags.wait ?? Boolean(process.stdout.isTTY));
     const stop = new AbortController();
     let controllers: Promise<void> | undefined;
@@ -151,6 +159,7 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
         dryRun: flags['dry-run'],
         nodeSelector: flags['node-selector'],
         jobTimeout: flags['job-timeout'],
+        protectInventory: flags['protect-inventory'],
       });
       if (!wait) {
         process.stdout.write(
@@ -188,6 +197,40 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
     }
   }
 
+  /**
+   * A targeted removal of an image that workloads reference goes ahead (it was named on
+   * purpose), but the user hears who uses it first, and is asked on a TTY.
+   */
+  private async warnReferenced(rest: KubeRest, images: string[], noPrompt: boolean): Promise<void> {
+    const { findReferencedTargets } = await import('../core/erase/referenced-targets.js');
+    let found;
+    try {
+      found = await findReferencedTargets(
+        rest,
+        images.filter((i) => i !== PRUNE_ALL),
+      );
+    } catch (e) {
+      process.stderr.write(
+        `warning: could not read the inventory to check who uses these images: ${(e as Error).message}\n`,
+      );
+      return;
+    }
+    if (found.length === 0) return;
+    const c = colors();
+    for (const f of found)
+      process.stderr.write(c.yellow(`warning: ${f.target} is referenced by ${f.users.join(', ')}\n`));
+    if (noPrompt || !process.stdin.isTTY) return;
+    const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+    const answer = await rl.question(
+      'Remove them anyway? The next start of those workloads pulls them again. [y/N] ',
+    );
+    rl.close();
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      rest.close();
+      this.error('aborted', { exit: EXIT_USAGE });
+    }
+  }
+
   private render(r: { list: ImageList; job?: ImageJob }, output: OutputFormat, dryRun: boolean): void {
     const s = r.job?.status;
     const nodes = (s?.nodes ?? []).map(decodeResult);
@@ -200,6 +243,9 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       succeeded: s?.succeeded ?? r.list.status?.success,
       failed: s?.failed ?? r.list.status?.failed,
       skipped: s?.skipped ?? r.list.status?.skipped,
+      removed: s?.removed ?? r.list.status?.removed ?? 0,
+      protected: s?.protected ?? r.list.status?.protected ?? 0,
+      bytesFreed: s?.bytesFreed ?? r.list.status?.bytesFreed ?? 0,
       message: s?.message ?? r.list.status?.message,
       collisions: s?.collisions ?? [],
       nodes,
@@ -213,17 +259,33 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       dryRun ? 'WOULD REMOVE' : 'REMOVED',
       'IN USE',
       'EXCLUDED',
+      'PROTECTED',
       'FAILED',
+      dryRun ? 'WOULD FREE' : 'FREED',
       'REASON',
     ]);
     for (const n of nodes) {
       const color = n.outcome === 'Succeeded' ? c.green : n.outcome === 'Failed' ? c.red : c.yellow;
-      t.push([n.node, color(n.outcome), n.removed, n.inUse, n.excluded, n.failed, n.reason]);
+      t.push([
+        n.node,
+        color(n.outcome),
+        n.removed,
+        n.inUse,
+        n.excluded,
+        n.protected,
+        n.failed,
+        formatBytes(n.bytes),
+        n.reason,
+      ]);
     }
     if (nodes.length) process.stdout.write(`${t.toString()}\n`);
     const phaseColor = full.phase === 'Completed' ? c.green : c.red;
     process.stdout.write(
       `${full.job}: ${phaseColor(String(full.phase))} desired ${full.desired ?? 0}, succeeded ${full.succeeded ?? 0}, failed ${full.failed ?? 0}, skipped ${full.skipped ?? 0}\n`,
+    );
+    const freedOn = nodes.filter((n) => n.bytes > 0).length;
+    process.stdout.write(
+      `${dryRun ? 'would free' : 'freed'} ${formatBytes(full.bytesFreed)} on ${freedOn} node(s)${full.protected ? `; ${full.protected} referenced image(s) kept by the inventory's protection` : ''}\n`,
     );
   }
 }

@@ -83,6 +83,10 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
       multiple: true,
     }),
     'exclude-file': Flags.string({ description: 'JSON file: an array of patterns, or {"excluded": [...]}.' }),
+    'protected-dir': Flags.string({
+      description:
+        "Directory of the inventory's protected-image lists (set by the erase controller): a * prune keeps every image they name.",
+    }),
     'dry-run': Flags.boolean({ description: 'Decide everything, remove nothing.' }),
     'node-name': Flags.string({ description: 'Node name for the report.', env: 'NODE_NAME' }),
     'termination-message-path': Flags.string({
@@ -101,7 +105,12 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
     let targets: string[];
     let exclude: string[];
     let timeoutMs: number;
+    let protection;
     try {
+      if (flags['protected-dir']) {
+        const { ProtectedIndex } = await import('../core/erase/protected-set.js');
+        protection = new ProtectedIndex(core.readProtectedDir(flags['protected-dir']));
+      }
       timeoutMs = core.parseTimeout(flags.timeout);
       targets = core.splitImages(flags.images ?? []);
       if (flags.imagelist) targets.push(...core.readImageList(flags.imagelist));
@@ -128,6 +137,7 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
         exclude,
         dryRun: flags['dry-run'],
         node: flags['node-name'] || os.hostname(),
+        protection,
       });
     } catch (e) {
       // Bad exclusion patterns and an unreachable runtime: nothing was removed.

@@ -42,3 +42,15 @@ export function formatSize(bytes: number): string {
   }
   return `${i === 0 ? v : Math.round(v * 10) / 10} ${units[i]}`;
 }
+
+/** Decimal bytes, as disk usage is usually quoted: "3.2 GB", "512 MB", "0 B". */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${i === 0 ? v : v >= 100 ? Math.round(v) : Math.round(v * 10) / 10} ${units[i]}`;
+}

@@ -50,6 +50,8 @@ describe('erase: ImageJob size', () => {
             inUse: 17,
             excluded: 4,
             failed: i < 10 ? 1 : 0,
+            protected: 1234,
+            bytes: 123_456_789_012,
             reason:
               i < 10
                 ? 'failed docker.io/library/app:1: rpc error: code = Unknown desc = image is in use'

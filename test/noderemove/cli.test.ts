@@ -85,14 +85,16 @@ for (const runtime of RUNTIMES)
       assert.equal(r.json!.runtime.apiVersion, 'v1');
       for (const b of [byTag!, byDigest!, byId!, byHex!]) assert.equal(await present(b.id), false, b.refs[0]);
       // Exactly the documented keys, in order.
-      assert.deepEqual(Object.keys(r.json!), ['node', 'runtime', 'results', 'warnings']);
+      assert.deepEqual(Object.keys(r.json!), ['node', 'runtime', 'results', 'bytesFreed', 'warnings']);
       assert.deepEqual(r.json!.warnings, []);
       assert.deepEqual(Object.keys(r.json!.results[0]!), [
         'target',
         'imageId',
         'aliases',
+        'size',
         'outcome',
         'error',
+        'reason',
       ]);
     });
 

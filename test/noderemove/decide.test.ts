@@ -268,6 +268,7 @@ describe('node-remove termination summary', () => {
     target: `docker.io/library/image-${i}:1`,
     imageId: `sha256:${hex((i % 10).toString())}`,
     aliases: [],
+    size: 0,
     outcome,
     error: outcome === 'failed' ? `RemoveImage failed: ${'x'.repeat(300)}` : '',
     detail: '',

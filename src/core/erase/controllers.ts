@@ -11,6 +11,8 @@ import { KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { ImageJobController } from './imagejob-controller.js';
 import { ImageListController } from './imagelist-controller.js';
+import type { ProtectionSource } from './inventory-protection.js';
+import type { EraseMetrics } from './metrics.js';
 import { IMAGEJOBS_PATH, IMAGELIST_LABEL, IMAGELISTS_PATH, JOB_LABEL, type ImageJob } from './types.js';
 
 export interface EraseControllersOptions {
@@ -26,6 +28,9 @@ export interface EraseControllersOptions {
   jobResyncMs?: number;
   /** Injected client (tests count requests through it). */
   rest?: KubeRest;
+  /** Where a `*` prune learns what the workloads reference (default: a fresh scan of the cluster). */
+  protection?: ProtectionSource;
+  metrics?: EraseMetrics;
 }
 
 export class EraseControllers {
@@ -45,6 +50,8 @@ export class EraseControllers {
       namespace: opts.namespace,
       logger: opts.logger,
       resyncMs: opts.jobResyncMs,
+      protection: opts.protection,
+      metrics: opts.metrics,
     });
     this.lists = new ImageListController({ rest: this.rest, namespace: opts.namespace, logger: opts.logger });
   }

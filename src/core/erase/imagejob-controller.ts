@@ -5,7 +5,11 @@
 //   plan     list the Nodes, apply the node filter, record every worker object in the
 //            inventory (Creating) and every node's result (Pending or Skipped): persisted
 //            BEFORE anything is created (write-ahead);
-//   apply    wave 0: the image-list and exclusion ConfigMaps (immutable) and the PodTemplate;
+//            A `*` prune with the inventory's protection also computes, once, the set of refs
+//            the cluster's workloads reference (inventory-protection.ts) and records how many
+//            ConfigMaps carry it; without that set, the job waits instead of pruning (fail closed);
+//   apply    wave 0: the image-list, exclusion and protected-set ConfigMaps (immutable) and
+//            the PodTemplate;
 //            wave 1: one Pod per selected node (nodeName, restartPolicy Never);
 //   observe  finished Pods give the node results (termination messages); their items Complete;
 //   timeout  past the job deadline, unfinished nodes fail with reason "timeout" and their Pods
@@ -43,6 +47,10 @@ import {
 import { selectNodes, type NodeLike } from './nodes.js';
 import { AdminSettingsSource, type AdminSettings } from './settings.js';
 import { trustProblem } from './trust.js';
+import { ScanProtection, type ProtectionSource } from './inventory-protection.js';
+import type { EraseMetrics } from './metrics.js';
+import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from './protected-set.js';
+import { PRUNE_ALL } from './images.js';
 import { startFailure, type StartFailure } from './start-failure.js';
 import {
   countResults,
@@ -72,6 +80,7 @@ import {
   IMAGES_FILE,
   listConfigMap,
   podTemplate,
+  protectedConfigMap,
   workerPod,
   type WorkerSettings,
 } from './worker.js';
@@ -88,7 +97,17 @@ export interface JobControllerOptions {
   applyChunk?: number;
   /** The administrator's settings (default: read from the controllers' namespace, cached 5 s). */
   settings?: AdminSettingsSource;
+  /** Where a `*` prune learns what the workloads reference (default: a fresh scan of the cluster). */
+  protection?: ProtectionSource;
+  metrics?: EraseMetrics;
 }
+
+/** A `*` prune keeps what the inventory references unless the request turned that off. */
+export const protectsInventory = (job: ImageJob): boolean =>
+  job.spec.images.includes(PRUNE_ALL) && job.spec.protectInventory !== false;
+
+/** Retry delay while the protected set cannot be computed. */
+const PROTECTION_RETRY_MS = 5000;
 
 interface PodLike extends KubeObject {
   spec?: { nodeName?: string };
@@ -118,11 +137,57 @@ export class ImageJobController {
   private nodeReadiness?: { at: number; ready: Map<string, string | undefined> };
 
   private readonly settings: AdminSettingsSource;
+  private readonly protection: ProtectionSource;
+  /**
+   * Protected-set chunks computed at plan time, by job UID, until their ConfigMaps exist: the
+   * set is computed once per job, not at every reconcile.
+   */
+  private readonly protectedChunks = new Map<string, string[]>();
 
   constructor(private readonly opts: JobControllerOptions) {
     this.log = (opts.logger ?? noopLogger).child({ controller: 'imagejob' });
     this.now = opts.now ?? (() => new Date());
     this.settings = opts.settings ?? new AdminSettingsSource(opts.rest, opts.namespace);
+    this.protection = opts.protection ?? new ScanProtection(opts.rest);
+  }
+
+  /** The protected set, packed into ConfigMap-sized chunks (at least one, possibly empty). */
+  private async computeProtectedChunks(): Promise<{ refs: number; chunks: string[] }> {
+    const set = buildProtectedSet(await this.protection.uses());
+    const chunks = packProtectedSet(set);
+    return { refs: set.size, chunks: chunks.length ? chunks : [EMPTY_CHUNK] };
+  }
+
+  /**
+   * The chunk contents for this reconcile. Only ConfigMaps still to be created need their content;
+   * after a restart between planning and creating them, the set is computed again and must fit
+   * the number of ConfigMaps recorded at planning (the Pods mount exactly those).
+   */
+  private async chunksFor(
+    job: ImageJob,
+    inv: readonly { kind: string; name: string; phase: string }[],
+  ): Promise<string[]> {
+    const n = job.status?.protectedChunks ?? 0;
+    if (n === 0) return [];
+    const uid = job.metadata.uid ?? job.metadata.name;
+    const cached = this.protectedChunks.get(uid);
+    if (cached) return cached;
+    const prefix = `${job.metadata.name}-protected-`;
+    const pending = inv.some(
+      (i) =>
+        i.kind === 'ConfigMap' &&
+        i.name.startsWith(prefix) &&
+        (i.phase === 'Creating' || i.phase === 'Updating'),
+    );
+    if (!pending) return Array.from({ length: n }, () => ''); // created already: content unused
+    const { chunks } = await this.computeProtectedChunks();
+    if (chunks.length > n)
+      throw new Error(
+        `the protected set now needs ${chunks.length} ConfigMaps, ${n} were planned; run the erase again`,
+      );
+    while (chunks.length < n) chunks.push(EMPTY_CHUNK);
+    this.protectedChunks.set(uid, chunks);
+    return chunks;
   }
 
   owner(job: ImageJob): Owner {
@@ -139,6 +204,7 @@ export class ImageJobController {
     nodes: readonly string[],
     ns: string,
     admin: AdminSettings,
+    protectedChunks: readonly string[],
   ): Map<string, { item: DesiredItem; manifest: KubeObject }> {
     const settings: WorkerSettings = {
       worker: admin.config.worker,
@@ -166,6 +232,7 @@ export class ImageJobController {
     };
     add(listConfigMap(job, ns, imagesConfigMapName(name), IMAGES_FILE, job.spec.images), 0, 1);
     add(listConfigMap(job, ns, excludeConfigMapName(name), EXCLUDE_FILE, exclusions), 0, 1);
+    protectedChunks.forEach((chunk, i) => add(protectedConfigMap(job, ns, i, chunk), 0, 1));
     add(podTemplate(job, settings, ns), 0, 1);
     for (const [node, pod] of podNames(name, nodes)) add(workerPod(job, settings, ns, pod, node), 1, 0);
     return out;
@@ -229,6 +296,34 @@ export class ImageJobController {
 
     // ---- plan (write-ahead) -----------------------------------------------------------------
     if (!st.planned) {
+      let planChunks: string[] = [];
+      if (protectsInventory(job)) {
+        try {
+          const p = await this.computeProtectedChunks();
+          planChunks = p.chunks;
+          st.protectedRefs = p.refs;
+          st.protectedChunks = p.chunks.length;
+          this.protectedChunks.set(job.metadata.uid ?? name, p.chunks);
+        } catch (e) {
+          // Fail closed: without the set, a * prune could remove what a workload needs next.
+          const msg = `waiting for the inventory (${this.protection.describe}) to protect referenced images: ${(e as Error).message}`;
+          const created = Date.parse(job.metadata.creationTimestamp ?? iso(now));
+          if (now.getTime() - created >= cfg.jobTimeoutSeconds * 1000) {
+            st.phase = 'Failed';
+            st.message = `${msg}; gave up at the job deadline, nothing was removed`;
+            st.completionTime = iso(now);
+            st.deleteAfter = iso(new Date(now.getTime() + cfg.delayOnFailureSeconds * 1000));
+          } else {
+            st.message = msg;
+          }
+          this.log.warn('protected set unavailable, job not started', {
+            job: name,
+            error: (e as Error).message,
+          });
+          await save();
+          return st.phase === 'Failed' ? undefined : PROTECTION_RETRY_MS;
+        }
+      }
       const nodes = await rest.list<NodeLike>('/api/v1/nodes');
       const sel = selectNodes(
         nodes.items,
@@ -250,19 +345,33 @@ export class ImageJobController {
       ].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
       inv = scheduleApply(
         inv,
-        [...this.desired(job, sel.selected, ns, admin).values()].map((d) => d.item),
+        [...this.desired(job, sel.selected, ns, admin, planChunks).values()].map((d) => d.item),
       );
       st.phase ??= 'Running';
       st.startTime ??= iso(now);
       st.planned = true;
-      st.message = `${sel.selected.length} node(s) selected, ${sel.skipped.length} skipped${sel.ignored ? `, ${sel.ignored} outside the node selector` : ''}`;
+      st.message = `${sel.selected.length} node(s) selected, ${sel.skipped.length} skipped${sel.ignored ? `, ${sel.ignored} outside the node selector` : ''}${st.protectedChunks ? `; ${st.protectedRefs ?? 0} referenced image(s) protected (from ${this.protection.describe})` : ''}`;
       this.write(st, inv, results);
       await save(); // the inventory is persisted before any object exists
       this.log.info('job planned', { job: name, nodes: sel.selected.length, skipped: sel.skipped.length });
     }
 
     const selected = results.filter((r) => r.outcome !== 'Skipped').map((r) => r.node);
-    const desired = this.desired(job, selected, ns, admin);
+    let chunks: string[];
+    try {
+      chunks = await this.chunksFor(job, inv);
+    } catch (e) {
+      // Fail closed: the protected set cannot be handed to the workers as planned.
+      for (const r of results)
+        if (r.outcome === 'Pending')
+          setResultIn(results, { ...r, outcome: 'Failed', reason: `protected set: ${(e as Error).message}` });
+      inv = scheduleDeletion(
+        inv,
+        inv.filter((i) => !isDeletionPhase(i.phase) && i.phase !== 'Completed').map(itemKey),
+      );
+      chunks = Array.from({ length: st.protectedChunks ?? 0 }, () => '');
+    }
+    const desired = this.desired(job, selected, ns, admin, chunks);
     const podToNode = new Map([...podNames(name, selected)].map(([n, p]) => [p, n]));
     const setResult = (r: NodeResult) => setResultIn(results, r);
     const pendingNode = (node: string) => results.find((r) => r.node === node)?.outcome === 'Pending';
@@ -385,10 +494,21 @@ export class ImageJobController {
       const delay = st.phase === 'Completed' ? cfg.delayOnSuccessSeconds : cfg.delayOnFailureSeconds;
       st.deleteAfter = iso(new Date(now.getTime() + delay * 1000));
       this.log.info('job finished', { job: name, phase: st.phase, ...counts });
+      // Saved before counting: a conflict here means the next reconcile finishes it (and counts it).
+      this.write(st, inv, results);
+      await save();
+      const ran = (Date.parse(st.completionTime ?? '') - Date.parse(st.startTime ?? '')) / 1000;
+      this.opts.metrics?.jobFinished(
+        st.phase,
+        counts,
+        Boolean(job.spec.dryRun),
+        Number.isFinite(ran) ? ran : 0,
+      );
     }
 
     // ---- cleanup ------------------------------------------------------------------------------
     if (isFinished(st.phase)) {
+      this.protectedChunks.delete(job.metadata.uid ?? name);
       const deleteAt = Date.parse(st.deleteAfter ?? iso(now));
       if (now.getTime() >= deleteAt && inv.some((i) => !isDeletionPhase(i.phase))) {
         inv = scheduleDeletion(inv);
@@ -514,6 +634,9 @@ export class ImageJobController {
     st.succeeded = c.succeeded;
     st.failed = c.failed;
     st.skipped = c.skipped;
+    st.removed = c.removed;
+    st.protected = c.protected;
+    st.bytesFreed = c.bytes;
     st.nodes = results.map(encodeResult);
     st.inventory = encodeInventory(inv);
   }

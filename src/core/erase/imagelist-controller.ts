@@ -119,6 +119,9 @@ export class ImageListController {
     status.success = s.succeeded ?? 0;
     status.failed = s.failed ?? 0;
     status.skipped = s.skipped ?? 0;
+    status.removed = s.removed ?? 0;
+    status.protected = s.protected ?? 0;
+    status.bytesFreed = s.bytesFreed ?? 0;
     status.timestamp = s.completionTime ?? s.startTime ?? status.timestamp ?? iso(this.now());
     status.message = s.message ?? '';
   }
@@ -172,6 +175,7 @@ export class ImageListController {
         dryRun: list.spec.dryRun ?? false,
         ...(list.spec.nodeSelector ? { nodeSelector: list.spec.nodeSelector } : {}),
         exclusions,
+        ...(list.spec.protectInventory === false ? { protectInventory: false } : {}),
         config: cfg,
       },
     };

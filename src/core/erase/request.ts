@@ -18,6 +18,8 @@ export interface EraseRequest {
   dryRun?: boolean;
   nodeSelector?: string;
   jobTimeout?: string;
+  /** false turns off the inventory's protection of a `*` prune. */
+  protectInventory?: boolean;
 }
 
 /** Writes the request; returns the ImageList generation it became. */
@@ -27,6 +29,7 @@ export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<nu
     dryRun: req.dryRun ?? false,
     ...(req.nodeSelector ? { nodeSelector: req.nodeSelector } : {}),
     ...(req.jobTimeout ? { jobTimeout: req.jobTimeout } : {}),
+    ...(req.protectInventory === false ? { protectInventory: false } : {}),
     request: randomUUID(),
   };
   for (let attempt = 0; ; attempt++) {

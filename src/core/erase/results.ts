@@ -14,6 +14,10 @@ export interface NodeResult {
   excluded: number;
   /** Targets that failed (failed or invalid). */
   failed: number;
+  /** Kept by the inventory's protection (a `*` prune only). */
+  protected: number;
+  /** Bytes the removed images took (would take, in a dry run), as the node's runtime listed them. */
+  bytes: number;
   /** Why a node failed or was skipped; '' otherwise. */
   reason: string;
 }
@@ -27,23 +31,32 @@ export const pendingResult = (node: string): NodeResult => ({
   inUse: 0,
   excluded: 0,
   failed: 0,
+  protected: 0,
+  bytes: 0,
   reason: '',
 });
 
-/** `node|outcome|removed|inUse|excluded|failed|reason` ('|' and newlines in reasons are replaced). */
+/**
+ * `node|outcome|removed|inUse|excluded|failed|protected|bytes|reason` ('|' and newlines in
+ * reasons are replaced, so a line always has exactly 9 fields; lines of 7 fields, written before
+ * protected and bytes existed, are still read).
+ */
 export function encodeResult(r: NodeResult): string {
   const reason = r.reason.replace(/[|\n\r]/g, ' ').slice(0, 200);
-  return [r.node, r.outcome, r.removed, r.inUse, r.excluded, r.failed, reason].join('|');
+  return [r.node, r.outcome, r.removed, r.inUse, r.excluded, r.failed, r.protected, r.bytes, reason].join(
+    '|',
+  );
 }
 
 export function decodeResult(line: string): NodeResult {
   const f = line.split('|');
-  if (f.length < 7 || !OUTCOMES.includes(f[1] as NodeOutcome))
+  if ((f.length !== 7 && f.length !== 9) || !OUTCOMES.includes(f[1] as NodeOutcome))
     throw new Error(`malformed node result ${JSON.stringify(line)}`);
   const num = (s: string | undefined) => {
     const n = Number(s);
-    return Number.isInteger(n) && n >= 0 ? n : 0;
+    return Number.isSafeInteger(n) && n >= 0 ? n : 0;
   };
+  const long = f.length === 9;
   return {
     node: f[0]!,
     outcome: f[1] as NodeOutcome,
@@ -51,13 +64,16 @@ export function decodeResult(line: string): NodeResult {
     inUse: num(f[3]),
     excluded: num(f[4]),
     failed: num(f[5]),
-    reason: f.slice(6).join('|'),
+    protected: long ? num(f[6]) : 0,
+    bytes: long ? num(f[7]) : 0,
+    reason: f[long ? 8 : 6]!,
   };
 }
 
 interface Summary {
   node?: unknown;
   counts?: Record<string, unknown>;
+  bytes?: unknown;
   results?: { t?: unknown; o?: unknown; e?: unknown }[];
 }
 
@@ -94,6 +110,9 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
     r.inUse = count(c, 'in-use', 'pinned');
     r.excluded = count(c, 'excluded');
     r.failed = count(c, 'failed', 'invalid');
+    r.protected = count(c, 'protected');
+    const b = summary.bytes;
+    r.bytes = typeof b === 'number' && Number.isSafeInteger(b) && b >= 0 ? b : 0;
   }
   if (pod.phase === 'Succeeded' && r.failed === 0) {
     r.outcome = 'Succeeded';
@@ -117,11 +136,27 @@ export interface JobCounts {
   failed: number;
   skipped: number;
   pending: number;
+  /** Over every node: images removed (or would be), kept by protection, bytes freed (or would be). */
+  removed: number;
+  protected: number;
+  bytes: number;
 }
 
 export function countResults(results: readonly NodeResult[]): JobCounts {
-  const c: JobCounts = { desired: results.length, succeeded: 0, failed: 0, skipped: 0, pending: 0 };
+  const c: JobCounts = {
+    desired: results.length,
+    succeeded: 0,
+    failed: 0,
+    skipped: 0,
+    pending: 0,
+    removed: 0,
+    protected: 0,
+    bytes: 0,
+  };
   for (const r of results) {
+    c.removed += r.removed;
+    c.protected += r.protected;
+    c.bytes += r.bytes;
     if (r.outcome === 'Succeeded') c.succeeded++;
     else if (r.outcome === 'Failed') c.failed++;
     else if (r.outcome === 'Skipped') c.skipped++;

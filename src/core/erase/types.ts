@@ -51,6 +51,8 @@ export interface Meta {
 export interface ImageListSpec {
   images: string[];
   dryRun?: boolean;
+  /** For `*`: keep every image a workload references (default true). */
+  protectInventory?: boolean;
   nodeSelector?: string;
   jobTimeout?: string;
   request?: string;
@@ -65,6 +67,10 @@ export interface ImageListStatus {
   success?: number;
   failed?: number;
   skipped?: number;
+  /** Over every node of the last job: images removed (would be, in a dry run), kept by protection, bytes. */
+  removed?: number;
+  protected?: number;
+  bytesFreed?: number;
   timestamp?: string;
   message?: string;
 }
@@ -86,6 +92,8 @@ export interface ImageJobSpec {
   nodeSelector?: string;
   /** Exclusion patterns merged from the labeled ConfigMaps when the job was created. */
   exclusions?: string[];
+  /** For `*`: keep every image a workload references (absent means true). */
+  protectInventory?: boolean;
   config: EraseConfig;
 }
 
@@ -102,6 +110,13 @@ export interface ImageJobStatus {
   deleteAfter?: string;
   message?: string;
   planned?: boolean;
+  /** Refs in the protected set handed to the workers, and the ConfigMaps that carry it. */
+  protectedRefs?: number;
+  protectedChunks?: number;
+  /** Over every node: images removed (would be, in a dry run), kept by protection, bytes. */
+  removed?: number;
+  protected?: number;
+  bytesFreed?: number;
   nodes?: string[];
   inventory?: string[];
   collisions?: string[];
@@ -144,3 +159,4 @@ export function podNames(job: string, nodes: readonly string[]): Map<string, str
 
 export const imagesConfigMapName = (job: string) => `${job}-images`;
 export const excludeConfigMapName = (job: string) => `${job}-exclude`;
+export const protectedConfigMapName = (job: string, i: number) => `${job}-protected-${i}`;

@@ -10,12 +10,21 @@ import {
   JOB_LABEL,
   MANAGED_BY,
   MANAGED_BY_LABEL,
+  protectedConfigMapName,
 } from './types.js';
 
 export const IMAGES_DIR = '/run/inv/images';
 export const EXCLUDE_DIR = '/run/inv/exclude';
 export const IMAGES_FILE = 'images.json';
 export const EXCLUDE_FILE = 'excluded.json';
+export const PROTECTED_DIR = '/run/inv/protected';
+export const PROTECTED_KEY = 'protected.json';
+
+/**
+ * How many ConfigMaps carry the job's protected set (a `*` prune with the inventory's
+ * protection), as recorded in the job's status when it was planned; 0 without protection.
+ */
+export const protectedChunks = (job: ImageJob): number => job.status?.protectedChunks ?? 0;
 export const CRI_SOCKET_IN_POD = '/run/inv/cri.sock';
 export const WORKER_CONTAINER = 'remover';
 
@@ -54,6 +63,7 @@ export function workerArgs(job: ImageJob, settings: WorkerSettings): string[] {
     settings.worker.criTimeout,
     '-o',
     'json',
+    ...(protectedChunks(job) > 0 ? ['--protected-dir', PROTECTED_DIR] : []),
     ...(job.spec.dryRun ? ['--dry-run'] : []),
   ];
 }
@@ -62,6 +72,7 @@ export function workerArgs(job: ImageJob, settings: WorkerSettings): string[] {
 export function workerPodSpec(job: ImageJob, settings: WorkerSettings): Record<string, unknown> {
   const name = job.metadata.name;
   const w = settings.worker;
+  const chunks = protectedChunks(job);
   return {
     restartPolicy: 'Never',
     automountServiceAccountToken: false,
@@ -91,6 +102,7 @@ export function workerPodSpec(job: ImageJob, settings: WorkerSettings): Record<s
         volumeMounts: [
           { name: 'images', mountPath: IMAGES_DIR, readOnly: true },
           { name: 'exclude', mountPath: EXCLUDE_DIR, readOnly: true },
+          ...(chunks > 0 ? [{ name: 'protected', mountPath: PROTECTED_DIR, readOnly: true }] : []),
           { name: 'cri', mountPath: CRI_SOCKET_IN_POD },
         ],
       },
@@ -98,6 +110,21 @@ export function workerPodSpec(job: ImageJob, settings: WorkerSettings): Record<s
     volumes: [
       { name: 'images', configMap: { name: imagesConfigMapName(name) } },
       { name: 'exclude', configMap: { name: excludeConfigMapName(name) } },
+      ...(chunks > 0
+        ? [
+            {
+              name: 'protected',
+              projected: {
+                sources: Array.from({ length: chunks }, (_, i) => ({
+                  configMap: {
+                    name: protectedConfigMapName(name, i),
+                    items: [{ key: PROTECTED_KEY, path: `protected-${i}.json` }],
+                  },
+                })),
+              },
+            },
+          ]
+        : []),
       { name: 'cri', hostPath: { path: settings.runtimeSocket, type: 'Socket' } },
     ],
   };
@@ -140,6 +167,22 @@ export function podTemplate(
     kind: 'PodTemplate',
     metadata: objectMeta(job, job.metadata.name, namespace),
     template: { metadata: { labels: jobLabels(job.metadata.name) }, spec: workerPodSpec(job, settings) },
+  };
+}
+
+/** One chunk of the protected set (protected-set.ts packProtectedSet), immutable like the lists. */
+export function protectedConfigMap(
+  job: ImageJob,
+  namespace: string,
+  i: number,
+  chunk: string,
+): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: objectMeta(job, protectedConfigMapName(job.metadata.name, i), namespace),
+    immutable: true,
+    data: { [PROTECTED_KEY]: chunk },
   };
 }
 

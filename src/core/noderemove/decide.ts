@@ -19,6 +19,7 @@ import {
 import { imageLooksLikePause, isPauseLike, type SandboxGuard } from './sandbox.js';
 import { normalizeAlias, parseTarget } from './targets.js';
 import type { Decision, Target } from './types.js';
+import type { ProtectedIndex } from '../erase/protected-set.js';
 
 export {
   aliasesOf,
@@ -39,6 +40,11 @@ export interface DecideInput {
   exclusions: readonly ExclusionMatcher[];
   /** Whether the runtime's sandbox image is known (sandbox.ts assessSandbox). */
   sandbox: SandboxGuard;
+  /**
+   * The inventory's protected refs, for `*` only: an image a workload references (even one
+   * scaled to zero or suspended) is kept. A targeted removal names the image on purpose.
+   */
+  protection?: ProtectedIndex;
 }
 
 /**
@@ -102,6 +108,16 @@ export function keepReason(
   return undefined;
 }
 
+/** Normalized repo tags (`name:tag`) and repo digests (`name@digest`) of an image. */
+function normalizedAliases(img: ImageView): string[] {
+  const out: string[] = [];
+  for (const a of [...img.repoTags, ...img.repoDigests]) {
+    const n = normalizeAlias(a);
+    if (n !== undefined) out.push(n);
+  }
+  return out;
+}
+
 const label = (img: ImageView) => (img.repoTags[0] ? `${img.id} (${img.repoTags[0]})` : img.id);
 
 export function decide(input: DecideInput): Decision[] {
@@ -114,6 +130,7 @@ export function decide(input: DecideInput): Decision[] {
     target: raw,
     imageId: '',
     aliases: [],
+    size: 0,
     action: 'keep',
     outcome,
     detail,
@@ -144,9 +161,15 @@ export function decide(input: DecideInput): Decision[] {
     }
     for (const img of matched) {
       const keep = keepReason(img, inUse, input.exclusions);
-      const base = { target: raw, imageId: img.id, aliases: aliasesOf(img) };
+      const base = { target: raw, imageId: img.id, aliases: aliasesOf(img), size: img.size ?? 0 };
+      const protectedBy =
+        !keep && target.kind === 'all' && input.protection
+          ? input.protection.reasonFor(normalizedAliases(img))
+          : undefined;
       if (keep) {
         out.push({ ...base, action: 'keep', outcome: keep.outcome, detail: keep.detail });
+      } else if (protectedBy !== undefined) {
+        out.push({ ...base, action: 'keep', outcome: 'protected', detail: protectedBy });
       } else if (!guard.determined && (imageLooksLikePause(img) || isPauseLike(raw))) {
         out.push({
           ...base,

@@ -46,6 +46,7 @@ export async function execute(
             target: d.target,
             imageId: d.imageId,
             aliases: d.aliases,
+            size: d.size,
             outcome: 'would-remove',
             error: '',
             detail: '',
@@ -62,6 +63,7 @@ export async function execute(
         target: d.target,
         imageId: d.imageId,
         aliases: d.aliases,
+        size: d.size,
         outcome: d.outcome as Result['outcome'],
         error: d.outcome === 'invalid' || d.outcome === 'failed' ? d.detail : '',
         detail: d.detail,
@@ -72,7 +74,7 @@ export async function execute(
 }
 
 async function removeOne(runtime: RemovalRuntime, d: Decision): Promise<Result> {
-  const base = { target: d.target, imageId: d.imageId, aliases: d.aliases };
+  const base = { target: d.target, imageId: d.imageId, aliases: d.aliases, size: d.size };
   try {
     const image: ImageView = { id: d.imageId, repoTags: d.aliases, repoDigests: [], pinned: false };
     const [containers, sandboxes] = await Promise.all([runtime.listContainers(), runtime.listSandboxes()]);

@@ -9,6 +9,8 @@ export interface ImageView {
   repoTags: string[];
   repoDigests: string[];
   pinned: boolean;
+  /** Bytes, as ListImages reports it. */
+  size?: number;
 }
 
 export interface ContainerView {

@@ -22,7 +22,14 @@ export {
   type SandboxGuard,
 } from './sandbox.js';
 export { SandboxReader, type SandboxRead } from './sandbox-reader.js';
-export { InputError, parseTimeout, readExcludeFile, readImageList, splitImages } from './inputs.js';
+export {
+  InputError,
+  parseTimeout,
+  readExcludeFile,
+  readImageList,
+  readProtectedDir,
+  splitImages,
+} from './inputs.js';
 export { exitCodeFor, nodeRemove, type NodeRemoveOptions } from './run.js';
 export { terminationSummary, writeTerminationMessage, TERMINATION_MESSAGE_LIMIT } from './summary.js';
 export { MIN_ID_PREFIX, parseTarget, PRUNE_ALL } from './targets.js';

@@ -2,6 +2,8 @@
 // --exclude-file, and the --timeout duration. Every problem is an InputError (exit 2): with bad
 // input nothing is removed at all.
 import fs from 'node:fs';
+import path from 'node:path';
+import { unpackProtectedSet, type ProtectedSet } from '../erase/protected-set.js';
 
 export class InputError extends Error {}
 
@@ -59,4 +61,43 @@ export function parseTimeout(text: string): number {
   const ms = Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
   if (ms <= 0) throw new InputError('--timeout must be positive');
   return ms;
+}
+
+/** Each protected-set file is a ConfigMap value (at most 1 MiB); the whole set at most this. */
+const MAX_PROTECTED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * `--protected-dir DIR`: the job's protected set, one JSON file per ConfigMap chunk (the mounted
+ * volume also holds kubelet's `..data` links, which are skipped). Anything unreadable is an
+ * InputError: a `*` prune then removes nothing rather than run without its protection.
+ */
+export function readProtectedDir(dir: string): ProtectedSet {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+  } catch (e) {
+    throw new InputError(`cannot read the protected-image directory ${dir}: ${(e as Error).message}`);
+  }
+  if (names.length === 0) throw new InputError(`the protected-image directory ${dir} holds no *.json file`);
+  let total = 0;
+  const chunks = names.sort().map((n) => {
+    const file = path.join(dir, n);
+    let text: string;
+    try {
+      const size = fs.statSync(file).size;
+      total += size;
+      if (total > MAX_PROTECTED_BYTES)
+        throw new InputError(`the protected-image files in ${dir} exceed 256 MiB`);
+      text = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      throw new InputError(`cannot read protected-image file ${file}: ${(e as Error).message}`);
+    }
+    return { name: file, text };
+  });
+  try {
+    return unpackProtectedSet(chunks);
+  } catch (e) {
+    throw new InputError(`protected-image file ${(e as Error).message}`);
+  }
 }

@@ -1,7 +1,8 @@
 // Output of `inv node-remove`: the JSON/YAML report (a fixed shape the controller parses) or a
 // readable table with a one-line summary.
 import { colors, table, toJson, toYaml } from '../../cli/style.js';
-import type { Outcome, Report } from './types.js';
+import { formatBytes } from '../size.js';
+import { bytesFreed, type Outcome, type Report } from './types.js';
 
 /** The machine-readable report: exactly these keys, in this order. */
 export function reportData(report: Report) {
@@ -16,9 +17,14 @@ export function reportData(report: Report) {
       target: r.target,
       imageId: r.imageId,
       aliases: r.aliases,
+      size: r.size,
       outcome: r.outcome,
       error: r.error,
+      /** Why it was kept (in-use, pinned, excluded, protected); '' otherwise. */
+      reason: r.outcome === 'failed' || r.outcome === 'invalid' ? '' : r.detail,
     })),
+    /** Bytes the removed images took (would take, in a dry run), each image once. */
+    bytesFreed: bytesFreed(report.results),
     warnings: [...(report.warnings ?? [])],
   };
 }
@@ -35,6 +41,7 @@ export function renderReport(report: Report, output: 'table' | 'json' | 'yaml'):
     'in-use': c.yellow,
     pinned: c.yellow,
     excluded: c.dim,
+    protected: c.yellow,
     'not-present': c.dim,
     invalid: c.red,
     failed: c.red,
@@ -50,6 +57,10 @@ export function renderReport(report: Report, output: 'table' | 'json' | 'yaml'):
   out += `${t.toString()}\n`;
   const counts = new Map<Outcome, number>();
   for (const r of report.results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
-  out += `${[...counts].map(([o, n]) => `${n} ${paint[o](o)}`).join(', ')}\n`;
+  out += `${[...counts].map(([o, n]) => `${n} ${paint[o](o)}`).join(', ')}`;
+  const freed = bytesFreed(report.results);
+  const dry = report.results.some((r) => r.outcome === 'would-remove');
+  if (freed > 0) out += `; ${dry ? 'would free' : 'freed'} ${formatBytes(freed)}`;
+  out += '\n';
   return out;
 }

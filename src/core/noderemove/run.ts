@@ -11,6 +11,7 @@ import { assessSandbox, sandboxImageFromStatusInfo, type SandboxFacts } from './
 import type { CriContainer } from '../cri/types.js';
 import type { ContainerView } from './in-use.js';
 import type { Report } from './types.js';
+import type { ProtectedIndex } from '../erase/protected-set.js';
 
 const containerView = (c: CriContainer): ContainerView => ({
   id: c.id,
@@ -28,6 +29,8 @@ export interface NodeRemoveOptions {
   exclude: readonly string[];
   dryRun: boolean;
   node: string;
+  /** The inventory's protected refs, applied to a `*` prune. */
+  protection?: ProtectedIndex;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -72,6 +75,7 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
       targets: opts.targets,
       exclusions,
       sandbox: guard,
+      protection: opts.protection,
     });
     const runtime = {
       listContainers: async () => (await cri.listContainers()).map(containerView),

@@ -4,7 +4,7 @@
 // non-trivial results, then counts plus failures, then counts alone.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Outcome, Report, Result } from './types.js';
+import { bytesFreed, type Outcome, type Report, type Result } from './types.js';
 
 export const TERMINATION_MESSAGE_LIMIT = 4096;
 
@@ -16,14 +16,20 @@ function counts(results: readonly Result[]): Counts {
   return c;
 }
 
-// Short keys: the budget is tight. t=target, i=image ID, o=outcome, e=error.
-const row = (r: Result) => ({ t: r.target, i: r.imageId, o: r.outcome, ...(r.error ? { e: r.error } : {}) });
+// Short keys: the budget is tight. t=target, i=image ID, o=outcome, e=error (or, for
+// protected, the reason).
+const row = (r: Result) => {
+  const e = r.error || (r.outcome === 'protected' ? r.detail : '');
+  return { t: r.target, i: r.imageId, o: r.outcome, ...(e ? { e } : {}) };
+};
 
 export function terminationSummary(report: Report, limit = TERMINATION_MESSAGE_LIMIT): string {
   const head = {
     node: report.node,
     runtime: `${report.runtime.name} ${report.runtime.version}`,
     counts: counts(report.results),
+    /** Bytes freed (or, in a dry run, that would be), as the runtime listed the images. */
+    bytes: bytesFreed(report.results),
   };
   const interesting = report.results.filter((r) => r.outcome !== 'removed' && r.outcome !== 'would-remove');
   const failed = report.results.filter((r) => r.outcome === 'failed');

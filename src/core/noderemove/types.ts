@@ -1,7 +1,16 @@
 // Shapes of `inv node-remove`: what the decision step produces and what the report carries.
 
 export type Outcome =
-  'removed' | 'would-remove' | 'in-use' | 'pinned' | 'excluded' | 'not-present' | 'invalid' | 'failed';
+  | 'removed'
+  | 'would-remove'
+  | 'in-use'
+  | 'pinned'
+  | 'excluded'
+  /** A `*` prune kept it: a workload in the cluster references it (the job's protected set). */
+  | 'protected'
+  | 'not-present'
+  | 'invalid'
+  | 'failed';
 
 /** A parsed removal target. */
 export type Target =
@@ -22,6 +31,8 @@ export interface Decision {
   imageId: string;
   /** Every name of the image: tags, digest refs, then the ID. */
   aliases: string[];
+  /** The image's size as the runtime lists it (ListImages), in bytes; 0 when unknown or no image. */
+  size: number;
   /** `remove` means "remove unless the re-check finds it in use". */
   action: 'remove' | 'keep';
   /** For keep: why (`failed`: refused for safety, the reason in detail). */
@@ -34,6 +45,8 @@ export interface Result {
   target: string;
   imageId: string;
   aliases: string[];
+  /** Bytes, as the runtime listed the image (0 when there is no image). */
+  size: number;
   outcome: Outcome;
   /** The error or refusal (failed) or the reason (invalid); '' otherwise. */
   error: string;
@@ -45,6 +58,18 @@ export interface RuntimeInfo {
   name: string;
   version: string;
   apiVersion: string;
+}
+
+/** What the removed (or, in a dry run, would-be-removed) images take, each image counted once. */
+export function bytesFreed(results: readonly Result[]): number {
+  const seen = new Set<string>();
+  let n = 0;
+  for (const r of results) {
+    if ((r.outcome !== 'removed' && r.outcome !== 'would-remove') || seen.has(r.imageId)) continue;
+    seen.add(r.imageId);
+    n += r.size;
+  }
+  return n;
 }
 
 export interface Report {

@@ -103,6 +103,11 @@ export class InventoryCache implements Runnable {
     return i < 0 ? undefined : list[i];
   }
 
+  /** True when the cache watches every namespace (no --namespaces filter). */
+  get clusterWide(): boolean {
+    return !this.scoped;
+  }
+
   /** True when `namespace` is inside the --namespaces filter (always true without one). */
   inScope(namespace: string): boolean {
     return !this.scoped || this.opts.namespaces!.includes(namespace);

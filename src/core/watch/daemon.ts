@@ -10,6 +10,8 @@ import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { InventoryCache, WATCHED_KINDS } from './cache.js';
 import { InventoryController, type InventoryControllerOptions } from './controller.js';
 import { eraseRunnable } from './erase-runnable.js';
+import { CacheProtection } from '../erase/inventory-protection.js';
+import { createEraseMetrics } from '../erase/metrics.js';
 import { Manager, type LeaderElectionConfig, type ManagerResult } from './manager.js';
 
 export interface WatchDaemonOptions {
@@ -82,7 +84,14 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
   manager.add(controller);
   if (opts.erase) {
     manager.add(
-      eraseRunnable({ kubeConfig: opts.kubeConfig, namespace: opts.erase.namespace, logger: opts.logger }),
+      eraseRunnable({
+        kubeConfig: opts.kubeConfig,
+        namespace: opts.erase.namespace,
+        logger: opts.logger,
+        // A * prune protects what the daemon's own cache shows the workloads reference.
+        protection: new CacheProtection(cache, rest),
+        metrics: createEraseMetrics(metrics.registry),
+      }),
     );
   }
   return {

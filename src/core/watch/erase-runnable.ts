@@ -4,6 +4,8 @@
 // re-reads every ImageList and ImageJob from the API anyway).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../erase/controllers.js';
+import type { ProtectionSource } from '../erase/inventory-protection.js';
+import type { EraseMetrics } from '../erase/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { Runnable } from './manager.js';
 
@@ -12,6 +14,9 @@ export interface EraseRunnableOptions {
   /** Namespace of the worker Pods, their ConfigMaps, the configuration and exclusion lists. */
   namespace: string;
   logger: Logger;
+  /** The daemon's cache-backed protected set for `*` prunes. */
+  protection?: ProtectionSource;
+  metrics?: EraseMetrics;
 }
 
 export function eraseRunnable(opts: EraseRunnableOptions): Runnable {
