@@ -6,6 +6,7 @@ import { EraseControllers } from '../../src/core/erase/controllers.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config.js';
 import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/request.js';
 import { decodeResult, type NodeResult } from '../../src/core/erase/results.js';
+import type { EraseMetrics } from '../../src/core/erase/metrics.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageJob } from '../../src/core/erase/types.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
@@ -53,12 +54,13 @@ export class EraseEnv {
     });
   }
 
-  startControllers(opts: { jobResyncMs?: number } = {}): EraseControllers {
+  startControllers(opts: { jobResyncMs?: number; metrics?: EraseMetrics } = {}): EraseControllers {
     this.abort = new AbortController();
     this.controllers = new EraseControllers({
       kubeConfig: this.kc,
       namespace: this.namespace,
       jobResyncMs: opts.jobResyncMs ?? 1000,
+      metrics: opts.metrics,
       logger: process.env.ERASE_DEBUG
         ? createLogger({ level: 'debug', format: 'text', stream: process.stderr })
         : undefined,

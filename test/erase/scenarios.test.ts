@@ -9,6 +9,8 @@ import { connect } from '../support/cri.js';
 import { EraseEnv, results, sleep } from './helpers.js';
 import { IMAGEJOBS_PATH } from '../../src/core/erase/types.js';
 import { decodeInventory } from '../../src/core/reconciler/inventory.js';
+import { Registry } from 'prom-client';
+import { createEraseMetrics } from '../../src/core/erase/metrics.js';
 
 describe('erase: scenarios', function () {
   this.timeout(120_000);
@@ -70,7 +72,8 @@ describe('erase: scenarios', function () {
 
   it('one failing node: Failed with successRatio 1.0, Completed with 0.5 (real division)', async () => {
     const nodes = await env.nodes([{ name: 'ok' }, { name: 'bad' }]);
-    env.startControllers();
+    const registry = new Registry();
+    env.startControllers({ metrics: createEraseMetrics(registry) });
     env.startKubelet((node) => (node.startsWith('bad-') ? 'fail' : 'run'));
     const name = `ratio-${env.tag}`;
     let job = await env.wait(
@@ -89,6 +92,12 @@ describe('erase: scenarios', function () {
     await env.config('successRatio: 0.51\n');
     job = await env.wait(name, await env.erase({ name, images: [`docker.io/library/nothing-${env.tag}:1`] }));
     assert.equal(job.status?.phase, 'Failed', '1/2 = 0.5 < 0.51');
+    // Each finished job counted once, by result; the duration of the last one recorded.
+    const text = await registry.metrics();
+    assert.match(text, /^inv_erase_jobs_total\{result="Failed"\} 2$/m);
+    assert.match(text, /^inv_erase_jobs_total\{result="Completed"\} 1$/m);
+    assert.match(text, /^inv_erase_images_removed_total 0$/m);
+    assert.match(text, /^inv_erase_last_job_duration_seconds \d+/m);
   });
 
   it('a worker that never finishes is caught by the job deadline (reason timeout), its Pod deleted', async () => {
