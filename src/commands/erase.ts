@@ -4,7 +4,7 @@ import { Command, Flags } from '@oclif/core';
 import fs from 'node:fs';
 import readline from 'node:readline/promises';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
+import { kubeFlags, outputFlag, restOptions, type OutputFormat } from '../cli/flags.js';
 import { colors, spinner, table, toJson, toYaml } from '../cli/style.js';
 import { formatBytes } from '../core/size.js';
 import { parseDuration } from '../core/erase/config.js';
@@ -131,12 +131,14 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
     }
 
     let kc;
+    let restOpts;
     try {
       kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+      restOpts = restOptions(flags);
     } catch (e) {
       this.error((e as Error).message, { exit: EXIT_USAGE });
     }
-    const rest = new KubeRest(kc);
+    const rest = new KubeRest(kc, restOpts);
     await this.warnReferenced(rest, images, Boolean(flags.yes || flags['dry-run']));
     const wait = flags.standalone || (flags.wait ?? Boolean(process.stdout.isTTY));
     const stop = new AbortController();

@@ -1,6 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_USAGE } from '../cli/exit-codes.js';
-import { kubeFlags } from '../cli/flags.js';
+import { kubeFlags, restOptions } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
@@ -129,7 +129,10 @@ cluster.`);
     } else {
       let rest: KubeRest;
       try {
-        rest = new KubeRest(loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }));
+        rest = new KubeRest(
+          loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }),
+          restOptions(flags),
+        );
       } catch (e) {
         this.error((e as Error).message, { exit: EXIT_USAGE });
       }

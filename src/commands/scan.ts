@@ -1,6 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
+import { kubeFlags, outputFlag, restOptions, type OutputFormat } from '../cli/flags.js';
 import { renderOfflineReport, renderScanReport } from '../cli/render-scan.js';
 import { spinner } from '../cli/style.js';
 import { offlineInventory } from '../core/inventory/manifests.js';
@@ -104,7 +104,10 @@ no usable cluster configuration.`);
     }
     let rest: KubeRest;
     try {
-      rest = new KubeRest(loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }));
+      rest = new KubeRest(
+        loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }),
+        restOptions(flags),
+      );
     } catch (e) {
       this.error((e as Error).message, { exit: EXIT_USAGE });
     }

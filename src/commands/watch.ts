@@ -1,6 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { kubeFlags } from '../cli/flags.js';
+import { kubeFlags, restOptions } from '../cli/flags.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import { bindAddressDisabled, parseBindAddress } from '../core/observability/http-server.js';
@@ -165,14 +165,17 @@ flags or no usable cluster configuration.`);
       fields: { component: 'inv-watch' },
     });
     let kubeConfig;
+    let rest;
     try {
       kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+      rest = restOptions(flags);
     } catch (e) {
       return usage((e as Error).message);
     }
 
     const daemon = createWatchDaemon({
       kubeConfig,
+      rest,
       logger,
       namespaces,
       leaderElection: flags['leader-elect']

@@ -5,7 +5,7 @@
 // (after deleteAfter), the generation is done and no job is started for it again.
 // At most one job runs per list: a newer generation waits until the running job finishes.
 // A finished job's phase and counts are copied into the list's status.
-import { isAlreadyExists, isNotFound, type KubeRest } from '../kube/rest.js';
+import { isAlreadyExists, isNotFound, isTransient, type KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
 import { validateImages } from './images.js';
@@ -141,6 +141,9 @@ export class ImageListController {
       if (list.spec.nodeSelector) parseSelector(list.spec.nodeSelector);
       exclusions = await this.loadExclusions(cfg);
     } catch (e) {
+      // No response, a 5xx or throttling says nothing about the request: retry (the work queue
+      // backs off) rather than reject this generation for good.
+      if (isTransient(e)) throw e;
       if (e instanceof ConfigError || !(e as { code?: number }).code) return (e as Error).message;
       throw e;
     }

@@ -2,6 +2,12 @@
 // client-node's KubeConfig; requests go over one keep-alive agent so a rebuild that makes
 // hundreds of calls does not pay a TLS handshake per call. Every request passes through
 // `onRequest`, which is how callers count API calls (e.g. "a no-op rebuild writes nothing").
+//
+// Every request has an overall deadline that covers connecting, the TLS handshake and the whole
+// body (a server trickling one byte every few seconds cannot hold a command forever), a cap on
+// the response body (an endless stream cannot exhaust memory), and an optional AbortSignal.
+// Failures to get a response are KubeTransportErrors: never a verdict on the request itself, so
+// callers retry them rather than reject the request as bad input.
 import type { KubeConfig } from '@kubernetes/client-node';
 import https from 'node:https';
 import http from 'node:http';
@@ -28,6 +34,26 @@ export class KubeApiError extends Error {
   }
 }
 
+/** No (complete) response: refused, reset, timed out, too large, aborted, or not JSON. Retryable. */
+export class KubeTransportError extends Error {
+  constructor(
+    message: string,
+    readonly method: string,
+    readonly path: string,
+    /** A short machine-readable kind: ECONNREFUSED, ECONNRESET, deadline, too-large, aborted, ... */
+    readonly kind: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Errors worth retrying with backoff: no response, a server error, or throttling. */
+export const isTransient = (e: unknown): boolean =>
+  e instanceof KubeTransportError || (e instanceof KubeApiError && (e.code >= 500 || e.code === 429));
+
+/** The default cap on one response body: far above any page of a LIST, far below a memory problem. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
 export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && e.code === 404;
 export const isConflict = (e: unknown): boolean => e instanceof KubeApiError && e.code === 409;
 export const isAlreadyExists = (e: unknown): boolean =>
@@ -42,7 +68,16 @@ export interface RequestOptions {
   query?: Query;
   body?: unknown;
   contentType?: string;
+  /** Overall deadline of this request (connect, TLS, headers and body). */
   timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface KubeRestOptions {
+  /** Overall deadline of each request. Default 30 s. */
+  timeoutMs?: number;
+  /** Cap on each response body. Default 256 MiB. */
+  maxResponseBytes?: number;
 }
 
 export interface ListMeta {
@@ -59,13 +94,19 @@ export class KubeRest {
   private headers?: { value: Record<string, string>; expires: number };
   onRequest?: (method: string, path: string) => void;
 
+  private readonly defaultTimeoutMs: number;
+  private readonly maxResponseBytes: number;
+
   constructor(
     private readonly kc: KubeConfig,
-    private readonly defaultTimeoutMs = 30_000,
+    opts: KubeRestOptions | number = {},
   ) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.server = new URL(cluster.server);
+    const o = typeof opts === 'number' ? { timeoutMs: opts } : opts;
+    this.defaultTimeoutMs = o.timeoutMs ?? 30_000;
+    this.maxResponseBytes = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
   /** Auth headers are re-derived every 30 s so rotated tokens (in-cluster, exec plugins) are picked up. */
@@ -106,7 +147,19 @@ export class KubeRest {
     const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
     this.onRequest?.(method, url.pathname);
     const mod = url.protocol === 'http:' ? http : https;
+    const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
+    const max = this.maxResponseBytes;
+    const fail = (kind: string, detail: string) =>
+      new KubeTransportError(`${method} ${url.pathname}: ${detail}`, method, url.pathname, kind);
     return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const done = (f: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        opts.signal?.removeEventListener('abort', onAbort);
+        f();
+      };
       const req = mod.request(
         url,
         {
@@ -119,48 +172,72 @@ export class KubeRest {
               ? { 'content-type': opts.contentType ?? 'application/json', 'content-length': payload.length }
               : {}),
           },
-          timeout: opts.timeoutMs ?? this.defaultTimeoutMs,
+          // Inactivity on the socket; the overall deadline below bounds the whole exchange.
+          timeout: timeoutMs,
         },
         (res) => {
           const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300) {
-              try {
-                resolve((text ? JSON.parse(text) : undefined) as T);
-              } catch (e) {
-                reject(
-                  new Error(`${method} ${url.pathname}: invalid JSON in response: ${(e as Error).message}`),
-                );
-              }
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > max) {
+              req.destroy(fail('too-large', `response larger than ${max} bytes, the limit for one response`));
               return;
             }
-            let st: KubeStatusLike = {};
-            try {
-              st = JSON.parse(text) as KubeStatusLike;
-            } catch {
-              st = { message: text.slice(0, 200) };
-            }
-            reject(
-              new KubeApiError(
-                status,
-                st.reason ?? '',
-                `${method} ${url.pathname}: ${status} ${st.reason ?? ''}: ${st.message ?? ''}`.trim(),
-                method,
-                url.pathname,
-                (st.details?.causes ?? []).map((c) => c.reason ?? ''),
-              ),
-            );
+            chunks.push(c);
           });
-          res.on('error', reject);
+          res.on('end', () =>
+            done(() => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              const status = res.statusCode ?? 0;
+              if (status >= 200 && status < 300) {
+                try {
+                  resolve((text ? JSON.parse(text) : undefined) as T);
+                } catch (e) {
+                  reject(fail('invalid-json', `invalid JSON in response: ${(e as Error).message}`));
+                }
+                return;
+              }
+              let st: KubeStatusLike = {};
+              try {
+                st = JSON.parse(text) as KubeStatusLike;
+              } catch {
+                st = { message: text.slice(0, 200) };
+              }
+              reject(
+                new KubeApiError(
+                  status,
+                  st.reason ?? '',
+                  `${method} ${url.pathname}: ${status} ${st.reason ?? ''}: ${st.message ?? ''}`.trim(),
+                  method,
+                  url.pathname,
+                  (st.details?.causes ?? []).map((c) => c.reason ?? ''),
+                ),
+              );
+            }),
+          );
+          res.on('error', (e) => done(() => reject(asTransport(e))));
+          // Destroyed mid-body (deadline, size cap, abort, reset): whichever error came first wins;
+          // this only covers a close that reported none.
+          res.on('close', () => {
+            if (!res.complete)
+              done(() => reject(fail('closed', 'connection closed before the response ended')));
+          });
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`${method} ${url.pathname}: timed out`)));
-      req.on('error', (e) =>
-        reject(e instanceof KubeApiError ? e : new Error(`${method} ${url.href}: ${e.message}`)),
+      const asTransport = (e: Error): Error =>
+        e instanceof KubeApiError || e instanceof KubeTransportError
+          ? e
+          : fail((e as NodeJS.ErrnoException).code ?? 'error', `${url.host}: ${e.message}`);
+      const deadline = setTimeout(
+        () => req.destroy(fail('deadline', `no complete response within ${timeoutMs} ms`)),
+        timeoutMs,
       );
+      const onAbort = () => req.destroy(fail('aborted', 'aborted'));
+      if (opts.signal?.aborted) onAbort();
+      else opts.signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('timeout', () => req.destroy(fail('deadline', `no data for ${timeoutMs} ms`)));
+      req.on('error', (e) => done(() => reject(asTransport(e))));
       if (payload) req.write(payload);
       req.end();
     });

@@ -4,7 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Gauge } from 'prom-client';
 import { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
-import { KubeRest } from '../kube/rest.js';
+import { KubeRest, type KubeRestOptions } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { InventoryCache, WATCHED_KINDS } from './cache.js';
@@ -16,6 +16,8 @@ import { Manager, type LeaderElectionConfig, type ManagerResult } from './manage
 
 export interface WatchDaemonOptions {
   kubeConfig: KubeConfig;
+  /** Deadline and size cap of each API request (not of watches). */
+  rest?: KubeRestOptions;
   logger: Logger;
   namespaces?: string[];
   leaderElection?: LeaderElectionConfig;
@@ -43,7 +45,7 @@ export interface WatchDaemon {
 }
 
 export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
-  const rest = new KubeRest(opts.kubeConfig);
+  const rest = new KubeRest(opts.kubeConfig, opts.rest);
   const metrics = createMetrics({ defaultMetrics: opts.defaultMetrics ?? true });
   const cache = new InventoryCache({
     rest,
