@@ -1,8 +1,16 @@
-// A transport error while starting a job (the API server unreachable for a moment, a reset) is
-// retried, never recorded as a rejected request: the list's generation stays startable.
+// Retries. A transport error while starting a job (the API server unreachable for a moment, a reset) is
+// retried, never recorded as a rejected request: the list's generation stays startable. Worker
+// Pods the API refuses (admission) are retried with exponential backoff, not every 2 s.
+import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
+import { EraseEnv } from './helpers.js';
 import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
-import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageList } from '../../src/core/erase/types.js';
+import {
+  IMAGEJOBS_PATH,
+  IMAGELISTS_PATH,
+  type ImageJob,
+  type ImageList,
+} from '../../src/core/erase/types.js';
 import type { EraseConfig } from '../../src/core/erase/config.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest, KubeTransportError } from '../../src/core/kube/rest.js';
@@ -56,5 +64,81 @@ describe('erase: a transient error never rejects a request (real API server)', (
     assert.ok(list.status?.lastJob);
     await rest.request('DELETE', `${IMAGELISTS_PATH}/${name}`);
     rest.close();
+  });
+});
+
+describe('erase: refused worker Pods are retried with backoff (real API server)', function () {
+  this.timeout(60_000);
+  let env: EraseEnv;
+  const policy = `deny-workers-${Math.random().toString(36).slice(2, 8)}`;
+  let adm: k8s.AdmissionregistrationV1Api;
+  before(async () => {
+    env = await new EraseEnv().setup();
+    adm = env.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+  });
+  after(async () => {
+    await adm.deleteValidatingAdmissionPolicyBinding({ name: policy }).catch(() => undefined);
+    await adm.deleteValidatingAdmissionPolicy({ name: policy }).catch(() => undefined);
+    await env.teardown();
+  });
+
+  it('spaces the failing creates out exponentially and says why in the job status', async () => {
+    await adm.createValidatingAdmissionPolicy({
+      body: {
+        metadata: { name: policy },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            resourceRules: [
+              { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
+            ],
+          },
+          validations: [{ expression: 'false', message: 'worker Pods refused by test policy' }],
+        },
+      },
+    });
+    await adm.createValidatingAdmissionPolicyBinding({
+      body: {
+        metadata: { name: policy },
+        spec: {
+          policyName: policy,
+          validationActions: ['Deny'],
+          matchResources: {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': env.namespace } },
+          },
+        },
+      },
+    });
+    // Policies load asynchronously: wait until a probe Pod is refused.
+    await waitFor('the policy enforced', () =>
+      env.rest
+        .request('POST', `/api/v1/namespaces/${env.namespace}/pods`, {
+          query: { dryRun: 'All' },
+          body: { metadata: { name: 'probe' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+        })
+        .then(
+          () => false,
+          (e: Error) => /refused by test policy/.test(e.message),
+        ),
+    );
+    await env.nodes([{ name: 'n' }]);
+    const controllers = env.startControllers();
+    const posts: number[] = [];
+    controllers.rest.onRequest = (m, p) => {
+      if (m === 'POST' && p.endsWith('/pods')) posts.push(Date.now());
+    };
+    const name = `refused-${env.tag}`;
+    await env.erase({ name, images: ['docker.io/library/nothing:1'] });
+    await waitFor('eight refused attempts', async () => posts.length >= 8, 30_000, 50);
+    const gaps = posts.slice(1).map((t, i) => t - posts[i]!);
+    // Exponential: each retry waits about twice as long as the one before (a fixed 2 s retry
+    // would show gaps of 2 s, flat).
+    const n = gaps.length;
+    assert.ok(gaps[n - 1]! >= 2 * gaps[n - 3]! && gaps[n - 1]! < 2000, `gaps ${gaps.join(', ')} ms`);
+    const job = (await env.rest.list<ImageJob>(IMAGEJOBS_PATH)).items.find(
+      (j) => j.spec.imageList.name === name,
+    );
+    assert.match(job?.status?.message ?? '', /could not be created, first: .*refused by test policy/);
+    assert.equal(job?.status?.phase, 'Running', 'still running: retried until its deadline');
   });
 });

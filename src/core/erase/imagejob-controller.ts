@@ -376,6 +376,7 @@ export class ImageJobController {
     const setResult = (r: NodeResult) => setResultIn(results, r);
     const pendingNode = (node: string) => results.find((r) => r.node === node)?.outcome === 'Pending';
     let requeue: number | undefined;
+    let applyFailed: string | undefined;
 
     // ---- apply ------------------------------------------------------------------------------
     if (st.phase === 'Running' && nextApplyWave(inv)) {
@@ -408,7 +409,10 @@ export class ImageJobController {
       }
       for (const e of r.errors)
         this.log.warn('apply failed, will retry', { job: name, object: e.key, error: e.error.message });
-      if (r.errors.length) requeue = 2000;
+      // Objects the API refused (admission, quota): retried with the work queue's exponential
+      // backoff (the reconcile throws below, after saving), not every 2 s until the deadline.
+      if (r.errors.length)
+        applyFailed = `${r.errors.length} object(s) could not be created, first: ${r.errors[0]!.key}: ${r.errors[0]!.error.message}`;
       if (nextApplyWave(inv)) requeue = 0; // next wave or next chunk right away
     }
 
@@ -543,6 +547,13 @@ export class ImageJobController {
 
     this.write(st, inv, results);
     await save();
+    if (applyFailed && st.phase === 'Running') {
+      if (st.message !== applyFailed) {
+        st.message = applyFailed;
+        await save();
+      }
+      throw new Error(applyFailed);
+    }
     return requeue === undefined || requeue === Infinity ? undefined : Math.max(0, requeue);
   }
 
