@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { failLine } from '../cli/fail.js';
 import { kubeFlags } from '../cli/flags.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { validateNamespaceName } from '../core/kube/names.js';
@@ -168,7 +169,7 @@ flags or no usable cluster configuration.`);
     try {
       kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
     } catch (e) {
-      return usage((e as Error).message);
+      return failLine(this, (e as Error).message);
     }
 
     const daemon = createWatchDaemon({
