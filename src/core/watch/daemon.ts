@@ -9,6 +9,8 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { InventoryCache, WATCHED_KINDS } from './cache.js';
 import { InventoryController, type InventoryControllerOptions } from './controller.js';
+import { IMAGE_CRD, OUR_CRDS } from '../kube/crds.js';
+import { CrdGuard } from './crd-guard.js';
 import { eraseRunnable } from './erase-runnable.js';
 import { Manager, type LeaderElectionConfig, type ManagerResult } from './manager.js';
 
@@ -78,11 +80,23 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     leaderElection: opts.leaderElection,
     shutdownGracePeriodMs: opts.shutdownGracePeriodMs,
   });
+  // Missing CRDs: one clear log line a minute and not ready, instead of a 404 per retry.
+  const guard = new CrdGuard({
+    rest,
+    crds: opts.erase ? OUR_CRDS : [IMAGE_CRD],
+    logger: opts.logger,
+  });
+  manager.add(guard);
   manager.add(cache);
   manager.add(controller);
   if (opts.erase) {
     manager.add(
-      eraseRunnable({ kubeConfig: opts.kubeConfig, namespace: opts.erase.namespace, logger: opts.logger }),
+      eraseRunnable({
+        kubeConfig: opts.kubeConfig,
+        namespace: opts.erase.namespace,
+        logger: opts.logger,
+        guard,
+      }),
     );
   }
   return {

@@ -5,6 +5,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../erase/controllers.js';
 import type { Logger } from '../observability/logger.js';
+import { ERASE_CRDS } from '../kube/crds.js';
+import type { CrdGuard } from './crd-guard.js';
 import type { Runnable } from './manager.js';
 
 export interface EraseRunnableOptions {
@@ -12,12 +14,17 @@ export interface EraseRunnableOptions {
   /** Namespace of the worker Pods, their ConfigMaps, the configuration and exclusion lists. */
   namespace: string;
   logger: Logger;
+  /** The controllers start only once their CRDs are served. */
+  guard?: CrdGuard;
 }
 
 export function eraseRunnable(opts: EraseRunnableOptions): Runnable {
   return {
     name: 'erase-controllers',
     needLeaderElection: true,
-    start: (signal) => new EraseControllers(opts).start(signal),
+    start: async (signal) => {
+      if (opts.guard && !(await opts.guard.waitFor(ERASE_CRDS, signal))) return;
+      await new EraseControllers(opts).start(signal);
+    },
   };
 }
