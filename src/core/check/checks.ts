@@ -70,7 +70,7 @@ export async function crdCheck(rest: KubeRest, crd: OurCrd): Promise<CheckResult
       T,
     );
   } catch (e) {
-    if (isNotFound(e)) return fail(new CrdMissingError(crd).message);
+    if (isNotFound(e)) return fail(new CrdMissingError(crd).message, '');
     if (e instanceof KubeApiError && e.code === 403) {
       // Reading CRDs is an admin right; discovery tells an ordinary user whether the type is served.
       try {
@@ -84,7 +84,7 @@ export async function crdCheck(rest: KubeRest, crd: OurCrd): Promise<CheckResult
       } catch (e2) {
         if (!(e2 instanceof KubeApiError && e2.code === 404)) return fail(msg(e2), '');
       }
-      return fail(new CrdMissingError(crd).message);
+      return fail(new CrdMissingError(crd).message, '');
     }
     return fail(msg(e), '');
   }

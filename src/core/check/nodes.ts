@@ -27,8 +27,17 @@ export async function nodesCheck(
       },
     ];
   try {
-    const generation = await submitErase(rest, { name: CHECK_IMAGELIST, images: [PRUNE_ALL], dryRun: true });
-    const { job, list } = await waitForJob(rest, CHECK_IMAGELIST, generation, { timeoutMs: opts.timeoutMs });
+    // The job's own deadline: a worker that cannot mount a socket that is not there never
+    // starts (the Pod stays ContainerCreating), and its node then fails with reason timeout.
+    const generation = await submitErase(rest, {
+      name: CHECK_IMAGELIST,
+      images: [PRUNE_ALL],
+      dryRun: true,
+      jobTimeout: `${Math.ceil(opts.timeoutMs / 1000)}s`,
+    });
+    const { job, list } = await waitForJob(rest, CHECK_IMAGELIST, generation, {
+      timeoutMs: opts.timeoutMs + 30_000,
+    });
     const nodes = (job?.status?.nodes ?? []).map(decodeResult);
     if (nodes.length === 0)
       return [
@@ -45,17 +54,31 @@ export async function nodesCheck(
       status: n.outcome === 'Succeeded' ? 'pass' : n.outcome === 'Skipped' ? 'warn' : 'fail',
       detail: n.outcome === 'Succeeded' ? `${n.removed} unused images` : `${n.outcome}: ${n.reason}`,
       hint:
-        n.outcome === 'Failed' ? 'check runtimeSocket in inv-erase-config and the worker image' : undefined,
+        n.outcome === 'Failed'
+          ? 'check runtimeSocket in inv-erase-config (a worker whose socket is missing never starts: ' +
+            '`kubectl describe pod` in the workers namespace shows FailedMount) and worker.image'
+          : undefined,
     }));
   } catch (e) {
     return [
       { group, name: 'a dry-run worker runs on every node', status: 'fail', detail: (e as Error).message },
     ];
   } finally {
-    await rest
-      .request('DELETE', `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`, { timeoutMs: 10_000 })
-      .catch((e: unknown) => {
-        if (!isNotFound(e)) throw e;
-      });
+    await removeCheckList(rest);
+  }
+}
+
+/** Deletes the check's ImageList and waits until the daemon has cleaned up its job (at most 60 s). */
+async function removeCheckList(rest: KubeRest): Promise<void> {
+  const p = `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`;
+  const deadline = Date.now() + 60_000;
+  try {
+    await rest.request('DELETE', p, { query: { propagationPolicy: 'Foreground' }, timeoutMs: 10_000 });
+    while (Date.now() < deadline) {
+      await rest.request('GET', p, { timeoutMs: 10_000 });
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
   }
 }
