@@ -29,7 +29,7 @@ is set (a coordination.k8s.io Lease). Prometheus metrics are served on --metrics
 /healthz and /readyz on --health-probe-bind-address. SIGTERM drains in-flight rebuilds, releases
 the Lease and exits within --shutdown-grace-period.
 
-Install in a cluster with \`kubectl apply -k deploy/\`.
+Install in a cluster with \`inv install --daemon\` (the same objects as \`kubectl apply -k deploy/\`).
 
 Exit codes: 0 clean shutdown; 1 a component failed or the shutdown grace period ran out; 2 bad
 flags or no usable cluster configuration.`);
