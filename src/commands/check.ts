@@ -60,6 +60,16 @@ to do); 2 bad flags or no cluster configured.`);
       const problem = validateNamespaceName(flags[f]);
       if (problem) this.error(`--${f} "${flags[f]}": ${problem}`, { exit: EXIT_USAGE });
     }
+    let nodesTimeoutMs = 0;
+    if (flags.nodes) {
+      const { parseDuration } = await import('../core/erase/config.js');
+      try {
+        nodesTimeoutMs = parseDuration(flags['nodes-timeout'], '--nodes-timeout') * 1000;
+        if (!(nodesTimeoutMs > 0)) throw new Error('--nodes-timeout must be longer than 0s');
+      } catch (e) {
+        failLine(this, (e as Error).message);
+      }
+    }
     let rest: KubeRest;
     try {
       rest = new KubeRest(loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }));
@@ -76,12 +86,11 @@ to do); 2 bad flags or no cluster configured.`);
       });
       if (flags.nodes) {
         const { nodesCheck } = await import('../core/check/nodes.js');
-        const { parseDuration } = await import('../core/erase/config.js');
         if (spin) spin.text = 'Running a dry-run worker on every node';
         results.push(
           ...(await nodesCheck(rest, {
             ready: passed(results),
-            timeoutMs: parseDuration(flags['nodes-timeout'], '--nodes-timeout') * 1000,
+            timeoutMs: nodesTimeoutMs,
           })),
         );
       }

@@ -68,6 +68,21 @@ describe('no cluster configured', function () {
     assert.doesNotMatch(r.stdout, /Server/);
   });
 
+  it('bad flag values are named before any cluster is looked for (exit 2)', () => {
+    const cases: [string[], RegExp][] = [
+      [['check', '--nodes', '--nodes-timeout', 'soon'], /--nodes-timeout/],
+      [['install', '--timeout', 'soon'], /--timeout/],
+      [['install', '--daemon', '--image', 'not an image'], /--image "not an image": not an image reference/],
+      [['uninstall', '--yes'], /--crds/],
+    ];
+    for (const [args, re] of cases) {
+      const r = runCli(args, { env });
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, re);
+      assert.doesNotMatch(r.stderr, /no cluster configured/);
+    }
+  });
+
   it('inv install --dry-run prints the objects without a cluster', () => {
     const r = runCli(['install', '--daemon', '--dry-run', '--image', 'example.com/inv:2'], { env });
     assert.equal(r.status, 0, r.stderr);
