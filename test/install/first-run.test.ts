@@ -9,7 +9,10 @@ import * as k8s from '@kubernetes/client-node';
 import { install } from '../../src/core/install/install.js';
 import { readBundle } from '../../src/core/install/bundle.js';
 import { objectPath, type KubeObject } from '../../src/core/kube/apply.js';
+import { OUR_CRDS } from '../../src/core/kube/crds.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
+import { createLogger } from '../../src/core/observability/logger.js';
+import { CrdGuard } from '../../src/core/watch/crd-guard.js';
 import { runCli, type CliResult } from '../cli/run-cli.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
 import { killDaemon, spawnDaemon, until, type ChildDaemon } from '../watch/helpers.js';
@@ -90,6 +93,32 @@ describe('first run on a cluster without inv', function () {
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /^Server: v1\.\d+\.\d+ \(https:\/\/127\.0\.0\.1:\d+\)$/m);
       assert.match(r.stdout, /^CRD images\.imageinventory\.dev: not installed$/m);
+    });
+
+    it('the CRD guard repeats its report once per interval, however often it polls', async () => {
+      const reports: number[] = [];
+      let polls = 0;
+      const logger = createLogger({
+        level: 'debug',
+        stream: {
+          write: (line: string) => {
+            const rec = JSON.parse(line) as { level: string; msg: string };
+            if (rec.level === 'error') reports.push(Date.now());
+            if (rec.msg === 'CRDs missing') polls++;
+          },
+        },
+      });
+      // A one-second interval stands in for the daemon's minute.
+      const guard = new CrdGuard({ rest, crds: OUR_CRDS, logger, pollMs: 50, reportEveryMs: 1000 });
+      const stop = new AbortController();
+      const running = guard.start(stop.signal);
+      await until('three reports', () => reports.length >= 3, 20_000, 50);
+      stop.abort();
+      await running;
+      assert.equal(guard.ready(), false);
+      assert.ok(polls > 3 * reports.length, `${polls} polls, ${reports.length} reports`);
+      for (let i = 1; i < reports.length; i++)
+        assert.ok(reports[i]! - reports[i - 1]! >= 990, `reports ${reports[i]! - reports[i - 1]!} ms apart`);
     });
 
     it('inv watch reports the missing CRDs once, stays not ready, and is ready after inv install', async () => {
