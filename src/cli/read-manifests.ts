@@ -4,6 +4,7 @@
 // file of something else), which would otherwise pass for "no images".
 import { Flags, type Command } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { failLine } from './fail.js';
 import { colors } from './style.js';
 import {
   DEFAULT_MAX_INPUT_BYTES,
@@ -29,12 +30,12 @@ export async function readManifestsForCommand(
 ): Promise<ManifestRead> {
   const size = parseSize(maxInputSize);
   if (!size.ok)
-    cmd.error(`--max-input-size ${JSON.stringify(maxInputSize)}: ${size.reason}`, { exit: EXIT_USAGE });
+    failLine(cmd, `--max-input-size ${JSON.stringify(maxInputSize)}: ${size.reason}`, EXIT_USAGE);
   let read: ManifestRead;
   try {
     read = await readManifests(filename, { defaultNamespace, maxBytes: size.bytes });
   } catch (e) {
-    if (e instanceof ManifestError) cmd.error(e.message, { exit: EXIT_USAGE });
+    if (e instanceof ManifestError) failLine(cmd, e.message, EXIT_USAGE);
     throw e;
   }
   const c = colors();
@@ -42,7 +43,7 @@ export async function readManifestsForCommand(
   if (read.objects === 0) {
     const what =
       read.inputs.length === 0 ? 'no manifest files (*.yaml, *.yml, *.json)' : 'no Kubernetes objects';
-    cmd.error(`${filename}: ${what} could be read`, { exit: EXIT_PARTIAL_FAILURE });
+    failLine(cmd, `${filename}: ${what} could be read`, EXIT_PARTIAL_FAILURE);
   }
   return read;
 }

@@ -4,6 +4,7 @@ import { Command, Flags } from '@oclif/core';
 import fs from 'node:fs';
 import readline from 'node:readline/promises';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { exitIfCrdMissing, failLine } from '../cli/fail.js';
 import { kubeFlags, outputFlag, restOptions, type OutputFormat } from '../cli/flags.js';
 import { colors, spinner, table, toJson, toYaml } from '../cli/style.js';
 import { formatBytes } from '../core/size.js';
@@ -136,7 +137,7 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
       restOpts = restOptions(flags);
     } catch (e) {
-      this.error((e as Error).message, { exit: EXIT_USAGE });
+      failLine(this, (e as Error).message);
     }
     const rest = new KubeRest(kc, restOpts);
     await this.warnReferenced(rest, images, Boolean(flags.yes || flags['dry-run']));
@@ -191,6 +192,7 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
     } catch (e) {
       if (e instanceof Error && 'oclif' in e) throw e;
       if (e instanceof EraseRequestError) this.error(`request rejected: ${e.message}`, { exit: EXIT_USAGE });
+      exitIfCrdMissing(this, e);
       this.error(`erase failed: ${(e as Error).message}`, { exit: EXIT_USAGE });
     } finally {
       stop.abort();

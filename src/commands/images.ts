@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_USAGE } from '../cli/exit-codes.js';
+import { exitIfCrdMissing, failLine } from '../cli/fail.js';
 import { kubeFlags, restOptions } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
@@ -134,11 +135,12 @@ cluster.`);
           restOptions(flags),
         );
       } catch (e) {
-        this.error((e as Error).message, { exit: EXIT_USAGE });
+        failLine(this, (e as Error).message);
       }
       try {
         uses = await clusterUses(rest, namespaces.length ? namespaces : undefined);
       } catch (e) {
+        exitIfCrdMissing(this, e);
         this.error(`reading the Image resources failed: ${(e as Error).message}`, { exit: EXIT_USAGE });
       } finally {
         rest.close();

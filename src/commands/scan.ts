@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { exitIfCrdMissing, failLine } from '../cli/fail.js';
 import { kubeFlags, outputFlag, restOptions, type OutputFormat } from '../cli/flags.js';
 import { renderOfflineReport, renderScanReport } from '../cli/render-scan.js';
 import { spinner } from '../cli/style.js';
@@ -8,6 +9,7 @@ import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests
 import { scanCluster } from '../core/inventory/scan.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { KubeRest } from '../core/kube/rest.js';
+import { IMAGE_CRD, requireCrds } from '../core/kube/crds.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import { paragraphs } from '../cli/help-text.js';
 
@@ -109,13 +111,15 @@ no usable cluster configuration.`);
         restOptions(flags),
       );
     } catch (e) {
-      this.error((e as Error).message, { exit: EXIT_USAGE });
+      failLine(this, (e as Error).message);
     }
     const spin = spinner(
       'Scanning',
       output === 'table' && (flags['all-namespaces'] || namespaces.length > 1),
     );
     try {
+      // One discovery GET first: without the CRD every namespace would fail with a bare 404.
+      await requireCrds(rest, [IMAGE_CRD]);
       const report = await scanCluster(rest, {
         namespaces: flags['all-namespaces'] ? undefined : namespaces,
         dryRun: flags['dry-run'],
@@ -131,6 +135,7 @@ no usable cluster configuration.`);
     } catch (e) {
       spin?.stop();
       if (e instanceof Error && 'oclif' in e) throw e;
+      exitIfCrdMissing(this, e);
       this.error(`scan failed: ${(e as Error).message}`, { exit: EXIT_USAGE });
     } finally {
       rest.close();

@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { failLine } from '../cli/fail.js';
 import { kubeFlags, restOptions } from '../cli/flags.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { validateNamespaceName } from '../core/kube/names.js';
@@ -28,7 +29,7 @@ is set (a coordination.k8s.io Lease). Prometheus metrics are served on --metrics
 /healthz and /readyz on --health-probe-bind-address. SIGTERM drains in-flight rebuilds, releases
 the Lease and exits within --shutdown-grace-period.
 
-Install in a cluster with \`kubectl apply -k deploy/\`.
+Install in a cluster with \`inv install --daemon\` (the same objects as \`kubectl apply -k deploy/\`).
 
 Exit codes: 0 clean shutdown; 1 a component failed or the shutdown grace period ran out; 2 bad
 flags or no usable cluster configuration.`);
@@ -170,7 +171,7 @@ flags or no usable cluster configuration.`);
       kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
       rest = restOptions(flags);
     } catch (e) {
-      return usage((e as Error).message);
+      return failLine(this, (e as Error).message);
     }
 
     const daemon = createWatchDaemon({

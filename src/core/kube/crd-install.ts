@@ -41,15 +41,20 @@ export async function installCrds(rest: KubeRest, crds = readCrds(), timeoutMs =
       await rest.request('POST', CRD_PATH, { body: crd });
     }
   }
+  const names = crds.map((c) => c.metadata.name);
+  await waitEstablished(rest, names, timeoutMs);
+  return names;
+}
+
+/** Waits until the API server reports every named CRD Established (its type is served). */
+export async function waitEstablished(rest: KubeRest, names: string[], timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (const crd of crds) {
+  for (const name of names) {
     for (;;) {
-      const cur = await rest.get<Crd>(`${CRD_PATH}/${crd.metadata.name}`);
+      const cur = await rest.request<Crd>('GET', `${CRD_PATH}/${name}`, { timeoutMs: 10_000 });
       if (cur.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline)
-        throw new Error(`CRD ${crd.metadata.name} not Established after ${timeoutMs} ms`);
+      if (Date.now() > deadline) throw new Error(`CRD ${name} not Established after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  return crds.map((c) => c.metadata.name);
 }

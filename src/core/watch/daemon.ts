@@ -9,6 +9,8 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { InventoryCache, WATCHED_KINDS } from './cache.js';
 import { InventoryController, type InventoryControllerOptions } from './controller.js';
+import { IMAGE_CRD, OUR_CRDS } from '../kube/crds.js';
+import { CrdGuard } from './crd-guard.js';
 import { eraseRunnable } from './erase-runnable.js';
 import { CacheProtection } from '../erase/inventory-protection.js';
 import { createEraseMetrics } from '../erase/metrics.js';
@@ -82,6 +84,13 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     leaderElection: opts.leaderElection,
     shutdownGracePeriodMs: opts.shutdownGracePeriodMs,
   });
+  // Missing CRDs: one clear log line a minute and not ready, instead of a 404 per retry.
+  const guard = new CrdGuard({
+    rest,
+    crds: opts.erase ? OUR_CRDS : [IMAGE_CRD],
+    logger: opts.logger,
+  });
+  manager.add(guard);
   manager.add(cache);
   manager.add(controller);
   if (opts.erase) {
@@ -93,6 +102,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
         // A * prune protects what the daemon's own cache shows the workloads reference.
         protection: new CacheProtection(cache, rest),
         metrics: createEraseMetrics(metrics.registry),
+        guard,
       }),
     );
   }

@@ -7,6 +7,8 @@ import { EraseControllers } from '../erase/controllers.js';
 import type { ProtectionSource } from '../erase/inventory-protection.js';
 import type { EraseMetrics } from '../erase/metrics.js';
 import type { Logger } from '../observability/logger.js';
+import { ERASE_CRDS } from '../kube/crds.js';
+import type { CrdGuard } from './crd-guard.js';
 import type { Runnable } from './manager.js';
 
 export interface EraseRunnableOptions {
@@ -17,12 +19,17 @@ export interface EraseRunnableOptions {
   /** The daemon's cache-backed protected set for `*` prunes. */
   protection?: ProtectionSource;
   metrics?: EraseMetrics;
+  /** The controllers start only once their CRDs are served. */
+  guard?: CrdGuard;
 }
 
 export function eraseRunnable(opts: EraseRunnableOptions): Runnable {
   return {
     name: 'erase-controllers',
     needLeaderElection: true,
-    start: (signal) => new EraseControllers(opts).start(signal),
+    start: async (signal) => {
+      if (opts.guard && !(await opts.guard.waitFor(ERASE_CRDS, signal))) return;
+      await new EraseControllers(opts).start(signal);
+    },
   };
 }

@@ -21,6 +21,7 @@ import https from 'node:https';
 import type { KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { isGone, runWatch, type WatchEvent } from './watch-stream.js';
+import { asCrdMissing } from '../kube/crds.js';
 
 export interface CachedObject {
   metadata: { name: string; namespace?: string };
@@ -204,7 +205,8 @@ export class Informer<T extends CachedObject> {
           // After a few consecutive failures, the next attempt starts over with a list.
           if (failures >= 3) needList = true;
           const delay = this.backoff(failures, initial, max);
-          const level = failures >= 3 ? 'warn' : 'debug';
+          // A missing CRD is reported once a minute by the CRD guard (crd-guard.ts), not here.
+          const level = failures >= 3 && !asCrdMissing(err) ? 'warn' : 'debug';
           this.log[level]('list/watch failed; retrying', {
             err: (err as Error).message,
             failures,

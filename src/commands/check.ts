@@ -1,0 +1,105 @@
+// `inv check`: preflight and health report. Thin: flags, core/check, rendering.
+import { Command, Flags } from '@oclif/core';
+import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { failLine } from '../cli/fail.js';
+import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
+import { paragraphs } from '../cli/help-text.js';
+import { renderChecks } from '../cli/render-check.js';
+import { spinner } from '../cli/style.js';
+import { loadKubeConfig } from '../core/kube/config.js';
+import { validateNamespaceName } from '../core/kube/names.js';
+import { KubeRest } from '../core/kube/rest.js';
+
+export default class Check extends Command {
+  static override summary = 'Check that inv is installed and healthy on the cluster, one line per check.';
+
+  static override description = paragraphs(`Checks, in order: that the API server is reachable (and its
+version); that the Image, ImageList and ImageJob CRDs are installed at the version this inv uses;
+that you may do what \`inv scan\` and \`inv erase\` need (SelfSubjectAccessReview); that the daemon
+holds its Lease and renewed it recently; that the workers' namespace exists at the privileged Pod
+Security level and that its inv-erase-config parses. With --nodes, it also runs a dry-run worker
+on every node, which proves the configured runtime socket exists there.
+
+Exit codes: 0 every check passed; 1 some check failed (the line says which, and a hint says what
+to do); 2 bad flags or no cluster configured.`);
+
+  static override examples = [
+    { description: 'After `inv install`', command: '<%= config.bin %> check' },
+    { description: 'Also try a dry-run worker on every node', command: '<%= config.bin %> check --nodes' },
+    { description: 'Machine-readable', command: '<%= config.bin %> check -o json' },
+  ];
+
+  static override flags = {
+    nodes: Flags.boolean({
+      description: 'Also run a dry-run worker on every node (needs the daemon; takes a while).',
+    }),
+    'daemon-namespace': Flags.string({
+      description: 'Namespace of the daemon and its Lease.',
+      default: 'image-inventory-system',
+    }),
+    'leader-elect-id': Flags.string({
+      description: 'Name of the daemon’s Lease.',
+      default: 'image-inventory-controller',
+    }),
+    'erase-namespace': Flags.string({
+      description: 'Namespace of the erase workers and inv-erase-config.',
+      default: 'image-inventory-workers',
+    }),
+    'nodes-timeout': Flags.string({
+      description: 'With --nodes: how long to wait for the workers.',
+      default: '5m',
+    }),
+    ...outputFlag,
+    ...kubeFlags,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Check);
+    const output = flags.output as OutputFormat;
+    for (const f of ['daemon-namespace', 'erase-namespace'] as const) {
+      const problem = validateNamespaceName(flags[f]);
+      if (problem) this.error(`--${f} "${flags[f]}": ${problem}`, { exit: EXIT_USAGE });
+    }
+    let nodesTimeoutMs = 0;
+    if (flags.nodes) {
+      const { parseDuration } = await import('../core/erase/config.js');
+      try {
+        nodesTimeoutMs = parseDuration(flags['nodes-timeout'], '--nodes-timeout') * 1000;
+        if (!(nodesTimeoutMs > 0)) throw new Error('--nodes-timeout must be longer than 0s');
+      } catch (e) {
+        failLine(this, (e as Error).message);
+      }
+    }
+    let rest: KubeRest;
+    try {
+      rest = new KubeRest(loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }));
+    } catch (e) {
+      failLine(this, (e as Error).message);
+    }
+    const { runChecks, passed } = await import('../core/check/checks.js');
+    const spin = spinner('Checking', output === 'table');
+    try {
+      const results = await runChecks(rest, {
+        daemonNamespace: flags['daemon-namespace'],
+        leaseName: flags['leader-elect-id'],
+        workersNamespace: flags['erase-namespace'],
+      });
+      if (flags.nodes) {
+        const { nodesCheck } = await import('../core/check/nodes.js');
+        if (spin) spin.text = 'Running a dry-run worker on every node';
+        results.push(
+          ...(await nodesCheck(rest, {
+            ready: passed(results),
+            timeoutMs: nodesTimeoutMs,
+          })),
+        );
+      }
+      spin?.stop();
+      process.stdout.write(renderChecks(results, output));
+      if (!passed(results)) this.exit(EXIT_PARTIAL_FAILURE);
+    } finally {
+      spin?.stop();
+      rest.close();
+    }
+  }
+}

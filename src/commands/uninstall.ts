@@ -1,0 +1,93 @@
+// `inv uninstall`: the daemon bundle, and the CRDs only with --crds after a confirmation.
+import { Command, Flags } from '@oclif/core';
+import readline from 'node:readline/promises';
+import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
+import { failLine } from '../cli/fail.js';
+import { kubeFlags } from '../cli/flags.js';
+import { paragraphs } from '../cli/help-text.js';
+import { colors } from '../cli/style.js';
+import { loadKubeConfig } from '../core/kube/config.js';
+import { KubeRest } from '../core/kube/rest.js';
+
+export default class Uninstall extends Command {
+  static override summary =
+    'Remove the daemon from the cluster; with --crds, also the CRDs and everything in them.';
+
+  static override description = paragraphs(`Deletes the objects \`inv install --daemon\` creates, and only
+those: each is read first and deleted only if it carries the label
+app.kubernetes.io/part-of=image-inventory (with its UID as a precondition). A namespace of ours
+that holds ConfigMaps inv did not create (your inv-erase-config, exclusion lists) is kept and
+named, so nothing of yours goes with it.
+
+With --crds, the Image, ImageList and ImageJob CRDs are deleted too, and the API server deletes
+every Image, ImageList and ImageJob with them. inv first counts them and asks for confirmation
+(--yes skips the question; without a terminal, --yes is required). ImageJobs whose worker objects
+no running daemon cleans up lose their cleanup finalizer after a short grace; their worker Pods
+and ConfigMaps are then removed by the garbage collector (ownerReferences).
+
+Exit codes: 0 done; 1 the API server refused a deletion; 2 bad flags, no confirmation, or no
+cluster configured.`);
+
+  static override examples = [
+    { description: 'Remove the daemon, keep the inventory', command: '<%= config.bin %> uninstall' },
+    { description: 'Remove everything, asking first', command: '<%= config.bin %> uninstall --crds' },
+    { description: 'Remove everything from a script', command: '<%= config.bin %> uninstall --crds --yes' },
+  ];
+
+  static override flags = {
+    crds: Flags.boolean({
+      description: 'Also delete the CRDs, and with them every Image, ImageList and ImageJob.',
+    }),
+    yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.', dependsOn: ['crds'] }),
+    ...kubeFlags,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Uninstall);
+    let rest: KubeRest;
+    try {
+      rest = new KubeRest(loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }));
+    } catch (e) {
+      failLine(this, (e as Error).message);
+    }
+    const { countInstances, uninstallCrds, uninstallDaemon } = await import('../core/install/uninstall.js');
+    const c = colors();
+    const print = (steps: { name: string; action: string; reason?: string }[]) => {
+      for (const s of steps)
+        process.stdout.write(
+          `${s.name} ${s.action === 'deleted' ? c.green(s.action) : s.action === 'kept' ? c.yellow(s.action) : c.dim(s.action)}${s.reason ? `: ${s.reason}` : ''}\n`,
+        );
+    };
+    try {
+      if (flags.crds) {
+        const counts = await countInstances(rest);
+        const n = (kind: string) => {
+          const v = counts[kind];
+          return v === undefined ? `no ${kind}s (CRD absent)` : `${v} ${kind}${v === 1 ? '' : 's'}`;
+        };
+        const what = `Deleting the CRDs also deletes ${n('Image')}, ${n('ImageList')} and ${n('ImageJob')}.`;
+        process.stderr.write(`${what}\n`);
+        if (!flags.yes) {
+          if (!process.stdin.isTTY)
+            failLine(
+              this,
+              'refusing to delete the CRDs without confirmation: no terminal to ask on; pass --yes',
+            );
+          const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+          const answer = await rl.question('Delete them? [y/N] ');
+          rl.close();
+          if (!/^y(es)?$/i.test(answer.trim())) failLine(this, 'aborted: nothing was deleted');
+        }
+        // CRDs first: while the daemon still runs, it cleans up the worker objects of the
+        // ImageJobs being deleted.
+        print(await uninstallCrds(rest));
+      }
+      print(await uninstallDaemon(rest));
+    } catch (e) {
+      if (e instanceof Error && 'oclif' in e) throw e;
+      this.error(`uninstall failed: ${(e as Error).message}`, { exit: EXIT_PARTIAL_FAILURE });
+    } finally {
+      rest.close();
+    }
+  }
+}

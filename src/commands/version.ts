@@ -1,0 +1,109 @@
+// `inv version`: the client's version always; the server's and the installed CRD versions when
+// a cluster is reachable. `inv --version` stays the fast, offline form (oclif's own flag).
+import { Command, Flags } from '@oclif/core';
+import { EXIT_USAGE } from '../cli/exit-codes.js';
+import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
+import { paragraphs } from '../cli/help-text.js';
+import { toJson, toYaml } from '../cli/style.js';
+
+interface VersionReport {
+  client: { version: string; node: string; platform: string };
+  server?: { version: string; url: string };
+  /** CRD name → versions it serves, or "not installed". */
+  crds?: Record<string, string>;
+  /** Why the server part is missing. */
+  serverError?: string;
+}
+
+export default class Version extends Command {
+  static override summary =
+    'Print the client version and, when a cluster is reachable, the server’s and the CRDs’.';
+
+  static override description = paragraphs(`Prints this inv's version (and Node.js and platform). Unless
+--client is given, it also asks the cluster for the API server's version and the versions the
+installed Image, ImageList and ImageJob CRDs serve. A cluster that is not configured or not
+reachable is reported on the "Server" line; the command still exits 0, because the client part
+succeeded (scripts that need the cluster should use \`inv check\`). \`inv --version\` prints the
+client version only and never contacts a cluster.
+
+Exit codes: 0 the client version was printed (whatever the server part says); 2 bad flags.`);
+
+  static override examples = [
+    { description: 'Client, server and CRDs', command: '<%= config.bin %> version' },
+    { description: 'The client only (no cluster contacted)', command: '<%= config.bin %> version --client' },
+    { description: 'Machine-readable', command: '<%= config.bin %> version -o json' },
+  ];
+
+  static override flags = {
+    client: Flags.boolean({ description: 'Client version only; contact no cluster.' }),
+    ...outputFlag,
+    ...kubeFlags,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Version);
+    const output = flags.output as OutputFormat;
+    const report: VersionReport = {
+      client: {
+        version: this.config.version,
+        node: process.version,
+        platform: this.config.platform + '-' + this.config.arch,
+      },
+    };
+    if (!flags.client) await this.serverPart(report, flags);
+    if (output === 'json') return void process.stdout.write(toJson(report));
+    if (output === 'yaml') return void process.stdout.write(toYaml(report));
+    const lines = [
+      `Client: inv ${report.client.version} (node ${report.client.node}, ${report.client.platform})`,
+    ];
+    if (!flags.client) {
+      lines.push(
+        report.server
+          ? `Server: ${report.server.version} (${report.server.url})`
+          : `Server: unreachable: ${report.serverError}`,
+      );
+      for (const [name, v] of Object.entries(report.crds ?? {})) lines.push(`CRD ${name}: ${v}`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+
+  private async serverPart(
+    report: VersionReport,
+    flags: { kubeconfig?: string; context?: string },
+  ): Promise<void> {
+    const { loadKubeConfig, KubeConfigError } = await import('../core/kube/config.js');
+    const { KubeRest, isNotFound } = await import('../core/kube/rest.js');
+    const { OUR_CRDS } = await import('../core/kube/crds.js');
+    let rest;
+    try {
+      rest = new KubeRest(loadKubeConfig(flags), 10_000);
+    } catch (e) {
+      if (!(e instanceof KubeConfigError)) this.error((e as Error).message, { exit: EXIT_USAGE });
+      report.serverError = e.message;
+      return;
+    }
+    try {
+      const v = await rest.get<{ gitVersion: string }>('/version');
+      report.server = { version: v.gitVersion, url: rest.server.origin };
+    } catch (e) {
+      report.serverError = (e as Error).message;
+      rest.close();
+      return;
+    }
+    report.crds = {};
+    for (const crd of OUR_CRDS) {
+      try {
+        const cur = await rest.get<{
+          spec: { versions: { name: string; served: boolean; storage: boolean }[] };
+        }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.name}`);
+        report.crds[crd.name] = cur.spec.versions
+          .filter((x) => x.served)
+          .map((x) => `${x.name}${x.storage ? ' (storage)' : ''}`)
+          .join(', ');
+      } catch (e) {
+        report.crds[crd.name] = isNotFound(e) ? 'not installed' : `unknown: ${(e as Error).message}`;
+      }
+    }
+    rest.close();
+  }
+}

@@ -1,0 +1,291 @@
+// `inv check`: a preflight and health report, one result per check, in the manner of
+// `linkerd check`. Each check makes its own calls with a deadline and turns every failure into
+// a result (never an exception), so one broken part cannot hide the state of the others.
+import { CONFIG_MAP_NAME, ConfigError } from '../erase/config.js';
+import { loadConfig } from '../erase/settings.js';
+import { DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/types.js';
+import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
+import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
+
+export type CheckStatus = 'pass' | 'warn' | 'fail';
+
+export interface CheckResult {
+  group: string;
+  name: string;
+  status: CheckStatus;
+  /** What was found (a version, a holder, the error). */
+  detail?: string;
+  /** What to do about a failure. */
+  hint?: string;
+}
+
+export interface CheckOptions {
+  /** Namespace of the daemon and its Lease. */
+  daemonNamespace: string;
+  leaseName: string;
+  workersNamespace?: string;
+}
+
+export const DEFAULT_DAEMON_NAMESPACE = 'image-inventory-system';
+export const DEFAULT_LEASE = 'image-inventory-controller';
+
+const T = { timeoutMs: 10_000 };
+const msg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+interface Crd {
+  spec?: { versions?: { name: string; served?: boolean; storage?: boolean }[] };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+export async function apiServerCheck(rest: KubeRest): Promise<CheckResult> {
+  const name = 'can reach the API server';
+  try {
+    const v = await rest.request<{ gitVersion?: string }>('GET', '/version', T);
+    return { group: 'kubernetes-api', name, status: 'pass', detail: `${rest.server.host}, ${v.gitVersion}` };
+  } catch (e) {
+    return {
+      group: 'kubernetes-api',
+      name,
+      status: 'fail',
+      detail: msg(e),
+      hint: 'check --kubeconfig/--context, and that the cluster is up',
+    };
+  }
+}
+
+export async function crdCheck(rest: KubeRest, crd: OurCrd): Promise<CheckResult> {
+  const name = `CRD ${crd.name} is installed at ${crd.version}`;
+  const fail = (detail: string, hint = 'run `inv install`'): CheckResult => ({
+    group: 'crds',
+    name,
+    status: 'fail',
+    detail,
+    hint,
+  });
+  let cur: Crd;
+  try {
+    cur = await rest.request<Crd>(
+      'GET',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.name}`,
+      T,
+    );
+  } catch (e) {
+    if (isNotFound(e)) return fail(new CrdMissingError(crd).message, '');
+    if (e instanceof KubeApiError && e.code === 403) {
+      // Reading CRDs is an admin right; discovery tells an ordinary user whether the type is served.
+      try {
+        const list = await rest.request<{ resources?: { name: string }[] }>(
+          'GET',
+          `/apis/${crd.group}/${crd.version}`,
+          T,
+        );
+        if ((list.resources ?? []).some((r) => r.name === crd.plural))
+          return { group: 'crds', name, status: 'pass', detail: 'served (the CRD itself is not readable)' };
+      } catch (e2) {
+        if (!(e2 instanceof KubeApiError && e2.code === 404)) return fail(msg(e2), '');
+      }
+      return fail(new CrdMissingError(crd).message, '');
+    }
+    return fail(msg(e), '');
+  }
+  const versions = cur.spec?.versions ?? [];
+  const v = versions.find((x) => x.name === crd.version);
+  if (!v?.served)
+    return fail(
+      `serves ${
+        versions
+          .filter((x) => x.served)
+          .map((x) => x.name)
+          .join(', ') || 'no version'
+      }, this inv needs ${crd.version}`,
+      'run `inv install` with this version of inv',
+    );
+  if (!cur.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'))
+    return fail('not Established yet', 'wait a moment, or look at `kubectl describe crd ' + crd.name + '`');
+  return { group: 'crds', name, status: 'pass', detail: versions.map((x) => x.name).join(', ') };
+}
+
+interface Access {
+  group?: string;
+  resource: string;
+  subresource?: string;
+  verb: string;
+}
+
+// What each command needs, cluster-wide (scan -A, erase): kept next to the commands' calls.
+export const SCAN_ACCESS: Access[] = [
+  ...['pods'].map((resource) => ({ resource, verb: 'list' })),
+  ...['deployments', 'statefulsets', 'daemonsets'].map((resource) => ({
+    group: 'apps',
+    resource,
+    verb: 'list',
+  })),
+  ...['jobs', 'cronjobs'].map((resource) => ({ group: 'batch', resource, verb: 'list' })),
+  ...['list', 'create', 'update', 'delete'].map((verb) => ({
+    group: 'imageinventory.dev',
+    resource: 'images',
+    verb,
+  })),
+  { group: 'imageinventory.dev', resource: 'images', subresource: 'status', verb: 'update' },
+  { resource: 'events', verb: 'create' },
+];
+export const ERASE_ACCESS: Access[] = [
+  ...['get', 'create', 'update'].map((verb) => ({
+    group: 'erase.imageinventory.dev',
+    resource: 'imagelists',
+    verb,
+  })),
+  ...['get', 'list'].map((verb) => ({ group: 'erase.imageinventory.dev', resource: 'imagejobs', verb })),
+];
+
+const describeAccess = (a: Access) =>
+  `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''}${a.group ? `.${a.group}` : ''}`;
+
+export async function accessCheck(rest: KubeRest, command: string, needs: Access[]): Promise<CheckResult> {
+  const name = `may run \`inv ${command}\``;
+  try {
+    const answers = await Promise.all(
+      needs.map((a) =>
+        rest
+          .request<{ status?: { allowed?: boolean } }>(
+            'POST',
+            '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+            {
+              body: {
+                apiVersion: 'authorization.k8s.io/v1',
+                kind: 'SelfSubjectAccessReview',
+                spec: { resourceAttributes: { ...a, group: a.group ?? '' } },
+              },
+              ...T,
+            },
+          )
+          .then((r) => (r.status?.allowed ? undefined : describeAccess(a))),
+      ),
+    );
+    const denied = answers.filter((x): x is string => Boolean(x));
+    if (denied.length)
+      return {
+        group: 'permissions',
+        name,
+        status: 'fail',
+        detail: `not allowed: ${denied.join(', ')}`,
+        hint: 'ask an administrator for these verbs (see README, Security model)',
+      };
+    return { group: 'permissions', name, status: 'pass', detail: `${needs.length} permissions` };
+  } catch (e) {
+    return { group: 'permissions', name, status: 'fail', detail: msg(e) };
+  }
+}
+
+interface Lease {
+  spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
+}
+
+export async function daemonCheck(
+  rest: KubeRest,
+  opts: CheckOptions,
+  now = Date.now(),
+): Promise<CheckResult> {
+  const name = 'the daemon runs and holds its Lease';
+  const where = `${opts.daemonNamespace}/${opts.leaseName}`;
+  const hint = 'run `inv install --daemon`, or `inv watch --leader-elect` somewhere with a kubeconfig';
+  let lease: Lease;
+  try {
+    lease = await rest.request<Lease>(
+      'GET',
+      `/apis/coordination.k8s.io/v1/namespaces/${opts.daemonNamespace}/leases/${opts.leaseName}`,
+      T,
+    );
+  } catch (e) {
+    if (isNotFound(e)) return { group: 'daemon', name, status: 'fail', detail: `no Lease ${where}`, hint };
+    return { group: 'daemon', name, status: 'fail', detail: msg(e) };
+  }
+  const holder = lease.spec?.holderIdentity;
+  const renewed = lease.spec?.renewTime ? Date.parse(lease.spec.renewTime) : NaN;
+  const duration = (lease.spec?.leaseDurationSeconds ?? 15) * 1000;
+  if (!holder || Number.isNaN(renewed))
+    return { group: 'daemon', name, status: 'fail', detail: `Lease ${where} has no holder`, hint };
+  const age = Math.max(0, Math.round((now - renewed) / 1000));
+  const detail = `Lease ${where} held by ${holder}, renewed ${age}s ago`;
+  if (now - renewed > duration)
+    return {
+      group: 'daemon',
+      name,
+      status: 'fail',
+      detail: `${detail}, past its ${duration / 1000}s duration`,
+      hint: 'the holder stopped renewing: look at the daemon’s logs',
+    };
+  return { group: 'daemon', name, status: 'pass', detail };
+}
+
+export async function workersNamespaceCheck(rest: KubeRest, ns: string): Promise<CheckResult> {
+  const name = `namespace ${ns} exists at the privileged Pod Security level`;
+  try {
+    const cur = await rest.request<{ metadata: { labels?: Record<string, string> } }>(
+      'GET',
+      `/api/v1/namespaces/${ns}`,
+      T,
+    );
+    const level = cur.metadata.labels?.['pod-security.kubernetes.io/enforce'];
+    if (level !== 'privileged')
+      return {
+        group: 'erase',
+        name,
+        status: 'fail',
+        detail: `pod-security.kubernetes.io/enforce is ${level ?? 'not set'}`,
+        hint: `workers mount the CRI socket: label it privileged (\`inv install --daemon\` does)`,
+      };
+    return { group: 'erase', name, status: 'pass' };
+  } catch (e) {
+    if (isNotFound(e))
+      return {
+        group: 'erase',
+        name,
+        status: 'fail',
+        detail: 'not found',
+        hint: 'run `inv install --daemon`',
+      };
+    return { group: 'erase', name, status: 'fail', detail: msg(e) };
+  }
+}
+
+export async function eraseConfigCheck(rest: KubeRest, ns: string): Promise<CheckResult> {
+  const name = `ConfigMap ${ns}/${CONFIG_MAP_NAME} parses`;
+  try {
+    await rest.request('GET', `/api/v1/namespaces/${ns}/configmaps/${CONFIG_MAP_NAME}`, T);
+  } catch (e) {
+    if (isNotFound(e))
+      return { group: 'erase', name, status: 'pass', detail: 'absent: every default applies' };
+    return { group: 'erase', name, status: 'fail', detail: msg(e) };
+  }
+  try {
+    const cfg = await loadConfig(rest, ns);
+    return { group: 'erase', name, status: 'pass', detail: `runtimeSocket ${cfg.runtimeSocket}` };
+  } catch (e) {
+    return {
+      group: 'erase',
+      name,
+      status: 'fail',
+      detail: msg(e),
+      hint: e instanceof ConfigError ? 'fix the key named above (README, `inv erase`)' : undefined,
+    };
+  }
+}
+
+/** Every check but --nodes, in report order. */
+export async function runChecks(rest: KubeRest, opts: CheckOptions): Promise<CheckResult[]> {
+  const api = await apiServerCheck(rest);
+  if (api.status === 'fail') return [api];
+  const workers = opts.workersNamespace ?? WORKERS_NAMESPACE;
+  const rest2 = await Promise.all([
+    ...OUR_CRDS.map((c) => crdCheck(rest, c)),
+    accessCheck(rest, 'scan', SCAN_ACCESS),
+    accessCheck(rest, 'erase', ERASE_ACCESS),
+    daemonCheck(rest, opts),
+    workersNamespaceCheck(rest, workers),
+    eraseConfigCheck(rest, workers),
+  ]);
+  return [api, ...rest2];
+}
+
+export const passed = (results: CheckResult[]): boolean => results.every((r) => r.status !== 'fail');

@@ -1,0 +1,93 @@
+// The CustomResourceDefinitions this CLI works with, and how a missing one is recognised.
+// An API server answers a request for a resource type it does not serve with a bare
+// "404 page not found" (not a Status object), which callers used to pass through verbatim; here
+// it becomes one error that names the CRD and says what to do.
+import { KubeApiError, type KubeRest } from './rest.js';
+
+export interface OurCrd {
+  /** metadata.name of the CRD, e.g. images.imageinventory.dev */
+  name: string;
+  group: string;
+  /** The version this CLI reads and writes. */
+  version: string;
+  plural: string;
+  kind: string;
+}
+
+export const IMAGE_CRD: OurCrd = {
+  name: 'images.imageinventory.dev',
+  group: 'imageinventory.dev',
+  version: 'v1alpha1',
+  plural: 'images',
+  kind: 'Image',
+};
+export const IMAGELIST_CRD: OurCrd = {
+  name: 'imagelists.erase.imageinventory.dev',
+  group: 'erase.imageinventory.dev',
+  version: 'v1alpha1',
+  plural: 'imagelists',
+  kind: 'ImageList',
+};
+export const IMAGEJOB_CRD: OurCrd = {
+  name: 'imagejobs.erase.imageinventory.dev',
+  group: 'erase.imageinventory.dev',
+  version: 'v1alpha1',
+  plural: 'imagejobs',
+  kind: 'ImageJob',
+};
+export const OUR_CRDS: readonly OurCrd[] = [IMAGE_CRD, IMAGELIST_CRD, IMAGEJOB_CRD];
+export const ERASE_CRDS: readonly OurCrd[] = [IMAGELIST_CRD, IMAGEJOB_CRD];
+
+export class CrdMissingError extends Error {
+  constructor(readonly crd: OurCrd) {
+    super(`the ${crd.kind} CRD (${crd.name}) is not installed in this cluster; run \`inv install\``);
+  }
+}
+
+/**
+ * The CRD a failed request was about, when the failure means "this type is not served": a 404
+ * that is not a Status with reason NotFound (that one means the object is absent) on a path of
+ * one of our groups.
+ */
+export function asCrdMissing(e: unknown): CrdMissingError | undefined {
+  if (e instanceof CrdMissingError) return e;
+  if (!(e instanceof KubeApiError) || e.code !== 404 || e.reason === 'NotFound') return undefined;
+  const m = /^\/apis\/([^/]+)\/([^/]+)\/(?:namespaces\/[^/]+\/)?([^/]+)/.exec(e.path);
+  const crd = m && OUR_CRDS.find((c) => c.group === m[1] && c.plural === m[3]);
+  return crd ? new CrdMissingError(crd) : undefined;
+}
+
+interface ApiResourceList {
+  resources?: { name: string }[];
+}
+
+/**
+ * Which of `crds` the API server does not serve at the version this CLI uses. Uses discovery
+ * (/apis/<group>/<version>), which every authenticated user may read, unlike the CRD objects
+ * themselves. One GET per group.
+ */
+export async function missingCrds(rest: KubeRest, crds: readonly OurCrd[]): Promise<OurCrd[]> {
+  const byGroup = new Map<string, OurCrd[]>();
+  for (const c of crds) {
+    const key = `${c.group}/${c.version}`;
+    byGroup.set(key, [...(byGroup.get(key) ?? []), c]);
+  }
+  const missing: OurCrd[] = [];
+  for (const [gv, list] of byGroup) {
+    try {
+      const res = await rest.request<ApiResourceList>('GET', `/apis/${gv}`, { timeoutMs: 10_000 });
+      const served = new Set((res.resources ?? []).map((r) => r.name));
+      missing.push(...list.filter((c) => !served.has(c.plural)));
+    } catch (e) {
+      if (!(e instanceof KubeApiError && e.code === 404)) throw e;
+      missing.push(...list);
+    }
+  }
+  return missing;
+}
+
+/** Fails with CrdMissingError for the first of `crds` that is not served. */
+export async function requireCrds(rest: KubeRest, crds: readonly OurCrd[]): Promise<void> {
+  const [first] = await missingCrds(rest, crds);
+  if (first) throw new CrdMissingError(first);
+}

@@ -1,0 +1,80 @@
+// How inv meets kubectl and oclif users: the kubectl-inv plugin entry point, run by the
+// same-release kubectl the tests build; "did you mean" from oclif's not-found plugin; shell
+// completion from its autocomplete plugin.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { kubeconfigPath } from '../support/kube.js';
+import { repoRoot } from '../support/paths.js';
+import { runCli } from './run-cli.js';
+
+describe('kubectl plugin and oclif plugins', function () {
+  this.timeout(120_000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-plugins-'));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  describe('kubectl inv', () => {
+    // What `npm install -g` does: a kubectl-inv link in a bin directory on the PATH.
+    const binDir = path.join(tmp, 'bin');
+    fs.mkdirSync(binDir);
+    fs.symlinkSync(path.join(repoRoot, 'bin', 'kubectl-inv'), path.join(binDir, 'kubectl-inv'));
+    const kubectl = (args: string[]) =>
+      spawnSync(path.join(repoRoot, '.cache', 'bin', 'kubectl'), args, {
+        cwd: tmp,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          PATH: [binDir, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+        },
+      });
+
+    it('is found by `kubectl plugin list`', () => {
+      const r = kubectl(['plugin', 'list']);
+      assert.match(r.stdout, new RegExp(`^${path.join(binDir, 'kubectl-inv')}$`, 'm'), r.stderr);
+    });
+
+    it('runs inv commands: `kubectl inv scan` offline, `kubectl inv version` against the cluster', () => {
+      const scan = kubectl(['inv', 'scan', '-f', path.join(repoRoot, 'examples'), '-o', 'json']);
+      assert.equal(scan.status, 0, scan.stderr);
+      assert.ok((JSON.parse(scan.stdout) as { images: unknown[] }).images.length > 0);
+      const v = kubectl(['inv', 'version', '--kubeconfig', kubeconfigPath()]);
+      assert.equal(v.status, 0, v.stderr);
+      assert.match(v.stdout, /^Client: inv 0\.1\.0 /);
+      assert.match(v.stdout, /^Server: v1\.\d+\.\d+ /m);
+    });
+  });
+
+  describe('oclif plugins', () => {
+    it('a mistyped command exits 127 off a terminal, and asks "Did you mean" on one', () => {
+      const r = runCli(['scna', '-n', 'shop']);
+      assert.equal(r.status, 127);
+      assert.match(r.stderr, /scna is not a inv command/);
+      // script(1) gives the command a terminal; answer "n" to the question.
+      const tty = spawnSync('script', ['-qec', `${process.execPath} bin/run.js scna`, '/dev/null'], {
+        cwd: repoRoot,
+        input: 'n\n',
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      assert.match(tty.stdout, /Did you mean .*scan.*\?/);
+    });
+
+    it('builds shell completion for every command', () => {
+      const env = { HOME: tmp, XDG_CACHE_HOME: path.join(tmp, 'cache') };
+      const help = runCli(['autocomplete', 'bash'], { env });
+      assert.equal(help.status, 0, help.stderr);
+      assert.match(help.stdout, /inv autocomplete/);
+      const r = runCli(['autocomplete', '--refresh-cache'], { env });
+      assert.equal(r.status, 0, r.stderr);
+      const bash = fs.readFileSync(
+        path.join(tmp, 'cache', 'inv', 'autocomplete', 'functions', 'bash', 'inv.bash'),
+        'utf8',
+      );
+      for (const cmd of ['scan', 'install', 'uninstall', 'check', 'version', 'erase', 'watch'])
+        assert.ok(bash.includes(cmd), `${cmd} missing from the bash completion`);
+    });
+  });
+});

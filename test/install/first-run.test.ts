@@ -1,0 +1,329 @@
+// A new user on a cluster where nothing of inv is installed: a fresh API server with no CRDs.
+// The commands that need a CRD say which one and what to do (exit 2); `inv watch` reports it
+// once, stays not ready, and becomes ready once `inv install` has run. Then install → check
+// passes (the daemon's part provided by `inv watch --leader-elect` running here as a process:
+// a Deployment cannot run Pods on an API server without nodes), and uninstall --crds --yes →
+// check fails with the missing-CRD line.
+import assert from 'node:assert/strict';
+import * as k8s from '@kubernetes/client-node';
+import { install } from '../../src/core/install/install.js';
+import { readBundle } from '../../src/core/install/bundle.js';
+import { objectPath, type KubeObject } from '../../src/core/kube/apply.js';
+import { OUR_CRDS } from '../../src/core/kube/crds.js';
+import { KubeRest } from '../../src/core/kube/rest.js';
+import { createLogger } from '../../src/core/observability/logger.js';
+import { CrdGuard } from '../../src/core/watch/crd-guard.js';
+import { runCli, type CliResult } from '../cli/run-cli.js';
+import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
+import { killDaemon, spawnDaemon, until, type ChildDaemon } from '../watch/helpers.js';
+
+const IMAGE_LINE =
+  'the Image CRD (images.imageinventory.dev) is not installed in this cluster; run `inv install`';
+const IMAGELIST_LINE =
+  'the ImageList CRD (imagelists.erase.imageinventory.dev) is not installed in this cluster; run `inv install`';
+const IMAGEJOB_LINE =
+  'the ImageJob CRD (imagejobs.erase.imageinventory.dev) is not installed in this cluster; run `inv install`';
+
+describe('first run on a cluster without inv', function () {
+  this.timeout(180_000);
+  let server: FreshApiServer;
+  let rest: KubeRest;
+  let daemon: ChildDaemon | undefined;
+  const inv = (args: string[], input?: string): CliResult =>
+    runCli([...args, '--kubeconfig', server.kubeconfig], { input });
+
+  before(async () => {
+    server = await freshApiServer();
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(server.kubeconfig);
+    rest = new KubeRest(kc);
+  });
+  after(async () => {
+    if (daemon) await killDaemon(daemon);
+    rest?.close();
+    await server?.stop();
+  });
+
+  const healthUrl = async (d: ChildDaemon) =>
+    String((await d.waitForLog('health server', (r) => r.msg === 'serving health')).url);
+  const readyz = async (d: ChildDaemon) => (await fetch(`${await healthUrl(d)}/readyz`)).status;
+
+  describe('missing CRDs', () => {
+    it('starts with no CRD of ours', async () => {
+      const crds = await rest.get<{ items: { metadata: { name: string } }[] }>(
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      );
+      assert.deepEqual(
+        crds.items.map((c) => c.metadata.name).filter((n) => n.includes('imageinventory')),
+        [],
+      );
+    });
+
+    for (const args of [
+      ['scan', '-n', 'default'],
+      ['scan', '-n', 'default', '--dry-run'],
+      ['scan', '-A'],
+      ['images'],
+      ['images', '-n', 'default', '--image', 'nginx'],
+    ]) {
+      it(`inv ${args.join(' ')}: exit 2 with the Image CRD line`, () => {
+        const r = inv(args);
+        assert.equal(r.status, 2, r.stderr);
+        assert.equal(r.stderr, `Error: ${IMAGE_LINE}\n`);
+      });
+    }
+
+    it('inv erase: exit 2 with the ImageList CRD line', () => {
+      const r = inv(['erase', '--images', 'nginx:1.25', '--no-wait']);
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stderr, `Error: ${IMAGELIST_LINE}\n`);
+    });
+
+    it('inv check: exit 1, one line per missing CRD', () => {
+      const r = inv(['check']);
+      assert.equal(r.status, 1, r.stdout);
+      for (const line of [IMAGE_LINE, IMAGELIST_LINE, IMAGEJOB_LINE])
+        assert.ok(r.stdout.includes(line), `missing "${line}" in\n${r.stdout}`);
+      assert.match(r.stdout, /^√ can reach the API server: 127\.0\.0\.1:\d+, v1\.\d+\.\d+/m);
+      assert.match(r.stdout, /Status check results are ×\n$/);
+    });
+
+    it('inv version: the server version, and the CRDs as not installed', () => {
+      const r = inv(['version']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /^Server: v1\.\d+\.\d+ \(https:\/\/127\.0\.0\.1:\d+\)$/m);
+      assert.match(r.stdout, /^CRD images\.imageinventory\.dev: not installed$/m);
+    });
+
+    it('the CRD guard repeats its report once per interval, however often it polls', async () => {
+      const reports: number[] = [];
+      let polls = 0;
+      const logger = createLogger({
+        level: 'debug',
+        stream: {
+          write: (line: string) => {
+            const rec = JSON.parse(line) as { level: string; msg: string };
+            if (rec.level === 'error') reports.push(Date.now());
+            if (rec.msg === 'CRDs missing') polls++;
+          },
+        },
+      });
+      // A one-second interval stands in for the daemon's minute.
+      const guard = new CrdGuard({ rest, crds: OUR_CRDS, logger, pollMs: 50, reportEveryMs: 1000 });
+      const stop = new AbortController();
+      const running = guard.start(stop.signal);
+      await until('three reports', () => reports.length >= 3, 20_000, 50);
+      stop.abort();
+      await running;
+      assert.equal(guard.ready(), false);
+      assert.ok(polls > 3 * reports.length, `${polls} polls, ${reports.length} reports`);
+      for (let i = 1; i < reports.length; i++)
+        assert.ok(reports[i]! - reports[i - 1]! >= 990, `reports ${reports[i]! - reports[i - 1]!} ms apart`);
+    });
+
+    it('inv watch reports the missing CRDs once, stays not ready, and is ready after inv install', async () => {
+      daemon = spawnDaemon(['--kubeconfig', server.kubeconfig]);
+      const d = daemon;
+      const isReport = (r: Record<string, unknown>) =>
+        r.level === 'error' && String(r.msg).includes(IMAGE_LINE);
+      const report = await d.waitForLog('the missing-CRD report', isReport);
+      for (const line of [IMAGELIST_LINE, IMAGEJOB_LINE]) assert.ok(String(report.msg).includes(line));
+      // Several retries later (the guard polls every 2 s, the informers back off up to 5 s)...
+      await until(
+        'three CRD polls and three informer retries',
+        () =>
+          d.records().filter((r) => r.msg === 'CRDs missing').length >= 3 &&
+          d.records().filter((r) => r.msg === 'list/watch failed; retrying').length >= 3,
+        30_000,
+        100,
+      );
+      assert.equal(await readyz(d), 503);
+      // ...still one report, and no warning per retry.
+      assert.equal(d.records().filter(isReport).length, 1);
+      assert.deepEqual(
+        d
+          .records()
+          .filter((r) => r.level === 'warn' || r.level === 'error')
+          .map((r) => r.msg),
+        [report.msg],
+      );
+
+      const r = inv(['install']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(
+        r.stdout,
+        [
+          'customresourcedefinition.apiextensions.k8s.io/images.imageinventory.dev created',
+          'customresourcedefinition.apiextensions.k8s.io/imagelists.erase.imageinventory.dev created',
+          'customresourcedefinition.apiextensions.k8s.io/imagejobs.erase.imageinventory.dev created',
+          'CRDs Established. Next: inv check',
+          '',
+        ].join('\n'),
+      );
+      await d.waitForLog('CRDs installed', (x) => x.msg === 'CRDs installed', 30_000);
+      await until('readyz 200', async () => (await readyz(d)) === 200, 30_000, 200);
+      await killDaemon(d, 'SIGTERM');
+      daemon = undefined;
+    });
+  });
+
+  describe('install, check, uninstall', () => {
+    it('inv install again changes nothing, and the CRDs belong to the field manager "inv"', async () => {
+      const r = inv(['install']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal((r.stdout.match(/ unchanged$/gm) ?? []).length, 3, r.stdout);
+      const crd = await rest.get<{
+        metadata: { managedFields: { manager: string; operation: string }[] };
+      }>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/images.imageinventory.dev');
+      assert.ok(crd.metadata.managedFields.some((f) => f.manager === 'inv' && f.operation === 'Apply'));
+    });
+
+    it('install --daemon applies the bundle with server-side apply and deletes nothing', async () => {
+      const methods: string[] = [];
+      rest.onRequest = (m) => methods.push(m);
+      const applied = await install(rest, { daemon: true, image: 'registry.example.com/inv:7' });
+      rest.onRequest = undefined;
+      assert.deepEqual([...new Set(methods)].sort(), ['GET', 'PATCH']);
+      const expected = readBundle({ image: 'registry.example.com/inv:7' });
+      assert.equal(applied.length, expected.length);
+      for (const o of expected) {
+        const cur = await rest.get<KubeObject>(objectPath(o));
+        assert.equal(cur.metadata.labels?.['app.kubernetes.io/part-of'], 'image-inventory', objectPath(o));
+      }
+      const dep = await rest.get<k8s.V1Deployment>(
+        '/apis/apps/v1/namespaces/image-inventory-system/deployments/image-inventory-controller',
+      );
+      assert.equal(dep.spec!.template.spec!.containers[0]!.image, 'registry.example.com/inv:7');
+      // The CLI: the same objects again, all unchanged; --image changes only the Deployment.
+      const again = inv(['install', '--daemon', '--image', 'registry.example.com/inv:7']);
+      assert.equal(again.status, 0, again.stderr);
+      assert.doesNotMatch(again.stdout, / (created|configured)$/m);
+      const upgrade = inv(['install', '--daemon', '--image', 'registry.example.com/inv:8']);
+      assert.deepEqual(upgrade.stdout.match(/^.* configured$/gm), [
+        'deployment.apps/image-inventory-controller configured',
+      ]);
+    });
+
+    it('inv check passes with a daemon holding the Lease', async () => {
+      const before = inv(['check']);
+      assert.equal(before.status, 1);
+      assert.match(
+        before.stdout,
+        /^× the daemon runs and holds its Lease: no Lease image-inventory-system\/image-inventory-controller$/m,
+      );
+      daemon = spawnDaemon(['--kubeconfig', server.kubeconfig, '--leader-elect']);
+      await daemon.waitForLog('leadership', (r) => r.msg === 'acquired leader lease', 30_000);
+      const r = inv(['check']);
+      assert.equal(r.status, 0, r.stdout);
+      assert.match(
+        r.stdout,
+        /^√ the daemon runs and holds its Lease: Lease image-inventory-system\/image-inventory-controller held by \S+, renewed \d+s ago$/m,
+      );
+      assert.match(
+        r.stdout,
+        /^√ namespace image-inventory-workers exists at the privileged Pod Security level$/m,
+      );
+      assert.match(r.stdout, /Status check results are √\n$/);
+      const json = JSON.parse(inv(['check', '-o', 'json']).stdout) as {
+        passed: boolean;
+        checks: { status: string }[];
+      };
+      assert.equal(json.passed, true);
+      assert.equal(json.checks.length, 9);
+      const v = inv(['version']);
+      assert.match(v.stdout, /^CRD images\.imageinventory\.dev: v1alpha1 \(storage\)$/m);
+      await killDaemon(daemon, 'SIGTERM');
+      daemon = undefined;
+    });
+
+    it('inv check names a bad inv-erase-config key', async () => {
+      await rest.request('POST', '/api/v1/namespaces/image-inventory-workers/configmaps', {
+        body: { metadata: { name: 'inv-erase-config' }, data: { 'config.yaml': 'successRatio: 2\n' } },
+      });
+      const r = inv(['check']);
+      assert.equal(r.status, 1);
+      assert.match(
+        r.stdout,
+        /^× ConfigMap image-inventory-workers\/inv-erase-config parses: .*successRatio/m,
+      );
+    });
+
+    it('inv uninstall removes the daemon, keeps the CRDs and a namespace holding your ConfigMap', async () => {
+      const r = inv(['uninstall']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /^deployment\.apps\/image-inventory-controller deleted$/m);
+      assert.match(r.stdout, /^namespace\/image-inventory-system deleted$/m);
+      assert.match(
+        r.stdout,
+        /^namespace\/image-inventory-workers kept: holds ConfigMaps inv did not create \(inv-erase-config\)/m,
+      );
+      assert.doesNotMatch(r.stdout, /customresourcedefinition/);
+      await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/images.imageinventory.dev');
+      await assert.rejects(
+        rest.get('/apis/rbac.authorization.k8s.io/v1/clusterroles/image-inventory-controller'),
+        /404/,
+      );
+      const again = inv(['uninstall']);
+      assert.equal(again.status, 0);
+      assert.match(
+        again.stdout,
+        /^clusterrole\.rbac\.authorization\.k8s\.io\/image-inventory-controller not found$/m,
+      );
+    });
+
+    it('leaves a same-named object it did not install', async () => {
+      await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+        body: { metadata: { name: 'image-inventory-controller' }, rules: [] },
+      });
+      const r = inv(['uninstall']);
+      assert.match(
+        r.stdout,
+        /^clusterrole\.rbac\.authorization\.k8s\.io\/image-inventory-controller kept: not installed by inv/m,
+      );
+      await rest.get('/apis/rbac.authorization.k8s.io/v1/clusterroles/image-inventory-controller');
+    });
+
+    it('uninstall --crds counts what would go and refuses without a terminal or --yes', async () => {
+      await rest.request('POST', '/apis/imageinventory.dev/v1alpha1/namespaces/default/images', {
+        body: {
+          apiVersion: 'imageinventory.dev/v1alpha1',
+          kind: 'Image',
+          metadata: { name: 'nginx-test' },
+          spec: { image: 'docker.io/library/nginx:1.25' },
+        },
+      });
+      // The daemon of the check above may have inventoried the bundle's Deployment too.
+      const images = (await rest.list('/apis/imageinventory.dev/v1alpha1/images')).items.length;
+      assert.ok(images >= 1);
+      const r = inv(['uninstall', '--crds'], '');
+      assert.equal(r.status, 2);
+      assert.equal(
+        r.stderr,
+        `Deleting the CRDs also deletes ${images} Image${images === 1 ? '' : 's'}, 0 ImageLists and 0 ImageJobs.\n` +
+          'Error: refusing to delete the CRDs without confirmation: no terminal to ask on; pass --yes\n',
+      );
+      assert.equal(r.stdout, '');
+      await rest.get('/apis/imageinventory.dev/v1alpha1/namespaces/default/images/nginx-test');
+    });
+
+    it('after uninstall --crds --yes, inv check fails with the missing-CRD line', () => {
+      const r = inv(['uninstall', '--crds', '--yes']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(
+        r.stdout,
+        /^customresourcedefinition\.apiextensions\.k8s\.io\/images\.imageinventory\.dev deleted$/m,
+      );
+      const check = inv(['check']);
+      assert.equal(check.status, 1);
+      assert.match(
+        check.stdout,
+        new RegExp(
+          `^× CRD images\\.imageinventory\\.dev is installed at v1alpha1: ${IMAGE_LINE.replace(/[().`]/g, '\\$&')}$`,
+          'm',
+        ),
+      );
+      const scan = inv(['scan', '-n', 'default']);
+      assert.equal(scan.stderr, `Error: ${IMAGE_LINE}\n`);
+    });
+  });
+});

@@ -1,0 +1,115 @@
+// Pure parts of install, check and the missing-CRD errors: recognising a missing CRD from a
+// 404, the kubectl-style names and REST paths of bundle objects, the kustomize subset that
+// reads deploy/, and the check report.
+import assert from 'node:assert/strict';
+import { renderChecks } from '../../src/cli/render-check.js';
+import { applyOrder, readBundle } from '../../src/core/install/bundle.js';
+import { displayName, objectPath } from '../../src/core/kube/apply.js';
+import { asCrdMissing, CrdMissingError, IMAGE_CRD } from '../../src/core/kube/crds.js';
+import { KubeApiError } from '../../src/core/kube/rest.js';
+
+const err = (code: number, reason: string, path: string) => new KubeApiError(code, reason, 'x', 'GET', path);
+
+describe('missing CRDs', () => {
+  it('turns a bare 404 on one of our types into the CRD it is about', () => {
+    assert.equal(
+      asCrdMissing(err(404, '', '/apis/imageinventory.dev/v1alpha1/namespaces/shop/images'))?.message,
+      'the Image CRD (images.imageinventory.dev) is not installed in this cluster; run `inv install`',
+    );
+    assert.equal(
+      asCrdMissing(err(404, '', '/apis/erase.imageinventory.dev/v1alpha1/imagelists'))?.message,
+      'the ImageList CRD (imagelists.erase.imageinventory.dev) is not installed in this cluster; run `inv install`',
+    );
+    assert.equal(
+      asCrdMissing(err(404, '', '/apis/erase.imageinventory.dev/v1alpha1/imagejobs/j1'))?.crd.kind,
+      'ImageJob',
+    );
+  });
+
+  it('leaves an absent object (a Status with reason NotFound) and other groups alone', () => {
+    assert.equal(
+      asCrdMissing(err(404, 'NotFound', '/apis/imageinventory.dev/v1alpha1/namespaces/a/images/x')),
+      undefined,
+    );
+    assert.equal(asCrdMissing(err(404, '', '/apis/apps/v1/deployments')), undefined);
+    assert.equal(asCrdMissing(err(403, '', '/apis/imageinventory.dev/v1alpha1/images')), undefined);
+    assert.equal(asCrdMissing(new Error('boom')), undefined);
+    const e = new CrdMissingError(IMAGE_CRD);
+    assert.equal(asCrdMissing(e), e);
+  });
+});
+
+describe('install bundle', () => {
+  it('names and locates objects like kubectl', () => {
+    const dep = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'ns' } };
+    assert.equal(displayName(dep), 'deployment.apps/d');
+    assert.equal(objectPath(dep), '/apis/apps/v1/namespaces/ns/deployments/d');
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' } };
+    assert.equal(displayName(ns), 'namespace/n');
+    assert.equal(objectPath(ns), '/api/v1/namespaces/n');
+    assert.throws(
+      () => objectPath({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'n' } }),
+      /v1 Secret: not a kind of the install bundle/,
+    );
+    assert.throws(() => objectPath({ ...dep, metadata: { name: 'd' } }), /without metadata.namespace/);
+  });
+
+  it('labels every object, sets the image, and puts namespaces and CRDs first', () => {
+    const objects = applyOrder(readBundle({ image: 'registry.example.com/inv:9' }));
+    for (const o of objects)
+      assert.equal(o.metadata.labels?.['app.kubernetes.io/part-of'], 'image-inventory');
+    const kinds = objects.map((o) => o.kind);
+    const firstOther = kinds.findIndex((k) => k !== 'Namespace' && k !== 'CustomResourceDefinition');
+    assert.deepEqual(kinds.slice(0, firstOther).sort(), [
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'Namespace',
+      'Namespace',
+    ]);
+    assert.equal(kinds.lastIndexOf('Namespace') < kinds.indexOf('CustomResourceDefinition'), true);
+    const dep = objects.find((o) => o.kind === 'Deployment') as unknown as {
+      spec: { template: { spec: { containers: { image: string }[] } } };
+    };
+    assert.equal(dep.spec.template.spec.containers[0]!.image, 'registry.example.com/inv:9');
+    const dflt = readBundle().find((o) => o.kind === 'Deployment') as unknown as typeof dep;
+    assert.equal(dflt.spec.template.spec.containers[0]!.image, 'ghcr.io/imageinventory/inv:0.1.0');
+  });
+});
+
+describe('check report', () => {
+  it('prints one line per check, hints under failures, and the verdict', () => {
+    const saved = process.env.NO_COLOR;
+    process.env.NO_COLOR = '1';
+    after(() => (saved === undefined ? delete process.env.NO_COLOR : (process.env.NO_COLOR = saved)));
+    const text = renderChecks(
+      [
+        { group: 'kubernetes-api', name: 'can reach the API server', status: 'pass', detail: 'v1.34.3' },
+        { group: 'crds', name: 'CRD a', status: 'fail', detail: 'missing', hint: 'run `inv install`' },
+        { group: 'crds', name: 'CRD b', status: 'warn', detail: 'old' },
+      ],
+      'table',
+    );
+    assert.equal(
+      text,
+      [
+        'kubernetes-api',
+        '--------------',
+        '√ can reach the API server: v1.34.3',
+        '',
+        'crds',
+        '----',
+        '× CRD a: missing',
+        '    hint: run `inv install`',
+        '‼ CRD b: old',
+        '',
+        'Status check results are ×',
+        '',
+      ].join('\n'),
+    );
+    const json = JSON.parse(renderChecks([{ group: 'g', name: 'n', status: 'warn' }], 'json')) as {
+      passed: boolean;
+    };
+    assert.equal(json.passed, true);
+  });
+});
