@@ -29,8 +29,7 @@ export async function readManifestsForCommand(
   maxInputSize: string,
 ): Promise<ManifestRead> {
   const size = parseSize(maxInputSize);
-  if (!size.ok)
-    failLine(cmd, `--max-input-size ${JSON.stringify(maxInputSize)}: ${size.reason}`, EXIT_USAGE);
+  if (!size.ok) failLine(cmd, `--max-input-size ${JSON.stringify(maxInputSize)}: ${size.reason}`, EXIT_USAGE);
   let read: ManifestRead;
   try {
     read = await readManifests(filename, { defaultNamespace, maxBytes: size.bytes });

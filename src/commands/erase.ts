@@ -193,7 +193,7 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       if (e instanceof Error && 'oclif' in e) throw e;
       if (e instanceof EraseRequestError) this.error(`request rejected: ${e.message}`, { exit: EXIT_USAGE });
       exitIfCrdMissing(this, e);
-      this.error(`erase failed: ${(e as Error).message}`, { exit: EXIT_USAGE });
+      failLine(this, `erase failed: ${(e as Error).message}`);
     } finally {
       stop.abort();
       await controllers;

@@ -141,7 +141,7 @@ cluster.`);
         uses = await clusterUses(rest, namespaces.length ? namespaces : undefined);
       } catch (e) {
         exitIfCrdMissing(this, e);
-        this.error(`reading the Image resources failed: ${(e as Error).message}`, { exit: EXIT_USAGE });
+        failLine(this, `reading the Image resources failed: ${(e as Error).message}`);
       } finally {
         rest.close();
       }

@@ -136,7 +136,7 @@ no usable cluster configuration.`);
       spin?.stop();
       if (e instanceof Error && 'oclif' in e) throw e;
       exitIfCrdMissing(this, e);
-      this.error(`scan failed: ${(e as Error).message}`, { exit: EXIT_USAGE });
+      failLine(this, `scan failed: ${(e as Error).message}`);
     } finally {
       rest.close();
     }

@@ -75,7 +75,7 @@ export async function missingCrds(rest: KubeRest, crds: readonly OurCrd[]): Prom
   const missing: OurCrd[] = [];
   for (const [gv, list] of byGroup) {
     try {
-      const res = await rest.request<ApiResourceList>('GET', `/apis/${gv}`, { timeoutMs: 10_000 });
+      const res = await rest.request<ApiResourceList>('GET', `/apis/${gv}`);
       const served = new Set((res.resources ?? []).map((r) => r.name));
       missing.push(...list.filter((c) => !served.has(c.plural)));
     } catch (e) {
