@@ -102,7 +102,7 @@ describe('CRD printer columns under kubectl get (real API server)', function () 
       'images.imageinventory.dev/Image',
       'images.imageinventory.dev/Kinds',
       'imagelists.erase.imageinventory.dev/Images',
-      'imagelists.erase.imageinventory.dev/Phase',
+      'imagelists.erase.imageinventory.dev/Last Result',
       'imagejobs.erase.imageinventory.dev/DeleteAfter',
       'imagejobs.erase.imageinventory.dev/Succeeded',
     ]) {
