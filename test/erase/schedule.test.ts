@@ -6,6 +6,8 @@
 // Job phases are written by the test (no ImageJob controller runs): only the list's decisions
 // are under test here; test/nodes/schedule.test.ts runs the whole thing on real nodes.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
 import { ScheduledListError, submitErase } from '../../src/core/erase/request.js';
 import { SKIP_EVENT_REASON } from '../../src/core/erase/schedule-events.js';
@@ -19,7 +21,21 @@ import {
   type ImageList,
   type ImageListStatus,
 } from '../../src/core/erase/types.js';
+import { kubeconfigPath } from '../support/kube.js';
+import { repoRoot } from '../support/paths.js';
 import { EraseEnv } from './helpers.js';
+
+function inv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(repoRoot, 'bin', 'run.js'), ...args],
+      { cwd: repoRoot, env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 describe('erase: scheduled ImageList (real API server, injected clock)', function () {
   this.timeout(60_000);
@@ -239,5 +255,82 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
       (await jobs(name)).map((j) => j.metadata.annotations?.[SCHEDULE_TIME_ANNOTATION]),
       ['2026-06-11T03:00:00Z'],
     );
+  });
+
+  it('inv erase --schedule: exit 2 naming the bad value; a good one is written and returns at once', async () => {
+    const name = `cli-${env.tag}`;
+    const common = [
+      '--kubeconfig',
+      kubeconfigPath(),
+      '-n',
+      env.namespace,
+      '--name',
+      name,
+      '--all-unused',
+      '--yes',
+    ];
+    for (const [args, re] of [
+      [['--schedule', '0 3 * *'], /--schedule "0 3 \* \*": a cron expression has exactly 5 fields/],
+      [['--schedule', '0 3 * * * *'], /--schedule "0 3 \* \* \* \*": .*found 6/],
+      [['--schedule', '0 25 * * *'], /--schedule "0 25 \* \* \*": Invalid value for hour: 25/],
+      [['--schedule', '0 3 L * *'], /day-of-month field "L"/],
+      [
+        ['--schedule', '0 3 * * *', '--time-zone', 'Europe/Atlantis'],
+        /--time-zone "Europe\/Atlantis": must be an IANA/,
+      ],
+      [['--schedule', '0 3 * * *', '--starting-deadline', '0s'], /--starting-deadline 0s: .*at least 1/],
+      [['--schedule', '0 3 * * *', '--standalone'], /--schedule needs the daemon/],
+      [['--time-zone', 'UTC'], /--schedule/],
+    ] as const) {
+      const r = await inv(['erase', ...common, ...args]);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr.replace(/\s*\n\s*›\s*/g, ' '), re, args.join(' '));
+    }
+    assert.equal(
+      (await env.rest.list<ImageList>(IMAGELISTS_PATH)).items.filter((l) => l.metadata.name === name).length,
+      0,
+    );
+
+    const started = Date.now();
+    let r = await inv(['erase', ...common, '--schedule', '0 3 * * *', '--time-zone', 'Asia/Tokyo']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /schedule "0 3 \* \* \*" \(Asia\/Tokyo\), next run \d{4}-\d\d-\d\dT18:00:00Z/);
+    assert.match(r.stdout, /Not waiting for a run/);
+    assert.ok(Date.now() - started < 30_000);
+    let l = await list(name);
+    assert.deepEqual(
+      [l.spec.images, l.spec.schedule, l.spec.timeZone, l.spec.request],
+      [['*'], '0 3 * * *', 'Asia/Tokyo', undefined],
+    );
+    r = await inv([
+      'erase',
+      ...common,
+      '--schedule',
+      '*/5 * * * *',
+      '--starting-deadline',
+      '10m',
+      '--suspend',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      imageList: name,
+      generation: 2,
+      schedule: '*/5 * * * *',
+      timeZone: 'UTC',
+      suspended: true,
+      nextRun: null,
+    });
+    l = await list(name);
+    assert.deepEqual(
+      [l.spec.startingDeadlineSeconds, l.spec.suspend, l.spec.timeZone],
+      [600, true, undefined],
+    );
+    // A one-off run on the scheduled list is refused: it would drop the schedule.
+    r = await inv(['erase', ...common, '--no-wait']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr.replace(/\s*\n\s*›\s*/g, ' '), /runs on the schedule "\*\/5 \* \* \* \*"/);
+    assert.equal((await list(name)).spec.schedule, '*/5 * * * *');
   });
 });
