@@ -168,7 +168,7 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
         this.error('--all-unused removes every image not in use: confirm with --yes', { exit: EXIT_USAGE });
       const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
       const answer = await rl.question(
-        `Remove every unused image on every selected node${flags['node-selector'] ? ` (${flags['node-selector']})` : ''}? [y/N] `,
+        `Remove every unused image on every selected node${flags['node-selector'] ? ` (${flags['node-selector']})` : ''}${flags.schedule ? `, on every tick of "${flags.schedule}"` : ''}? [y/N] `,
       );
       rl.close();
       if (!/^y(es)?$/i.test(answer.trim())) this.error('aborted', { exit: EXIT_USAGE });
