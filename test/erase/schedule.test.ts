@@ -230,6 +230,15 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
       assert.match(l.status?.message ?? '', re);
       assert.equal(l.status?.nextScheduleTime, undefined);
       assert.deepEqual(await jobs(name), []);
+      // Fixed (a new generation): the rejection is cleared and the next tick is shown.
+      await env.rest.request('PUT', `${IMAGELISTS_PATH}/${name}`, {
+        body: { ...l, spec: { ...l.spec, schedule: '0 3 * * *', timeZone: 'UTC' } },
+      });
+      await at('2026-06-10T03:00:01Z', name);
+      const fixed = await list(name);
+      assert.equal(fixed.status?.phase, undefined);
+      assert.equal(fixed.status?.nextScheduleTime, '2026-06-11T03:00:00Z');
+      assert.deepEqual(await jobs(name), [], 'the tick before the fix does not run');
     }
   });
 

@@ -37,6 +37,11 @@ export async function reconcileScheduled(ctx: ScheduledRunContext): Promise<numb
   // The list shows its latest job: the one still running, else the last one it started.
   const shown = running[0] ?? jobs.find((j) => j.metadata.name === status.lastJob);
   if (shown) ctx.copy(shown);
+  else if (status.phase === 'Error' && status.observedGeneration !== list.metadata.generation) {
+    // A new generation (a fixed schedule or request) clears a rejection; the next tick runs.
+    delete status.phase;
+    delete status.message;
+  }
 
   let decision;
   try {
