@@ -240,6 +240,26 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
       assert.equal(fixed.status?.nextScheduleTime, '2026-06-11T03:00:00Z');
       assert.deepEqual(await jobs(name), [], 'the tick before the fix does not run');
     }
+    // A list whose schedule was never valid: removing the schedule is no request to run either.
+    const name = `bad-3-${env.tag}`;
+    await env.rest.request('POST', IMAGELISTS_PATH, {
+      body: {
+        apiVersion: 'erase.imageinventory.dev/v1alpha1',
+        kind: 'ImageList',
+        metadata: { name },
+        spec: { images: [`docker.io/library/nothing-${env.tag}:1`], schedule: 'every day' },
+      },
+    });
+    await at('2026-06-10T03:00:02Z', name);
+    assert.equal((await list(name)).status?.phase, 'Error');
+    const cur = await list(name);
+    const spec = { ...cur.spec };
+    delete spec.schedule;
+    delete spec.timeZone;
+    await env.rest.request('PUT', `${IMAGELISTS_PATH}/${name}`, { body: { ...cur, spec } });
+    await at('2026-06-10T03:00:03Z', name);
+    await at('2026-06-10T03:00:04Z', name);
+    assert.deepEqual(await jobs(name), []);
   });
 
   it('after an outage, past startingDeadlineSeconds, the missed tick is skipped and the next one runs', async () => {

@@ -147,7 +147,10 @@ export class ImageListController {
     status.message = s.message ?? '';
   }
 
-  /** Creates the job of the list's current generation; returns a problem text instead on bad input. */
+  /**
+   * Creates the job of the list's current generation (or, with `run`, of a scheduled tick);
+   * returns a problem text instead on bad input.
+   */
   private async startJob(
     list: ImageList,
     status: ImageListStatus,

@@ -5,7 +5,15 @@
 // Returns when to look again: the next tick, which the work queue's addAfter brings back,
 // so nothing ever sleeps and nothing depends on when the process started.
 import type { Logger } from '../observability/logger.js';
-import { decide, iso, recordSkip, recordStart, ScheduleError, type SkippedTick } from './schedule.js';
+import {
+  decide,
+  DEFAULT_TIME_ZONE,
+  iso,
+  recordSkip,
+  recordStart,
+  ScheduleError,
+  type SkippedTick,
+} from './schedule.js';
 import {
   isFinished,
   SCHEDULE_TIME_ANNOTATION,
@@ -54,7 +62,12 @@ export async function reconcileScheduled(ctx: ScheduledRunContext): Promise<numb
     });
   } catch (e) {
     if (!(e instanceof ScheduleError)) throw e;
-    // A bad schedule runs nothing; fixing it (a new generation) brings the list back.
+    // A bad schedule runs nothing; fixing it (a new generation) brings the list back. It is
+    // still marked as observed, so that removing it is not taken for a one-off request either.
+    const seen = { schedule: list.spec.schedule!, timeZone: list.spec.timeZone ?? DEFAULT_TIME_ZONE };
+    const o = status.observedSchedule;
+    if (o?.schedule !== seen.schedule || o.timeZone !== seen.timeZone)
+      status.observedSchedule = { ...seen, since: iso(now) };
     delete status.nextScheduleTime;
     status.phase = 'Error';
     status.message = e.message;
