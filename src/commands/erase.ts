@@ -11,6 +11,7 @@ import { formatBytes } from '../core/size.js';
 import { parseDuration } from '../core/erase/config.js';
 import { validateImages, PRUNE_ALL } from '../core/erase/images.js';
 import { decodeResult } from '../core/erase/results.js';
+import { DEFAULT_TIME_ZONE, nextTick, scheduleProblems } from '../core/erase/schedule.js';
 import { parseSelector } from '../core/erase/selector.js';
 import { DEFAULT_IMAGELIST, DEFAULT_NAMESPACE, type ImageJob, type ImageList } from '../core/erase/types.js';
 import { loadKubeConfig } from '../core/kube/config.js';
@@ -40,8 +41,14 @@ Deleting an ImageJob or its ImageList first deletes the job's worker Pods and Co
 -p '{"metadata":{"finalizers":null}}'\`; the garbage collector then deletes the worker objects
 through their ownerReferences.
 
-Exit codes: 0 the job Completed (or the request was submitted without --wait); 1 the job
-Failed; 2 bad input, a rejected request, or no usable cluster.`);
+--schedule '0 3 * * *' makes the list run on each tick of a 5-field cron expression (in
+--time-zone, UTC by default) instead of once now; \`inv erase\` then returns at once and the
+daemon (\`inv watch --erase-controllers\`) starts the runs. The schedule is validated here and
+again by the controller. A scheduled list starts no run when it is written; a one-off \`inv
+erase\` on it is refused (use another --name).
+
+Exit codes: 0 the job Completed (or the request was submitted without --wait, or a schedule
+was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cluster.`);
 
   static override examples = [
     {
@@ -51,6 +58,11 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
     {
       description: 'Preview pruning every unused image on the gpu pool',
       command: '<%= config.bin %> erase --all-unused --dry-run --node-selector pool=gpu',
+    },
+    {
+      description: 'Prune every unused image each night at 03:00 Berlin time (runs under inv watch)',
+      command:
+        "<%= config.bin %> erase --all-unused --yes --schedule '0 3 * * *' --time-zone Europe/Berlin --name nightly",
     },
     {
       description: 'From a file, on a cluster without the daemon, JSON result',
@@ -93,6 +105,22 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       allowNo: true,
     }),
     timeout: Flags.string({ description: 'With --wait: give up waiting after this long.', default: '1h' }),
+    schedule: Flags.string({
+      description: "Run on each tick of this 5-field cron expression (e.g. '0 3 * * *') instead of once now.",
+    }),
+    'time-zone': Flags.string({
+      description: 'With --schedule: IANA time zone of the schedule (default UTC).',
+      dependsOn: ['schedule'],
+    }),
+    'starting-deadline': Flags.string({
+      description: 'With --schedule: a tick that cannot start within this long (e.g. 30m) is skipped.',
+      dependsOn: ['schedule'],
+    }),
+    suspend: Flags.boolean({
+      description:
+        'With --schedule: write the schedule paused (no tick runs until written again without it).',
+      dependsOn: ['schedule'],
+    }),
     ...outputFlag,
     ...kubeFlags,
   };
@@ -100,6 +128,7 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
   async run(): Promise<void> {
     const { flags } = await this.parse(Erase);
     const output = flags.output as OutputFormat;
+    let deadline: number | undefined;
     const images = (flags.images ?? [])
       .flatMap((v) => v.split(','))
       .map((s) => s.trim())
@@ -117,6 +146,28 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       if (flags['node-selector']) parseSelector(flags['node-selector']);
       if (flags['job-timeout'] && !(parseDuration(flags['job-timeout'], '--job-timeout') > 0))
         throw new Error('--job-timeout must be longer than 0s');
+      if (flags.schedule !== undefined) {
+        deadline = flags['starting-deadline']
+          ? parseDuration(flags['starting-deadline'], '--starting-deadline')
+          : undefined;
+        const problems = scheduleProblems({
+          schedule: flags.schedule,
+          timeZone: flags['time-zone'],
+          startingDeadlineSeconds: deadline,
+        }).map((p) =>
+          p
+            .replace(/^schedule /, '--schedule ')
+            .replace(/^timeZone /, '--time-zone ')
+            .replace(/^startingDeadlineSeconds [^:]+/, `--starting-deadline ${flags['starting-deadline']}`),
+        );
+        if (problems.length) throw new Error(problems.join('\n'));
+        if (flags.standalone)
+          throw new Error(
+            '--schedule needs the daemon (inv watch --erase-controllers): it cannot run with --standalone',
+          );
+        if (flags.wait)
+          throw new Error('--schedule returns without waiting for a run: it cannot run with --wait');
+      }
     } catch (e) {
       this.error((e as Error).message, { exit: EXIT_USAGE });
     }
@@ -125,7 +176,7 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
         this.error('--all-unused removes every image not in use: confirm with --yes', { exit: EXIT_USAGE });
       const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
       const answer = await rl.question(
-        `Remove every unused image on every selected node${flags['node-selector'] ? ` (${flags['node-selector']})` : ''}? [y/N] `,
+        `Remove every unused image on every selected node${flags['node-selector'] ? ` (${flags['node-selector']})` : ''}${flags.schedule ? `, on every tick of "${flags.schedule}"` : ''}? [y/N] `,
       );
       rl.close();
       if (!/^y(es)?$/i.test(answer.trim())) this.error('aborted', { exit: EXIT_USAGE });
@@ -140,11 +191,12 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       failLine(this, (e as Error).message);
     }
     const rest = new KubeRest(kc, restOpts);
-    await this.warnReferenced(rest, images, Boolean(flags.yes || flags['dry-run']));
-    const wait = flags.standalone || (flags.wait ?? Boolean(process.stdout.isTTY));
+    await this.warnReferenced(rest, images, Boolean(flags.yes || flags['dry-run'] || flags.schedule));
+    const wait = !flags.schedule && (flags.standalone || (flags.wait ?? Boolean(process.stdout.isTTY)));
     const stop = new AbortController();
     let controllers: Promise<void> | undefined;
-    const { submitErase, waitForJob, EraseRequestError } = await import('../core/erase/request.js');
+    const { submitErase, waitForJob, EraseRequestError, ScheduledListError } =
+      await import('../core/erase/request.js');
     try {
       if (flags.standalone) {
         const { installCrds } = await import('../core/kube/crd-install.js');
@@ -163,7 +215,12 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
         nodeSelector: flags['node-selector'],
         jobTimeout: flags['job-timeout'],
         protectInventory: flags['protect-inventory'],
+        schedule: flags.schedule,
+        timeZone: flags['time-zone'],
+        startingDeadlineSeconds: deadline,
+        suspend: flags.suspend,
       });
+      if (flags.schedule) return this.renderScheduled(flags.name, generation, output, flags);
       if (!wait) {
         process.stdout.write(
           output === 'table'
@@ -193,6 +250,7 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       if (e instanceof Error && 'oclif' in e) throw e;
       if (e instanceof EraseRequestError) this.error(`request rejected: ${e.message}`, { exit: EXIT_USAGE });
       exitIfCrdMissing(this, e);
+      if (e instanceof ScheduledListError) failLine(this, e.message);
       failLine(this, `erase failed: ${(e as Error).message}`);
     } finally {
       stop.abort();
@@ -233,6 +291,31 @@ Failed; 2 bad input, a rejected request, or no usable cluster.`);
       rest.close();
       this.error('aborted', { exit: EXIT_USAGE });
     }
+  }
+
+  /** A schedule was written: say when it runs next, and that nothing waits for it. */
+  private renderScheduled(
+    name: string,
+    generation: number,
+    output: OutputFormat,
+    flags: { schedule?: string; 'time-zone'?: string; suspend?: boolean },
+  ): void {
+    const spec = { schedule: flags.schedule!, timeZone: flags['time-zone'] ?? DEFAULT_TIME_ZONE };
+    const next = flags.suspend ? undefined : nextTick(spec, new Date());
+    const out = {
+      imageList: name,
+      generation,
+      ...spec,
+      suspended: Boolean(flags.suspend),
+      nextRun: next?.toISOString().replace(/\.\d{3}Z$/, 'Z') ?? null,
+    };
+    if (output === 'json') return void process.stdout.write(toJson(out));
+    if (output === 'yaml') return void process.stdout.write(toYaml(out));
+    process.stdout.write(
+      `imagelist/${name} generation ${generation}: schedule "${spec.schedule}" (${spec.timeZone})${
+        flags.suspend ? ', suspended' : `, next run ${out.nextRun}`
+      }.\nNot waiting for a run: the erase controllers of \`inv watch\` start each run; \`kubectl get imagelist ${name}\` shows the last and next run.\n`,
+    );
   }
 
   private render(r: { list: ImageList; job?: ImageJob }, output: OutputFormat, dryRun: boolean): void {

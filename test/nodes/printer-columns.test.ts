@@ -57,6 +57,14 @@ describe('CRD printer columns under kubectl get (real API server)', function () 
     assert.equal(scan.status, 0, scan.stderr);
     // An ImageList and its ImageJob: a real erase, finished.
     await env.wait(await env.erase({ images: [`nothing-${env.tag}:1`] }));
+    // A scheduled ImageList whose next run is years away (29 February).
+    await env.erase({ images: [`nothing-${env.tag}:1`], schedule: '0 3 29 2 *' });
+    await until('the scheduled list has its next run', async () => {
+      const lists = await env.rest.list<{ status?: { nextScheduleTime?: string } }>(
+        '/apis/erase.imageinventory.dev/v1alpha1/imagelists',
+      );
+      return lists.items.some((l) => l.status?.nextScheduleTime);
+    });
 
     const checked: string[] = [];
     for (const crd of readCrds()) {
@@ -81,11 +89,14 @@ describe('CRD printer columns under kubectl get (real API server)', function () 
       const lines = table.stdout.trim().split('\n');
       const header = lines[0]!.split(/\s{2,}/);
       assert.deepEqual(header, ['NAME', ...columns.map((col) => col.name.toUpperCase())], resource);
+      // kubectl leaves a column without a value blank: cut rows at the header's offsets.
+      const starts: number[] = [];
+      for (const h of header) starts.push(lines[0]!.indexOf(h, starts.length ? starts.at(-1)! + 1 : 0));
+      const cut = (l: string) => starts.map((at, i) => l.slice(at, starts[i + 1]).trim());
       for (const obj of mine) {
-        const row = lines.find((l) => l.split(/\s{2,}/)[0] === obj.metadata.name);
+        const row = lines.find((l) => cut(l)[0] === obj.metadata.name);
         assert.ok(row, `a row for ${obj.metadata.name}`);
-        const cells = row.split(/\s{2,}/);
-        assert.equal(cells.length, header.length, `${resource} row: ${row}`);
+        const cells = cut(row);
         columns.forEach((col, i) => {
           const cell = cells[i + 1]!;
           const value = at(obj, col.jsonPath);
@@ -102,7 +113,9 @@ describe('CRD printer columns under kubectl get (real API server)', function () 
       'images.imageinventory.dev/Image',
       'images.imageinventory.dev/Kinds',
       'imagelists.erase.imageinventory.dev/Images',
-      'imagelists.erase.imageinventory.dev/Phase',
+      'imagelists.erase.imageinventory.dev/Last Result',
+      'imagelists.erase.imageinventory.dev/Schedule',
+      'imagelists.erase.imageinventory.dev/Next Run',
       'imagejobs.erase.imageinventory.dev/DeleteAfter',
       'imagejobs.erase.imageinventory.dev/Succeeded',
     ]) {

@@ -71,6 +71,7 @@ import {
   isFinished,
   JOB_LABEL,
   podNames,
+  SCHEDULE_TIME_ANNOTATION,
   VERSION,
   type ImageJob,
   type ImageList,
@@ -698,6 +699,9 @@ export class ImageJobController {
       if (list.metadata.uid !== job.spec.imageList.uid) return true;
       const s = list.status;
       if ((s?.lastJobGeneration ?? 0) > job.spec.imageList.generation) return true;
+      // A scheduled run is recorded once the list has moved on to a later tick.
+      const tick = job.metadata.annotations?.[SCHEDULE_TIME_ANNOTATION];
+      if (tick && s?.lastScheduleTime && Date.parse(s.lastScheduleTime) > Date.parse(tick)) return true;
       return s?.lastJob === job.metadata.name && isFinished(s?.phase);
     } catch (e) {
       if (isNotFound(e)) return true;

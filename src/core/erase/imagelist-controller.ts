@@ -5,12 +5,16 @@
 // (after deleteAfter), the generation is done and no job is started for it again.
 // At most one job runs per list: a newer generation waits until the running job finishes.
 // A finished job's phase and counts are copied into the list's status.
+// A list with spec.schedule is different: its generations start nothing, its ticks do
+// (scheduled-runs.ts); removing the schedule is not a request either, the next generation is.
 import { isAlreadyExists, isNotFound, isTransient, type KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
 import { validateImages } from './images.js';
 import { loadConfig, loadExclusions } from './settings.js';
 import { parseSelector } from './selector.js';
+import { reconcileScheduled } from './scheduled-runs.js';
+import { reportSkip } from './schedule-events.js';
 import {
   API_VERSION,
   CLEANUP_FINALIZER,
@@ -71,7 +75,21 @@ export class ImageListController {
     const status: ImageListStatus = { ...list.status };
     let requeue: number | undefined;
 
-    if (current) {
+    if (list.spec.schedule) {
+      requeue = await reconcileScheduled({
+        list,
+        jobs,
+        status,
+        now: this.now(),
+        startJob: (run) => this.startJob(list, status, run),
+        copy: (job) => this.copy(status, job),
+        reportSkip: async (skip) => {
+          const err = await reportSkip(rest, list, skip);
+          if (err) this.log.warn('could not report the skipped run', { imagelist: name, error: err });
+        },
+        log: this.log,
+      });
+    } else if (current) {
       this.copy(status, current);
     } else if ((status.lastJobGeneration ?? 0) >= gen) {
       // This generation has had its job already (lastJobGeneration is written only after the
@@ -90,6 +108,12 @@ export class ImageListController {
       requeue = 10_000; // job events normally come first
     } else if (status.phase === 'Error' && status.observedGeneration === gen) {
       // This generation was rejected already; a new generation (a fixed request) retries.
+    } else if (status.observedSchedule) {
+      // The edit that removed the schedule is not a request to run now: the next one is.
+      delete status.observedSchedule;
+      delete status.nextScheduleTime;
+      status.lastJobGeneration = gen;
+      status.message = `schedule removed: generation ${gen} starts no job; the next request does`;
     } else {
       const problem = await this.startJob(list, status);
       if (problem) {
@@ -126,8 +150,15 @@ export class ImageListController {
     status.message = s.message ?? '';
   }
 
-  /** Creates the job of the list's current generation; returns a problem text instead on bad input. */
-  private async startJob(list: ImageList, status: ImageListStatus): Promise<string | undefined> {
+  /**
+   * Creates the job of the list's current generation (or, with `run`, of a scheduled tick);
+   * returns a problem text instead on bad input.
+   */
+  private async startJob(
+    list: ImageList,
+    status: ImageListStatus,
+    run?: { name: string; annotations: Record<string, string> },
+  ): Promise<string | undefined> {
     const problems = validateImages(list.spec.images ?? []);
     if (problems.length) return problems.join('; ');
     let cfg: EraseConfig;
@@ -147,13 +178,14 @@ export class ImageListController {
       if (e instanceof ConfigError || !(e as { code?: number }).code) return (e as Error).message;
       throw e;
     }
-    const name = jobName(list);
+    const name = run?.name ?? jobName(list);
     const job: ImageJob = {
       apiVersion: API_VERSION,
       kind: 'ImageJob',
       metadata: {
         name,
         labels: { [IMAGELIST_LABEL]: list.metadata.name, [MANAGED_BY_LABEL]: MANAGED_BY },
+        ...(run ? { annotations: run.annotations } : {}),
         // The controller reference is what the ImageJob controller checks before it acts (see
         // trust.ts); it also lets the garbage collector delete the job with its list.
         ownerReferences: [

@@ -1,5 +1,7 @@
 // What `inv erase` does against the API: create or update the ImageList with a fresh request
-// (a new generation, so the same list run twice starts two jobs), then follow its job.
+// (a new generation, so the same list run twice starts two jobs), then follow its job. A
+// scheduled request writes the schedule instead and carries no request id: its ticks start the
+// jobs, and writing the same schedule twice changes nothing.
 import { randomUUID } from 'node:crypto';
 import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import {
@@ -20,7 +22,15 @@ export interface EraseRequest {
   jobTimeout?: string;
   /** false turns off the inventory's protection of a `*` prune. */
   protectInventory?: boolean;
+  /** Cron expression: the list runs on each tick instead of once now. */
+  schedule?: string;
+  timeZone?: string;
+  startingDeadlineSeconds?: number;
+  suspend?: boolean;
 }
+
+/** A one-off request aimed at a scheduled list: it would silently drop the schedule. */
+export class ScheduledListError extends Error {}
 
 /** Writes the request; returns the ImageList generation it became. */
 export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<number> {
@@ -30,11 +40,22 @@ export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<nu
     ...(req.nodeSelector ? { nodeSelector: req.nodeSelector } : {}),
     ...(req.jobTimeout ? { jobTimeout: req.jobTimeout } : {}),
     ...(req.protectInventory === false ? { protectInventory: false } : {}),
-    request: randomUUID(),
+    ...(req.schedule
+      ? {
+          schedule: req.schedule,
+          ...(req.timeZone ? { timeZone: req.timeZone } : {}),
+          ...(req.startingDeadlineSeconds ? { startingDeadlineSeconds: req.startingDeadlineSeconds } : {}),
+          ...(req.suspend ? { suspend: true } : {}),
+        }
+      : { request: randomUUID() }),
   };
   for (let attempt = 0; ; attempt++) {
     try {
       const cur = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${req.name}`);
+      if (cur.spec.schedule && !req.schedule)
+        throw new ScheduledListError(
+          `imagelist/${req.name} runs on the schedule "${cur.spec.schedule}": a one-off run needs another --name; pass --schedule to change the schedule (with --suspend to pause it), or delete the list to stop it`,
+        );
       const out = await rest.request<ImageList>('PUT', `${IMAGELISTS_PATH}/${req.name}`, {
         body: { ...cur, spec },
       });

@@ -2,6 +2,7 @@
 // the names and labels of the objects a job creates.
 import { createHash } from 'node:crypto';
 import type { EraseConfig } from './config.js';
+import type { ScheduleStatus } from './schedule.js';
 
 export const GROUP = 'erase.imageinventory.dev';
 export const VERSION = 'v1alpha1';
@@ -15,6 +16,8 @@ export const IMAGELIST_LABEL = 'erase.imageinventory.dev/imagelist';
 export const JOB_LABEL = 'erase.imageinventory.dev/job';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'inv-erase';
+/** On ImageJobs started by a schedule: the tick (RFC 3339, UTC) they run for. */
+export const SCHEDULE_TIME_ANNOTATION = 'erase.imageinventory.dev/scheduled-time';
 
 /** Where worker Pods and their objects live (deploy/erase-workers.yaml creates it, privileged). */
 export const DEFAULT_NAMESPACE = 'image-inventory-workers';
@@ -56,9 +59,17 @@ export interface ImageListSpec {
   nodeSelector?: string;
   jobTimeout?: string;
   request?: string;
+  /** Cron expression (5 fields): each tick starts a job; generations then start none. */
+  schedule?: string;
+  /** IANA time zone of the schedule; UTC when absent. */
+  timeZone?: string;
+  /** A tick later than this (after an outage) does not run. */
+  startingDeadlineSeconds?: number;
+  /** Pauses the schedule; the ticks of the pause never run. */
+  suspend?: boolean;
 }
 
-export interface ImageListStatus {
+export interface ImageListStatus extends ScheduleStatus {
   observedGeneration?: number;
   lastJob?: string;
   lastJobGeneration?: number;
@@ -155,6 +166,17 @@ export function podNames(job: string, nodes: readonly string[]): Map<string, str
     out.set(node, name);
   }
   return out;
+}
+
+/**
+ * `<list>-s<YYYYMMDDhhmm of the tick, UTC>-<uid[0:5]>`: a scheduled run's name follows from its
+ * tick, so a controller killed after creating it finds it again instead of starting the tick
+ * twice. (Ticks are whole minutes; 63 characters at most, as it is also a label value.)
+ */
+export function scheduledJobName(list: ImageList, tick: Date): string {
+  const base = list.metadata.name.slice(0, 40).replace(/[^a-z0-9]+$/, '');
+  const stamp = tick.toISOString().slice(0, 16).replace(/[-T:]/g, '');
+  return `${base}-s${stamp}-${(list.metadata.uid ?? hash(list.metadata.name, 5)).slice(0, 5)}`;
 }
 
 export const imagesConfigMapName = (job: string) => `${job}-images`;
