@@ -71,6 +71,66 @@ describe('inv erase (CLI)', function () {
     assert.deepEqual([out.desired, out.succeeded, out.failed], [2, 1, 1]);
   });
 
+  it('warns who references an image named for removal, and ends with the bytes it freed', async () => {
+    const nodes = await env.nodes([{ name: 'a' }]);
+    env.startKubelet(() => 'run');
+    // The inventory says a Deployment in this namespace uses busybox:1.
+    const image = await env.rest.request<{ metadata: { resourceVersion: string } }>(
+      'POST',
+      `/apis/imageinventory.dev/v1alpha1/namespaces/${env.namespace}/images`,
+      {
+        body: {
+          apiVersion: 'imageinventory.dev/v1alpha1',
+          kind: 'Image',
+          metadata: {
+            name: 'busybox-1',
+            labels: { 'app.kubernetes.io/managed-by': 'image-inventory-controller' },
+          },
+          spec: { image: 'docker.io/library/busybox:1' },
+        },
+      },
+    );
+    await env.rest.request(
+      'PUT',
+      `/apis/imageinventory.dev/v1alpha1/namespaces/${env.namespace}/images/busybox-1/status`,
+      {
+        body: {
+          apiVersion: 'imageinventory.dev/v1alpha1',
+          kind: 'Image',
+          metadata: {
+            name: 'busybox-1',
+            namespace: env.namespace,
+            resourceVersion: image.metadata.resourceVersion,
+          },
+          spec: { image: 'docker.io/library/busybox:1' },
+          status: { kinds: 'Deployment', users: ['Deployment/web'], userCount: 1 },
+        },
+      },
+    );
+    const r = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      '--node-selector',
+      `erase-test=${env.tag},kubernetes.io/hostname=${nodes[0]}`,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '-n',
+      env.namespace,
+      '--standalone',
+      '--dry-run',
+      '--name',
+      `cli-warn-${env.tag}`,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(`warning: busybox:1 is referenced by Deployment/web in ${env.namespace}`),
+    );
+    assert.match(r.stdout, /WOULD FREE/);
+    assert.match(r.stdout, /^would free \d+(\.\d+)? (B|kB|MB|GB) on \d+ node\(s\)/m);
+  });
+
   it('bad input exits 2 before touching the cluster; --all-unused needs --yes off a TTY', async () => {
     let r = await inv(['erase', '--images', 'UPPER/Case:bad', '--kubeconfig', kubeconfigPath()]);
     assert.equal(r.code, 2);
