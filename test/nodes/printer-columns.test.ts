@@ -83,7 +83,8 @@ describe('CRD printer columns under kubectl get (real API server)', function () 
       const mine = items.filter((o) => o.metadata.name.includes(env.tag) || spec.scope === 'Namespaced');
       assert.ok(mine.length > 0, `an object of ${resource} to show`);
       const table = await until(`${resource} with every column filled`, async () => {
-        const t = await kubectl(c, ['get', resource, ...scope, '--no-headers=false']);
+        // -o wide: priority columns (Protected) are shown too.
+        const t = await kubectl(c, ['get', resource, ...scope, '-o', 'wide']);
         return t.code === 0 && !/<invalid>/.test(t.stdout) ? t : undefined;
       });
       const lines = table.stdout.trim().split('\n');
