@@ -1,7 +1,6 @@
 // Retries. A transport error while starting a job (the API server unreachable for a moment, a reset) is
 // retried, never recorded as a rejected request: the list's generation stays startable. Worker
 // Pods the API refuses (admission) are retried with exponential backoff, not every 2 s.
-import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { EraseEnv } from './helpers.js';
 import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
@@ -15,6 +14,7 @@ import type { EraseConfig } from '../../src/core/erase/config.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest, KubeTransportError } from '../../src/core/kube/rest.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
+import { denyInNamespace } from '../support/admission.js';
 import { waitFor } from '../support/cri.js';
 
 class FlakyConfig extends ImageListController {
@@ -71,56 +71,28 @@ describe('erase: refused worker Pods are retried with backoff (real API server)'
   this.timeout(60_000);
   let env: EraseEnv;
   const policy = `deny-workers-${Math.random().toString(36).slice(2, 8)}`;
-  let adm: k8s.AdmissionregistrationV1Api;
+  let cleanup: (() => Promise<void>) | undefined;
   before(async () => {
     env = await new EraseEnv().setup();
-    adm = env.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
   });
   after(async () => {
-    await adm.deleteValidatingAdmissionPolicyBinding({ name: policy }).catch(() => undefined);
-    await adm.deleteValidatingAdmissionPolicy({ name: policy }).catch(() => undefined);
+    await cleanup?.();
     await env.teardown();
   });
 
   it('spaces the failing creates out exponentially and says why in the job status', async () => {
-    await adm.createValidatingAdmissionPolicy({
-      body: {
-        metadata: { name: policy },
-        spec: {
-          failurePolicy: 'Fail',
-          matchConstraints: {
-            resourceRules: [
-              { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
-            ],
-          },
-          validations: [{ expression: 'false', message: 'worker Pods refused by test policy' }],
-        },
-      },
-    });
-    await adm.createValidatingAdmissionPolicyBinding({
-      body: {
-        metadata: { name: policy },
-        spec: {
-          policyName: policy,
-          validationActions: ['Deny'],
-          matchResources: {
-            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': env.namespace } },
-          },
-        },
-      },
-    });
-    // Policies load asynchronously: wait until a probe Pod is refused.
-    await waitFor('the policy enforced', () =>
-      env.rest
-        .request('POST', `/api/v1/namespaces/${env.namespace}/pods`, {
+    cleanup = await denyInNamespace(env.kc, {
+      name: policy,
+      namespace: env.namespace,
+      rule: { apiGroups: [''], operations: ['CREATE'], resources: ['pods'] },
+      expression: 'false',
+      message: 'worker Pods refused by test policy',
+      probe: () =>
+        env.rest.request('POST', `/api/v1/namespaces/${env.namespace}/pods`, {
           query: { dryRun: 'All' },
           body: { metadata: { name: 'probe' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
-        })
-        .then(
-          () => false,
-          (e: Error) => /refused by test policy/.test(e.message),
-        ),
-    );
+        }),
+    });
     await env.nodes([{ name: 'n' }]);
     const controllers = env.startControllers();
     const posts: number[] = [];

@@ -13,6 +13,7 @@ import { imageResourceName } from '../../src/core/inventory/naming.js';
 import { listNamespaceObjects } from '../../src/core/inventory/sources.js';
 import { isWrite, KubeRest } from '../../src/core/kube/rest.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
+import { denyInNamespace } from '../support/admission.js';
 import {
   assertForeignKept,
   decorate,
@@ -26,8 +27,6 @@ import {
   template,
   type Env,
 } from './helpers.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('reconcileNamespace (real API server)', () => {
   let env: Env;
@@ -217,59 +216,24 @@ describe('reconcileNamespace (real API server)', () => {
 
   it('does not abandon other writes when one is rejected, and reports the failure', async () => {
     const ns = await newNamespace('partial');
-    const adm = env.kc.makeApiClient((await import('@kubernetes/client-node')).AdmissionregistrationV1Api);
-    const policy = `deny-${ns}`;
-    await adm.createValidatingAdmissionPolicy({
-      body: {
-        metadata: { name: policy },
-        spec: {
-          failurePolicy: 'Fail',
-          matchConstraints: {
-            resourceRules: [
-              {
-                apiGroups: ['imageinventory.dev'],
-                apiVersions: ['*'],
-                operations: ['CREATE', 'UPDATE'],
-                resources: ['images'],
-              },
-            ],
+    const cleanup = await denyInNamespace(env.kc, {
+      name: `deny-${ns}`,
+      namespace: ns,
+      rule: { apiGroups: ['imageinventory.dev'], operations: ['CREATE', 'UPDATE'], resources: ['images'] },
+      expression: "!object.spec.image.contains('deny-me')",
+      message: 'denied by test policy',
+      probe: () =>
+        env.rest.request('POST', imagesPath(ns), {
+          query: { dryRun: 'All' },
+          body: {
+            apiVersion: 'imageinventory.dev/v1alpha1',
+            kind: 'Image',
+            metadata: { name: 'probe' },
+            spec: { image: 'x.io/deny-me:1' },
           },
-          validations: [
-            { expression: "!object.spec.image.contains('deny-me')", message: 'denied by test policy' },
-          ],
-        },
-      },
-    });
-    await adm.createValidatingAdmissionPolicyBinding({
-      body: {
-        metadata: { name: policy },
-        spec: {
-          policyName: policy,
-          validationActions: ['Deny'],
-          matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } },
-        },
-      },
+        }),
     });
     try {
-      // Wait until the policy is enforced (policies load asynchronously).
-      for (let i = 0; ; i++) {
-        try {
-          await env.rest.request('POST', imagesPath(ns), {
-            query: { dryRun: 'All' },
-            body: {
-              apiVersion: 'imageinventory.dev/v1alpha1',
-              kind: 'Image',
-              metadata: { name: 'probe' },
-              spec: { image: 'x.io/deny-me:1' },
-            },
-          });
-          if (i > 100) throw new Error('policy never enforced');
-          await sleep(100);
-        } catch (e) {
-          if ((e as Error).message === 'policy never enforced') throw e;
-          break;
-        }
-      }
       await deploy(ns, 'web', ['nginx:1.25', 'example.com/deny-me:1', 'redis:7']);
       const r = await scan(env, ns);
       assert.equal(r.failures.length, 1);
@@ -284,8 +248,7 @@ describe('reconcileNamespace (real API server)', () => {
         'docker.io/library/redis:7': 'Deployment',
       });
     } finally {
-      await adm.deleteValidatingAdmissionPolicyBinding({ name: policy });
-      await adm.deleteValidatingAdmissionPolicy({ name: policy });
+      await cleanup();
     }
   });
 

@@ -14,7 +14,7 @@ import { imagesPath, type ImageResource } from '../inventory/image-resource.js';
 import { desiredImages } from '../inventory/rules.js';
 import { collectionPath, SOURCE_KINDS, stripFor, type SourceKind } from '../inventory/sources.js';
 import type { RawObject, StrippedMeta } from '../inventory/strip.js';
-import type { NamespaceObjects } from '../inventory/types.js';
+import { emptyNamespaceObjects, type NamespaceObjects } from '../inventory/types.js';
 import type { ProtectedUse } from './protected-set.js';
 
 export interface ProtectionSource {
@@ -33,15 +33,6 @@ export interface InventoryCacheView {
   objects(namespace: string): NamespaceObjects;
   images(namespace: string): ImageResource[];
 }
-
-const emptyObjects = (): NamespaceObjects => ({
-  deployments: [],
-  statefulSets: [],
-  daemonSets: [],
-  cronJobs: [],
-  jobs: [],
-  pods: [],
-});
 
 function usesOf(byNamespace: Map<string, NamespaceObjects>, images: Iterable<ImageResource>): ProtectedUse[] {
   const out: ProtectedUse[] = [];
@@ -74,7 +65,7 @@ export class ScanProtection implements ProtectionSource {
         for (const o of items) {
           const ns = (o as { metadata: StrippedMeta }).metadata.namespace ?? '';
           let objs = byNamespace.get(ns);
-          if (!objs) byNamespace.set(ns, (objs = emptyObjects()));
+          if (!objs) byNamespace.set(ns, (objs = emptyNamespaceObjects()));
           (objs[SOURCE_KINDS[kind].key] as unknown[]).push(o);
         }
       }),

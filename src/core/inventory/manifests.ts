@@ -9,7 +9,7 @@ import { imageResourceName } from './naming.js';
 import { desiredImages, kindsString, type InvalidRef } from './rules.js';
 import { SOURCE_KINDS, stripFor, type SourceKind } from './sources.js';
 import type { RawObject } from './strip.js';
-import type { NamespaceObjects } from './types.js';
+import { emptyNamespaceObjects, type NamespaceObjects } from './types.js';
 
 export { ManifestError, DEFAULT_MAX_INPUT_BYTES } from './manifest-input.js';
 
@@ -108,7 +108,7 @@ export class ManifestCollector {
     const ns = str(d.metadata?.namespace) ?? this.defaultNamespace;
     let objs = this.read.byNamespace.get(ns);
     if (!objs) {
-      objs = { deployments: [], statefulSets: [], daemonSets: [], cronJobs: [], jobs: [], pods: [] };
+      objs = emptyNamespaceObjects();
       this.read.byNamespace.set(ns, objs);
     }
     (objs[SOURCE_KINDS[source].key] as unknown[]).push(stripFor(source)(d as RawObject));

@@ -61,3 +61,13 @@ export interface NamespaceObjects {
   jobs: TemplatedObject[];
   pods: PodObject[];
 }
+
+/** A namespace with none of the six source kinds yet (collectors fill it in). */
+export const emptyNamespaceObjects = (): NamespaceObjects => ({
+  deployments: [],
+  statefulSets: [],
+  daemonSets: [],
+  cronJobs: [],
+  jobs: [],
+  pods: [],
+});
