@@ -4,6 +4,7 @@ import { Command, Flags } from '@oclif/core';
 import fs from 'node:fs';
 import readline from 'node:readline/promises';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { cliControllerLogger } from '../cli/controller-log.js';
 import { exitIfCrdMissing, failLine } from '../cli/fail.js';
 import { kubeFlags, outputFlag, restOptions, type OutputFormat } from '../cli/flags.js';
 import { colors, spinner, table, toJson, toYaml } from '../cli/style.js';
@@ -206,6 +207,7 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
           kubeConfig: kc,
           namespace: flags.namespace,
           jobResyncMs: 2000,
+          logger: cliControllerLogger(),
         }).start(stop.signal);
       }
       const generation = await submitErase(rest, {

@@ -68,8 +68,7 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
       helpGroup: 'RUNTIME',
     }),
     timeout: Flags.string({
-      description:
-        'Deadline for connecting and for each CRI call: milliseconds or a duration (500ms, 5s, 1m).',
+      description: 'Deadline for connecting and for each CRI call: a duration with its unit (500ms, 5s, 1m).',
       default: '5s',
       helpGroup: 'RUNTIME',
     }),

@@ -13,7 +13,7 @@ import {
   parseLogLevel,
 } from '../core/observability/logger.js';
 import { createWatchDaemon } from '../core/watch/daemon.js';
-import { parseDuration } from '../core/watch/duration.js';
+import { parseDurationMs } from '../core/duration.js';
 import { paragraphs } from '../cli/help-text.js';
 import { DEFAULT_NAMESPACE as ERASE_DEFAULT_NAMESPACE } from '../core/erase/types.js';
 
@@ -121,9 +121,9 @@ flags or no usable cluster configuration.`);
     const usage = (msg: string): never => this.error(msg, { exit: EXIT_USAGE });
     const duration = (flag: string, v: string): number => {
       try {
-        return parseDuration(v);
+        return parseDurationMs(v, `--${flag}`);
       } catch (e) {
-        return usage(`--${flag}: ${(e as Error).message}`);
+        return usage((e as Error).message);
       }
     };
     const namespaces = (flags.namespaces ?? '')

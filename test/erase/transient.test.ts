@@ -2,6 +2,9 @@
 // retried, never recorded as a rejected request: the list's generation stays startable. Worker
 // Pods the API refuses (admission) are retried with exponential backoff, not every 2 s.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from '../support/paths.js';
 import { EraseEnv } from './helpers.js';
 import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
 import {
@@ -13,7 +16,7 @@ import {
 import type { EraseConfig } from '../../src/core/erase/config.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest, KubeTransportError } from '../../src/core/kube/rest.js';
-import { adminConfig, newNamespace } from '../support/kube.js';
+import { adminConfig, kubeconfigPath, newNamespace } from '../support/kube.js';
 import { denyInNamespace } from '../support/admission.js';
 import { waitFor } from '../support/cri.js';
 
@@ -112,5 +115,38 @@ describe('erase: refused worker Pods are retried with backoff (real API server)'
     );
     assert.match(job?.status?.message ?? '', /could not be created, first: .*refused by test policy/);
     assert.equal(job?.status?.phase, 'Running', 'still running: retried until its deadline');
+  });
+
+  it('inv erase --standalone says why on stderr instead of hiding behind the spinner', async () => {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(repoRoot, 'bin', 'run.js'),
+          'erase',
+          '--images',
+          'docker.io/library/nothing:1',
+          '--node-selector',
+          `erase-test=${env.tag}`,
+          '--kubeconfig',
+          kubeconfigPath(),
+          '-n',
+          env.namespace,
+          '--name',
+          `standalone-${env.tag}`,
+          '--standalone',
+          '--timeout',
+          '5s',
+          '-o',
+          'json',
+        ],
+        { env: { ...process.env, NO_COLOR: '1' } },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /^warning: imagejob reconcile failed .*refused by test policy/m);
   });
 });

@@ -1,18 +1,28 @@
 // Pure parts of `inv watch`: duration flags and the event predicates.
 import assert from 'node:assert/strict';
 import type { StrippedPod } from '../../src/core/inventory/strip.js';
-import { parseDuration } from '../../src/core/watch/duration.js';
+import { parseDurationMs } from '../../src/core/duration.js';
+import { parseDuration } from '../../src/core/erase/config.js';
+import { parseTimeout } from '../../src/core/noderemove/index.js';
 import { generationChanged, podChanged } from '../../src/core/watch/predicates.js';
 
 describe('inv watch units', () => {
-  it('parses Go-style durations', () => {
-    assert.equal(parseDuration('90'), 90_000);
-    assert.equal(parseDuration('500ms'), 500);
-    assert.equal(parseDuration('1m30s'), 90_000);
-    assert.equal(parseDuration('1h'), 3_600_000);
-    assert.equal(parseDuration('0'), 0);
-    assert.throws(() => parseDuration('5x'), /invalid duration/);
-    assert.throws(() => parseDuration(''), /invalid duration/);
+  it('parses one duration syntax everywhere: explicit units, a bare number refused', () => {
+    const d = (s: string) => parseDurationMs(s, '--x');
+    assert.equal(d('500ms'), 500);
+    assert.equal(d('1m30s'), 90_000);
+    assert.equal(d('1.5s'), 1500);
+    assert.equal(d('1h'), 3_600_000);
+    assert.equal(d('0'), 0);
+    assert.throws(() => d('90'), /--x: "90" has no unit: write e\.g\. 90s or 90ms/);
+    assert.throws(() => d('5x'), /--x: must be a duration like 500ms/);
+    assert.throws(() => d(''), /--x: must be a duration/);
+    // The same rules behind the erase configuration (seconds) and node-remove --timeout (ms).
+    assert.equal(parseDuration('1m30s', 'jobTimeout'), 90);
+    assert.throws(() => parseDuration(30, 'jobTimeout'), /jobTimeout: must be a duration with its unit/);
+    assert.throws(() => parseDuration('30', 'jobTimeout'), /jobTimeout: "30" has no unit/);
+    assert.equal(parseTimeout('750ms'), 750);
+    assert.throws(() => parseTimeout('750'), /--timeout: "750" has no unit/);
   });
 
   it('pod predicate: containers, init, ephemeral, owners and deletionTimestamp only', () => {

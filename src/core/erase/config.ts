@@ -22,6 +22,7 @@
 //     tolerations: [{operator: Exists}]              # reach tainted nodes too
 //     priorityClassName: ''                          # optional
 import { parse } from 'yaml';
+import { parseDurationMs } from '../duration.js';
 import { parseSelector, type Selector } from './selector.js';
 
 export const CONFIG_MAP_NAME = 'inv-erase-config';
@@ -72,20 +73,18 @@ export const DEFAULT_CONFIG: EraseConfig = {
 
 export class ConfigError extends Error {}
 
-const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
-
-/** `90s`, `10m`, `1h30m`, `0s`, or bare seconds as a number. Returns seconds. */
+/** Seconds, from a duration string with its unit (src/core/duration.ts); a ConfigError otherwise. */
 export function parseDuration(v: unknown, key: string): number {
-  if (typeof v === 'number') {
-    if (Number.isFinite(v) && v >= 0) return v;
-    throw new ConfigError(`${key}: must be a non-negative duration like 30s, 10m or 1h30m, got ${v}`);
+  if (typeof v !== 'string') {
+    throw new ConfigError(
+      `${key}: must be a duration with its unit, like 30s, 10m or 1h30m, got ${JSON.stringify(v)}`,
+    );
   }
-  if (typeof v !== 'string' || !/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(v.trim())) {
-    throw new ConfigError(`${key}: must be a duration like 30s, 10m or 1h30m, got ${JSON.stringify(v)}`);
+  try {
+    return parseDurationMs(v, key) / 1000;
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
   }
-  let total = 0;
-  for (const m of v.trim().matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(m[1]) * UNITS[m[2]!]!;
-  return total;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -209,11 +208,12 @@ export function parseConfig(text: string | undefined): EraseConfig {
         throw new ConfigError(`worker.image: must not contain spaces, got ${JSON.stringify(w.image)}`);
     }
     if (w.criTimeout !== undefined) {
-      // What `inv node-remove --timeout` accepts: milliseconds, or ms/s/m.
+      // Passed to `inv node-remove --timeout`: checked here with the same parser, so a bad value
+      // fails the configuration, not every worker.
       const t = String(w.criTimeout).trim();
-      if (!/^\d+(\.\d+)?(ms|s|m)?$/.test(t) || Number(/^[\d.]+/.exec(t)![0]) <= 0)
+      if (!(parseDuration(typeof w.criTimeout === 'string' ? t : w.criTimeout, 'worker.criTimeout') > 0))
         throw new ConfigError(
-          `worker.criTimeout: must be a positive duration like 500ms, 5s or 1m, got ${JSON.stringify(w.criTimeout)}`,
+          `worker.criTimeout: must be longer than 0s, got ${JSON.stringify(w.criTimeout)}`,
         );
       cfg.worker.criTimeout = t;
     }

@@ -2,6 +2,7 @@
 // --exclude-file, and the --timeout duration. Every problem is an InputError (exit 2): with bad
 // input nothing is removed at all.
 import fs from 'node:fs';
+import { parseDurationMs } from '../duration.js';
 import path from 'node:path';
 import { unpackProtectedSet, type ProtectedSet } from '../erase/protected-set.js';
 
@@ -51,14 +52,14 @@ export function splitImages(values: readonly string[]): string[] {
     .filter((s) => s !== '');
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
-
-/** `--timeout`: milliseconds as a bare number, or a duration like 500ms, 5s, 1.5s, 1m. */
+/** `--timeout`: a duration with its unit (500ms, 5s, 1m), positive. */
 export function parseTimeout(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m)
-    throw new InputError(`invalid --timeout ${JSON.stringify(text)}: use milliseconds or a duration like 5s`);
-  const ms = Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
+  let ms: number;
+  try {
+    ms = parseDurationMs(text, '--timeout');
+  } catch (e) {
+    throw new InputError((e as Error).message);
+  }
   if (ms <= 0) throw new InputError('--timeout must be positive');
   return ms;
 }
