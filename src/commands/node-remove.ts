@@ -143,7 +143,7 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
       this.error((e as Error).message, { exit: EXIT_USAGE });
     }
 
-    const { renderReport } = await import('../core/noderemove/render.js');
+    const { renderReport } = await import('../cli/render-node-remove.js');
     for (const w of report.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
     process.stdout.write(renderReport(report, output));
     core.writeTerminationMessage(

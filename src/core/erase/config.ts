@@ -23,7 +23,7 @@
 //     priorityClassName: ''                          # optional
 import { parse } from 'yaml';
 import { parseDurationMs } from '../duration.js';
-import { parseSelector, type Selector } from './selector.js';
+import { parseSelector } from './selector.js';
 
 export const CONFIG_MAP_NAME = 'inv-erase-config';
 export const CONFIG_KEY = 'config.yaml';
@@ -240,6 +240,3 @@ export function parseConfig(text: string | undefined): EraseConfig {
   }
   return cfg;
 }
-
-/** Compiled node-filter selectors (validated by parseConfig). */
-export const filterSelectors = (cfg: EraseConfig): Selector[] => cfg.nodeFilter.selectors.map(parseSelector);

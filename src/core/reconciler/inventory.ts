@@ -75,7 +75,6 @@ export const itemKey = (r: ObjectRef): string => `${r.group}/${r.kind}/${r.names
 export const isDeletionPhase = (p: Phase): boolean => p === 'ScheduledForDeletion' || p === 'Deleting';
 export const isApplyPending = (p: Phase): boolean =>
   p === 'ScheduledForApplication' || p === 'Creating' || p === 'Updating';
-export const isSettled = (p: Phase): boolean => p === 'Ready' || p === 'Completed';
 
 // Canonical kind rank for deletion within one delete wave: workloads first (they use the rest),
 // then templates, configuration, identities and RBAC, then extension types, namespaces last.

@@ -42,8 +42,3 @@ export function isAll(s: string, pred: (c: number) => boolean): boolean {
   for (let i = 0; i < s.length; i++) if (!pred(s.charCodeAt(i))) return false;
   return true;
 }
-
-export function hasAny(s: string, pred: (c: number) => boolean): boolean {
-  for (let i = 0; i < s.length; i++) if (pred(s.charCodeAt(i))) return true;
-  return false;
-}

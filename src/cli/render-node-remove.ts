@@ -1,8 +1,8 @@
 // Output of `inv node-remove`: the JSON/YAML report (a fixed shape the controller parses) or a
 // readable table with a one-line summary.
-import { colors, table, toJson, toYaml } from '../../cli/style.js';
-import { formatBytes } from '../size.js';
-import { bytesFreed, type Outcome, type Report } from './types.js';
+import { colors, table, toJson, toYaml } from './style.js';
+import { formatBytes } from '../core/size.js';
+import { bytesFreed, type Outcome, type Report } from '../core/noderemove/types.js';
 
 /** The machine-readable report: exactly these keys, in this order. */
 export function reportData(report: Report) {
