@@ -1,13 +1,14 @@
 // `inv node-remove`: the per-node worker of an erase run. Thin on purpose: flags in, a call
 // into src/core/noderemove, a rendered report out. Heavy modules (grpc, table rendering) are
 // imported inside run() so `--help` stays fast.
+import { DEFAULT_RUNTIME_ENDPOINT } from '../core/constants.js';
 import { Command, Flags } from '@oclif/core';
 import os from 'node:os';
 import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { outputFlag, type OutputFormat } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 
-const DEFAULT_ENDPOINT = 'unix:///run/containerd/containerd.sock';
+const DEFAULT_ENDPOINT = DEFAULT_RUNTIME_ENDPOINT;
 const DEFAULT_TERMINATION_PATH = '/dev/termination-log';
 
 export default class NodeRemove extends Command {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CriError } from './errors.js';
 
-export const DEFAULT_RUNTIME_ENDPOINT = 'unix:///run/containerd/containerd.sock';
+export { DEFAULT_RUNTIME_ENDPOINT } from '../constants.js';
 
 export interface ParsedEndpoint {
   /** The socket's absolute path. */

@@ -22,6 +22,7 @@
 //     tolerations: [{operator: Exists}]              # reach tainted nodes too
 //     priorityClassName: ''                          # optional
 import { parse } from 'yaml';
+import { DEFAULT_RUNTIME_SOCKET } from '../constants.js';
 import { parseDurationMs } from '../duration.js';
 import { parseSelector } from './selector.js';
 
@@ -52,7 +53,7 @@ export interface EraseConfig {
 }
 
 export const DEFAULT_CONFIG: EraseConfig = {
-  runtimeSocket: '/run/containerd/containerd.sock',
+  runtimeSocket: DEFAULT_RUNTIME_SOCKET,
   nodeFilter: { type: 'exclude', selectors: ['imageinventory.dev/erase-skip', 'kubernetes.io/os=windows'] },
   skipNotReady: true,
   skipCordoned: true,

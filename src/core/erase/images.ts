@@ -3,7 +3,8 @@
 import { compileExclusion } from '../refs/exclusion.js';
 import { parseDigestOrId } from '../refs/normalize.js';
 
-export const PRUNE_ALL = '*';
+export { PRUNE_ALL } from '../constants.js';
+import { PRUNE_ALL } from '../constants.js';
 
 /** Returns one message per invalid entry ([] when the list is fine). */
 export function validateImages(images: readonly string[]): string[] {

@@ -14,7 +14,7 @@ export const IMAGEJOBS_PATH = `/apis/${GROUP}/${VERSION}/imagejobs`;
 export const IMAGELIST_LABEL = 'erase.imageinventory.dev/imagelist';
 /** On every object of a job (Pods, ConfigMaps, PodTemplate): the job's name. */
 export const JOB_LABEL = 'erase.imageinventory.dev/job';
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export { MANAGED_BY_LABEL } from '../constants.js';
 export const MANAGED_BY = 'inv-erase';
 /** On ImageJobs started by a schedule: the tick (RFC 3339, UTC) they run for. */
 export const SCHEDULE_TIME_ANNOTATION = 'erase.imageinventory.dev/scheduled-time';

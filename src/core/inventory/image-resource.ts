@@ -2,7 +2,8 @@
 export const IMAGE_GROUP = 'imageinventory.dev';
 export const IMAGE_VERSION = 'v1alpha1';
 export const IMAGE_API_VERSION = `${IMAGE_GROUP}/${IMAGE_VERSION}`;
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export { MANAGED_BY_LABEL } from '../constants.js';
+import { MANAGED_BY_LABEL } from '../constants.js';
 export const MANAGED_BY_VALUE = 'image-inventory-controller';
 
 export interface ImageResource {

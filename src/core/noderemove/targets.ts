@@ -11,7 +11,8 @@ import { isAll, isHexAnyCase, isHexLower } from '../refs/chars.js';
 import { parseDigestOrId, precheck } from '../refs/normalize.js';
 import type { Target } from './types.js';
 
-export const PRUNE_ALL = '*';
+export { PRUNE_ALL } from '../constants.js';
+import { PRUNE_ALL } from '../constants.js';
 
 /** Shortest ID prefix accepted: what crictl and docker display. */
 export const MIN_ID_PREFIX = 12;
