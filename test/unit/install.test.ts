@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { renderChecks } from '../../src/cli/render-check.js';
 import { applyOrder, readBundle } from '../../src/core/install/bundle.js';
+import { othersManage } from '../../src/core/install/uninstall.js';
 import { displayName, objectPath } from '../../src/core/kube/apply.js';
 import { asCrdMissing, CrdMissingError, IMAGE_CRD } from '../../src/core/kube/crds.js';
 import { KubeApiError } from '../../src/core/kube/rest.js';
@@ -111,5 +112,20 @@ describe('check report', () => {
       passed: boolean;
     };
     assert.equal(json.passed, true);
+  });
+});
+
+describe('uninstall: whose namespace', () => {
+  const ns = (managers: string[]) => ({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'image-inventory-system', managedFields: managers.map((manager) => ({ manager })) },
+  });
+  it('deletes a namespace only inv has written; keeps one another manager wrote (it may predate install)', () => {
+    assert.equal(othersManage(ns(['inv'])), undefined);
+    assert.match(
+      othersManage(ns(['inv', 'kubectl-create']))!,
+      /also written by kubectl-create, not only by inv/,
+    );
   });
 });

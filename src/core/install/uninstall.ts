@@ -2,12 +2,12 @@
 //
 // - Every bundle object is read first and deleted only if it carries our part-of label, with
 //   its UID as a precondition (a same-named object someone created in between stays).
-// - A namespace of ours is kept when it holds ConfigMaps we did not create (the
-//   administrator's inv-erase-config or exclusion lists): deleting the namespace would delete
-//   them too.
+// - A namespace of ours is kept when another field manager has written it (it may predate
+//   `inv install`) or when it holds ConfigMaps we did not create (the administrator's
+//   inv-erase-config or exclusion lists): deleting the namespace would delete them too.
 // - The CRDs go only when asked (`--crds`), since deleting a CRD deletes every Image, ImageList
 //   and ImageJob with it; countInstances() says how many, for the confirmation.
-import { displayName, objectPath, type KubeObject } from '../kube/apply.js';
+import { displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { OUR_CRDS, asCrdMissing, type OurCrd } from '../kube/crds.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import { CLEANUP_FINALIZER, MANAGED_BY, MANAGED_BY_LABEL } from '../erase/types.js';
@@ -76,6 +76,20 @@ const labeledOurs = (cur: KubeObject): string | undefined =>
     ? undefined
     : `not installed by inv (no label ${PART_OF_LABEL}=${PART_OF})`;
 
+/**
+ * A namespace that someone else created or changed (another field manager in managedFields)
+ * may have been there before `inv install` applied its label to it: deleting it would take
+ * whatever else lives in it. Only a namespace that inv alone has written is deleted.
+ */
+export function othersManage(cur: KubeObject): string | undefined {
+  const managers = ((cur.metadata.managedFields as { manager?: string }[] | undefined) ?? [])
+    .map((f) => f.manager ?? '')
+    .filter((m) => m !== FIELD_MANAGER);
+  return managers.length
+    ? `also written by ${[...new Set(managers)].join(', ')}, not only by inv; delete it yourself once nothing else lives in it`
+    : undefined;
+}
+
 /** ConfigMaps in `ns` that inv did not create (the erase controllers label theirs). */
 async function foreignConfigMaps(rest: KubeRest, ns: string): Promise<string[]> {
   const { items } = await rest.list<KubeObject>(`/api/v1/namespaces/${ns}/configmaps`);
@@ -99,7 +113,7 @@ export async function uninstallDaemon(rest: KubeRest): Promise<UninstallStep[]> 
     steps.push(
       await deleteIfOurs(rest, o, async (cur) =>
         o.kind === 'Namespace'
-          ? (labeledOurs(cur) ?? (await namespaceVeto(rest, cur.metadata.name)))
+          ? (labeledOurs(cur) ?? othersManage(cur) ?? (await namespaceVeto(rest, cur.metadata.name)))
           : labeledOurs(cur),
       ),
     );

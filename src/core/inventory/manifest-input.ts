@@ -27,6 +27,9 @@ export interface InputOptions {
   stdin?: Readable;
 }
 
+/** Silence allowed from a unix socket server before giving up on it. */
+const SOCKET_IDLE_MS = 30_000;
+
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 /** Paths that name one of our own file descriptors; a socket there must be read, not connected to. */
 const FD_PATH = /^\/(?:dev\/(?:stdin|fd\/(\d+))|proc\/(?:self|\d+)\/fd\/(\d+))$/;
@@ -113,7 +116,13 @@ function openStream(p: string, st: fs.Stats): Readable {
     // /dev/stdin (or /dev/fd/N) can be a socket when a program, not a shell, starts us: read
     // the descriptor we already hold. Any other socket path is a server to connect to.
     if (m) return new net.Socket({ fd: Number(m[1] ?? m[2] ?? 0), readable: true, writable: false });
-    return net.createConnection({ path: p });
+    // A server we connect to gets a deadline on silence: one that never sends or closes must
+    // not hold the command forever.
+    const sock = net.createConnection({ path: p });
+    sock.setTimeout(SOCKET_IDLE_MS, () =>
+      sock.destroy(new Error(`${p}: the socket sent nothing for ${SOCKET_IDLE_MS / 1000} s`)),
+    );
+    return sock;
   }
   // FIFOs, character and block devices.
   return fs.createReadStream(p);
