@@ -6,8 +6,8 @@
 import { PRUNE_ALL } from '../erase/images.js';
 import { submitErase, waitForJob } from '../erase/request.js';
 import { decodeResult } from '../erase/results.js';
-import { IMAGELISTS_PATH } from '../erase/types.js';
-import { isNotFound, type KubeRest } from '../kube/rest.js';
+import { IMAGELISTS_PATH, type ImageList } from '../erase/types.js';
+import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import type { CheckResult } from './checks.js';
 
 export const CHECK_IMAGELIST = 'inv-check';
@@ -26,6 +26,23 @@ export async function nodesCheck(
         detail: 'not tried: the checks above must pass first (the daemon runs the workers)',
       },
     ];
+  const p = `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`;
+  // Never overwrite (or later delete) an ImageList of that name that the check did not create.
+  try {
+    await rest.get(p);
+    return [
+      {
+        group,
+        name: 'a dry-run worker runs on every node',
+        status: 'fail',
+        detail: `an ImageList named ${CHECK_IMAGELIST} already exists, and the check never overwrites one`,
+        hint: `if a check was interrupted, delete it (kubectl delete imagelist ${CHECK_IMAGELIST}) and run the check again`,
+      },
+    ];
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  let uid: string | undefined;
   try {
     // The job's own deadline: a worker that cannot mount a socket that is not there never
     // starts (the Pod stays ContainerCreating), and its node then fails with reason timeout.
@@ -35,6 +52,7 @@ export async function nodesCheck(
       dryRun: true,
       jobTimeout: `${Math.ceil(opts.timeoutMs / 1000)}s`,
     });
+    uid = (await rest.get<ImageList>(p)).metadata.uid;
     const { job, list } = await waitForJob(rest, CHECK_IMAGELIST, generation, {
       timeoutMs: opts.timeoutMs + 30_000,
     });
@@ -64,21 +82,29 @@ export async function nodesCheck(
       { group, name: 'a dry-run worker runs on every node', status: 'fail', detail: (e as Error).message },
     ];
   } finally {
-    await removeCheckList(rest);
+    if (uid) await removeCheckList(rest, uid);
   }
 }
 
-/** Deletes the check's ImageList and waits until the daemon has cleaned up its job (at most 60 s). */
-async function removeCheckList(rest: KubeRest): Promise<void> {
+/**
+ * Deletes the check's own ImageList (its UID as a precondition) and waits until the daemon has
+ * cleaned up its job (at most 60 s).
+ */
+async function removeCheckList(rest: KubeRest, uid: string): Promise<void> {
   const p = `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`;
   const deadline = Date.now() + 60_000;
   try {
-    await rest.request('DELETE', p, { query: { propagationPolicy: 'Foreground' }, timeoutMs: 10_000 });
+    await rest.request('DELETE', p, {
+      query: { propagationPolicy: 'Foreground' },
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid } },
+      timeoutMs: 10_000,
+    });
     while (Date.now() < deadline) {
       await rest.request('GET', p, { timeoutMs: 10_000 });
       await new Promise((r) => setTimeout(r, 250));
     }
   } catch (e) {
-    if (!isNotFound(e)) throw e;
+    // Gone (done), or replaced by someone else's list of that name (not ours to delete).
+    if (!isNotFound(e) && !isConflict(e)) throw e;
   }
 }
