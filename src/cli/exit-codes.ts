@@ -4,3 +4,5 @@ export const EXIT_OK = 0;
 export const EXIT_PARTIAL_FAILURE = 1;
 /** Bad input or unreachable dependency: nothing was done. */
 export const EXIT_USAGE = 2;
+/** Interrupted by Ctrl-C (SIGINT), as shells report 128 + 2. */
+export const EXIT_INTERRUPTED = 130;
