@@ -231,6 +231,9 @@ describe('reconciler inventory (pure transitions)', () => {
     assert.deepEqual(decodeInventory(undefined), []);
     assert.throws(() => decodeInventory(['/v1/Pod|ns']), /malformed item/);
     assert.throws(() => decodeInventory(['/v1/Pod|ns|a|1|0|D|x|Bogus|']), /unknown phase/);
+    // Phases of component-operator-runtime's purge path are never produced here, so never decoded.
+    for (const p of ['ScheduledForApplication', 'ScheduledForCompletion', 'Completing'])
+      assert.throws(() => decodeInventory([`/v1/Pod|ns|a|1|0|D|x|${p}|`]), /unknown phase/);
     // A 5,000-node job's Pod line stays small.
     const long = encodeItem(
       item(

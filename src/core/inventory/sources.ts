@@ -1,24 +1,23 @@
 // Where each source kind lives in the API, and how to read one namespace's worth of them.
 // ReplicaSets are deliberately absent: workload templates already name every image.
+import { kindCollectionPath } from '../kube/kinds.js';
 import type { KubeRest } from '../kube/rest.js';
 import { stripCronJob, stripPod, stripWorkload, type RawObject } from './strip.js';
 import type { NamespaceObjects } from './types.js';
 
 export const SOURCE_KINDS = {
-  Deployment: { apiVersion: 'apps/v1', plural: 'deployments', key: 'deployments' },
-  StatefulSet: { apiVersion: 'apps/v1', plural: 'statefulsets', key: 'statefulSets' },
-  DaemonSet: { apiVersion: 'apps/v1', plural: 'daemonsets', key: 'daemonSets' },
-  CronJob: { apiVersion: 'batch/v1', plural: 'cronjobs', key: 'cronJobs' },
-  Job: { apiVersion: 'batch/v1', plural: 'jobs', key: 'jobs' },
-  Pod: { apiVersion: 'v1', plural: 'pods', key: 'pods' },
+  Deployment: { group: 'apps', apiVersion: 'apps/v1', key: 'deployments' },
+  StatefulSet: { group: 'apps', apiVersion: 'apps/v1', key: 'statefulSets' },
+  DaemonSet: { group: 'apps', apiVersion: 'apps/v1', key: 'daemonSets' },
+  CronJob: { group: 'batch', apiVersion: 'batch/v1', key: 'cronJobs' },
+  Job: { group: 'batch', apiVersion: 'batch/v1', key: 'jobs' },
+  Pod: { group: '', apiVersion: 'v1', key: 'pods' },
 } as const;
 
 export type SourceKind = keyof typeof SOURCE_KINDS;
 
 export function collectionPath(kind: SourceKind, namespace?: string): string {
-  const { apiVersion, plural } = SOURCE_KINDS[kind];
-  const base = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
-  return namespace ? `${base}/namespaces/${namespace}/${plural}` : `${base}/${plural}`;
+  return kindCollectionPath(SOURCE_KINDS[kind].group, kind, namespace);
 }
 
 export function stripFor(kind: SourceKind): (o: RawObject) => unknown {

@@ -7,6 +7,7 @@
 // existed (`kubectl apply -k deploy/`) has those fields owned by kubectl's manager; without
 // force, every changed field would be a conflict and an upgrade would be impossible. Fields we
 // do not set (e.g. replicas scaled by someone) are left to their owners.
+import { kindInfo, splitApiVersion, type KindInfo } from './kinds.js';
 import { isNotFound, type KubeRest } from './rest.js';
 
 export const FIELD_MANAGER = 'inv';
@@ -25,36 +26,28 @@ export interface KubeObject {
   [k: string]: unknown;
 }
 
-interface KindInfo {
-  plural: string;
-  namespaced: boolean;
-}
-
 // Exactly the kinds of the install bundle; anything else is a packaging mistake.
-const KINDS: Record<string, KindInfo> = {
-  'v1/Namespace': { plural: 'namespaces', namespaced: false },
-  'v1/ServiceAccount': { plural: 'serviceaccounts', namespaced: true },
-  'v1/ConfigMap': { plural: 'configmaps', namespaced: true },
-  'apiextensions.k8s.io/v1/CustomResourceDefinition': {
-    plural: 'customresourcedefinitions',
-    namespaced: false,
-  },
-  'rbac.authorization.k8s.io/v1/ClusterRole': { plural: 'clusterroles', namespaced: false },
-  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': { plural: 'clusterrolebindings', namespaced: false },
-  'rbac.authorization.k8s.io/v1/Role': { plural: 'roles', namespaced: true },
-  'rbac.authorization.k8s.io/v1/RoleBinding': { plural: 'rolebindings', namespaced: true },
-  'apps/v1/Deployment': { plural: 'deployments', namespaced: true },
-  'networking.k8s.io/v1/NetworkPolicy': { plural: 'networkpolicies', namespaced: true },
-};
+const BUNDLE_KINDS = new Set([
+  'v1/Namespace',
+  'v1/ServiceAccount',
+  'v1/ConfigMap',
+  'apiextensions.k8s.io/v1/CustomResourceDefinition',
+  'rbac.authorization.k8s.io/v1/ClusterRole',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
+  'rbac.authorization.k8s.io/v1/Role',
+  'rbac.authorization.k8s.io/v1/RoleBinding',
+  'apps/v1/Deployment',
+  'networking.k8s.io/v1/NetworkPolicy',
+]);
 
-function kindInfo(o: Pick<KubeObject, 'apiVersion' | 'kind'>): KindInfo {
-  const k = KINDS[`${o.apiVersion}/${o.kind}`];
-  if (!k) throw new Error(`cannot apply ${o.apiVersion} ${o.kind}: not a kind of the install bundle`);
-  return k;
+function bundleKind(o: Pick<KubeObject, 'apiVersion' | 'kind'>): KindInfo {
+  if (!BUNDLE_KINDS.has(`${o.apiVersion}/${o.kind}`))
+    throw new Error(`cannot apply ${o.apiVersion} ${o.kind}: not a kind of the install bundle`);
+  return kindInfo(splitApiVersion(o.apiVersion).group, o.kind);
 }
 
 export function objectPath(o: KubeObject): string {
-  const k = kindInfo(o);
+  const k = bundleKind(o);
   const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
   if (k.namespaced && !o.metadata.namespace)
     throw new Error(`${o.kind}/${o.metadata.name}: a namespaced object without metadata.namespace`);

@@ -1,6 +1,6 @@
 // The level-based inventory: the reconciler's memory of every dependent object it manages,
 // persisted in the owner's status between reconciles (after the inventory of
-// component-operator-runtime, see spec/seed-reconciler-inventory.md).
+// component-operator-runtime).
 //
 // Every function here is pure: it takes an inventory and returns a new one (never mutating the
 // argument), always sorted into the canonical delete order, so a caller can persist the result
@@ -16,24 +16,16 @@
 // instead of forgetting it; deletion likewise is persisted (ScheduledForDeletion) before the
 // first DELETE is sent.
 
-export type Phase =
-  | 'ScheduledForApplication'
-  | 'Creating'
-  | 'Updating'
-  | 'Ready'
-  | 'ScheduledForCompletion'
-  | 'Completing'
-  | 'Completed'
-  | 'ScheduledForDeletion'
-  | 'Deleting';
+// Only the phases this reconciler produces. component-operator-runtime also has
+// ScheduledForApplication, ScheduledForCompletion and Completing (its purge path); here an item
+// is written ahead as Creating, and a worker Pod completes by itself (Ready → Completed), so those
+// phases would be decoded but never produced. An inventory naming them is rejected on decode.
+export type Phase = 'Creating' | 'Updating' | 'Ready' | 'Completed' | 'ScheduledForDeletion' | 'Deleting';
 
 export const PHASES: readonly Phase[] = [
-  'ScheduledForApplication',
   'Creating',
   'Updating',
   'Ready',
-  'ScheduledForCompletion',
-  'Completing',
   'Completed',
   'ScheduledForDeletion',
   'Deleting',
@@ -73,8 +65,7 @@ export type Inventory = readonly InventoryItem[];
 export const itemKey = (r: ObjectRef): string => `${r.group}/${r.kind}/${r.namespace}/${r.name}`;
 
 export const isDeletionPhase = (p: Phase): boolean => p === 'ScheduledForDeletion' || p === 'Deleting';
-export const isApplyPending = (p: Phase): boolean =>
-  p === 'ScheduledForApplication' || p === 'Creating' || p === 'Updating';
+export const isApplyPending = (p: Phase): boolean => p === 'Creating' || p === 'Updating';
 
 // Canonical kind rank for deletion within one delete wave: workloads first (they use the rest),
 // then templates, configuration, identities and RBAC, then extension types, namespaces last.

@@ -22,6 +22,7 @@ import {
   type ObjectRef,
 } from './inventory.js';
 import { forEachConcurrent } from '../concurrency.js';
+import { kindCollectionPath } from '../kube/kinds.js';
 
 export const OWNER_LABEL = 'imageinventory.dev/owner';
 export const OWNER_ANNOTATION = 'imageinventory.dev/owner';
@@ -50,23 +51,10 @@ export interface KubeObject {
   [k: string]: unknown;
 }
 
-// Plurals of the kinds this project manages; anything else falls back to lowercase + "s".
-const PLURALS: Record<string, string> = {
-  Pod: 'pods',
-  ConfigMap: 'configmaps',
-  PodTemplate: 'podtemplates',
-  Secret: 'secrets',
-  ServiceAccount: 'serviceaccounts',
-  Service: 'services',
-  Namespace: 'namespaces',
-  ImageJob: 'imagejobs',
-  ImageList: 'imagelists',
-};
-
+// Paths come from the kind registry: a kind the registry does not declare is an error here, not a
+// guessed plural that 404s later.
 export function collectionPath(ref: Omit<ObjectRef, 'name'>): string {
-  const plural = PLURALS[ref.kind] ?? `${ref.kind.toLowerCase()}s`;
-  const base = ref.group ? `/apis/${ref.group}/${ref.version}` : `/api/${ref.version}`;
-  return ref.namespace ? `${base}/namespaces/${ref.namespace}/${plural}` : `${base}/${plural}`;
+  return kindCollectionPath(ref.group, ref.kind, ref.namespace || undefined, ref.version);
 }
 
 export const objectPath = (ref: ObjectRef): string =>
