@@ -37,6 +37,48 @@ export async function until(
   }
 }
 
+/** Rebuilds the daemon finished (both results), from its own metrics. */
+export async function rebuildCount(d: InProcessDaemon): Promise<number> {
+  return (await d.daemon.metrics.rebuilds.get()).values.reduce((n, v) => n + v.value, 0);
+}
+
+type LogRecord = Record<string, unknown>;
+
+/** The daemon's structured log records from line `from` on. */
+export function logRecords(d: InProcessDaemon, from = 0): LogRecord[] {
+  return d.logs.slice(from).flatMap((l) => {
+    try {
+      return [JSON.parse(l) as LogRecord];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * True once, after log line `mark`, an event matching `enqueued` was enqueued for `ns` and a
+ * rebuild of `ns` that STARTED after it has finished: that rebuild saw the event, so whatever the
+ * inventory says now is the daemon's answer to it (no sleep-and-hope).
+ */
+export function rebuiltAfter(
+  d: InProcessDaemon,
+  ns: string,
+  mark: number,
+  enqueued: Partial<LogRecord>,
+): boolean {
+  const recs = logRecords(d, mark);
+  const matches = (r: LogRecord, want: LogRecord) => Object.entries(want).every(([k, v]) => r[k] === v);
+  const e = recs.findIndex((r) => matches(r, { msg: 'enqueue', namespace: ns, ...enqueued }));
+  if (e < 0) return false;
+  const s = recs.findIndex((r, i) => i > e && matches(r, { msg: 'rebuilding namespace', namespace: ns }));
+  return s >= 0 && recs.some((r, i) => i > s && matches(r, { msg: 'namespace rebuilt', namespace: ns }));
+}
+
+/** Enqueues of `ns` logged after line `mark` (each names the event that caused it). */
+export function enqueuesSince(d: InProcessDaemon, ns: string, mark: number): LogRecord[] {
+  return logRecords(d, mark).filter((r) => r.msg === 'enqueue' && r.namespace === ns);
+}
+
 export interface InProcessDaemon {
   daemon: WatchDaemon;
   logs: string[];

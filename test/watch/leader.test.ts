@@ -17,7 +17,6 @@ import {
   rebuildsOf,
   sameInventory,
   scrape,
-  sleep,
   spawnDaemon,
   until,
   type ChildDaemon,
@@ -77,11 +76,13 @@ describe('inv watch with leader election (child processes)', function () {
       'Image app:2',
       async () => (await inventory(env.rest, ns))['docker.io/library/app:2'] === 'Deployment',
     );
-    await sleep(1000);
+    await until(
+      'the leader counted its rebuilds',
+      async () => (await rebuildsOf(await leader.metricsUrl)) >= 2,
+    );
     const [lm, fm] = await Promise.all([scrape(await leader.metricsUrl), scrape(await follower.metricsUrl)]);
     assert.equal(metric(lm, 'inv_leader'), 1);
     assert.equal(metric(fm, 'inv_leader'), 0);
-    assert.ok((await rebuildsOf(await leader.metricsUrl)) >= 2);
     assert.equal(await rebuildsOf(await follower.metricsUrl), 0, 'the follower never rebuilds');
     assert.ok(!isLeader(follower));
 
