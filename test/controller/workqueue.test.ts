@@ -77,8 +77,12 @@ describe('WorkQueue', () => {
     const waited = Date.now() - started;
     assert.ok(waited >= 25 && waited < 190, `waited ${waited} ms`);
     q.done('a/_');
-    await sleep(250);
-    assert.equal(q.len(), 0, 'the replaced and ignored delays added nothing');
+    // A barrier due after both dropped delays (200 and 500 ms): delayed keys come out in due
+    // order, so if either had been kept it would be handed out first.
+    q.addAfter('barrier/_', 600);
+    assert.equal(await q.get(), 'barrier/_', 'the replaced and ignored delays added nothing');
+    q.done('barrier/_');
+    assert.equal(q.len(), 0);
     q.shutDown();
   });
 
@@ -115,7 +119,9 @@ describe('WorkQueue', () => {
     q.add('a/_');
     assert.equal(q.len(), 0);
     assert.equal(await q.get(), undefined);
-    await sleep(20);
+    // Node fires timers of equal duration in the order they were set: this one runs after the
+    // queue's 10 ms timer for late/_, so the check below sees what that timer did.
+    await new Promise((r) => setTimeout(r, 10));
     assert.equal(q.len(), 0, 'delayed keys are dropped');
   });
 
@@ -127,7 +133,8 @@ describe('WorkQueue', () => {
     q.add('a/_'); // dirty while in flight: must not come back after shutdown
     let drained = false;
     const drain = q.shutDownWithDrain().then(() => (drained = true));
-    await sleep(20);
+    // The drain resolves only from done(): once the microtask queue is flushed it has not.
+    await tick();
     assert.equal(drained, false, 'a/_ is still in flight');
     assert.equal(await q.get(), undefined, 'no new work after shutdown, b/_ is dropped');
     q.done('a/_');
@@ -217,7 +224,7 @@ describe('runWorkers', () => {
       if (i % 100 === 99) await tick();
     }
     await until(() => q.len() === 0 && q.inFlight() === 0);
-    await sleep(20);
+    // Nothing is waiting or in flight, and add() is synchronous: no further reconcile can come.
     q.shutDown();
     await workers;
     assert.ok(reconciles >= 1 && reconciles <= 3, `${reconciles} reconciles`);
@@ -279,15 +286,19 @@ describe('runWorkers', () => {
     const workers = runWorkers(
       q,
       2,
-      async () => {
+      async (key) => {
+        if (key === 'barrier/_') return void (barrierDone = true);
         attempts++;
         throw new Error('always');
       },
       { maxRetries: 2 },
     );
+    let barrierDone = false;
     q.add('a/_');
     await until(() => attempts === 3 && q.inFlight() === 0);
-    await sleep(30);
+    // A barrier due after the longest backoff (5 ms): a 4th attempt would have been handed out first.
+    q.addAfter('barrier/_', 20);
+    await until(() => barrierDone && q.inFlight() === 0);
     assert.equal(attempts, 3, 'first try plus 2 retries');
     assert.equal(q.numRequeues('a/_'), 0);
     q.shutDown();
