@@ -201,7 +201,8 @@ export function totalsLine(doc: ReturnType<typeof scanDocument>): string {
       : doc.dryRun
         ? ['would-create', 'would-update', 'would-delete', 'unchanged']
         : ['created', 'updated', 'deleted', 'unchanged'];
-  const parts = STATUSES.filter((s) => always.includes(s) || t[s] > 0).map((s) => `${t[s]} ${s}`);
+  const shown = [...always, ...STATUSES.filter((s) => !always.includes(s) && t[s] > 0)];
+  const parts = shown.map((s) => `${t[s]} ${s}`);
   const where =
     doc.namespaces.length === 1 && doc.failures.length === 0
       ? `namespace ${doc.namespaces[0]!.namespace}`
