@@ -300,7 +300,7 @@ describe('first run on a cluster without inv', function () {
       assert.equal(
         r.stderr,
         `Deleting the CRDs also deletes ${images} Image${images === 1 ? '' : 's'}, 0 ImageLists and 0 ImageJobs.\n` +
-          'Error: refusing to delete the CRDs without confirmation: no terminal to ask on; pass --yes\n',
+          'error: refusing to delete the CRDs without confirmation: no terminal to ask on; pass --yes\n',
       );
       assert.equal(r.stdout, '');
       await rest.get('/apis/imageinventory.dev/v1alpha1/namespaces/default/images/nginx-test');
