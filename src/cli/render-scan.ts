@@ -257,7 +257,9 @@ export function renderScan(
     ...(withReason ? [reason(i)] : []),
   ]);
   let stdout = rows.length ? renderTable(columns, body, opts) : '';
-  if (!opts.noHeaders) stdout += `${rows.length ? '\n' : ''}${totalsLine(doc)}\n`;
+  // Nothing scanned at all (every namespace failed): the errors on stderr are the whole story.
+  const nothing = doc.namespaces.length === 0 && doc.failures.length > 0;
+  if (!opts.noHeaders && !nothing) stdout += `${rows.length ? '\n' : ''}${totalsLine(doc)}\n`;
   return { stdout, stderr: problems(doc) };
 }
 
