@@ -241,7 +241,7 @@ export function renderScan(
   }
   const withReason = rows.some((r) => r.i.error || r.i.previousKinds);
   const columns: Column[] = [
-    ...(opts.namespaceColumn ? [{ header: 'NAMESPACE', shrink: true, minWidth: 12 }] : []),
+    ...(opts.namespaceColumn ? [{ header: 'NAMESPACE' }] : []),
     { header: 'IMAGE', shrink: true, minWidth: 24 },
     { header: 'KINDS' },
     { header: 'STATUS' },
