@@ -120,33 +120,35 @@ export function fromClusterScan(report: ScanReport, dryRun: boolean, selector?: 
 
 /** The offline scan (-f) as the same ScanReport input: every image is `found`. */
 export function fromOfflineScan(report: OfflineReport): ScanDocumentInput {
-  const namespaces = [
-    ...new Set(report.images.map((i) => i.namespace).concat(report.invalid.map((i) => i.namespace))),
-  ].sort();
+  // One pass each (a dump of a whole cluster has thousands of namespaces).
+  const byNs = new Map<string, { images: ScanImage[]; invalid: ScanNamespace['invalid'] }>();
+  const entry = (ns: string) => {
+    let e = byNs.get(ns);
+    if (!e) byNs.set(ns, (e = { images: [], invalid: [] }));
+    return e;
+  };
+  for (const i of report.images)
+    entry(i.namespace).images.push({
+      image: i.image,
+      name: i.name,
+      kinds: kindsArray(i.kinds),
+      status: 'found',
+    });
+  for (const i of report.invalid)
+    entry(i.namespace).invalid.push({
+      source: i.source,
+      container: i.container,
+      image: i.image,
+      reason: i.reason,
+    });
+  const namespaces = [...byNs.keys()].sort();
   return {
     source: 'files',
     dryRun: true,
     readOnly: true,
     namespaces: namespaces.map((ns) => {
-      const images = report.images
-        .filter((i) => i.namespace === ns)
-        .map((i): ScanImage => ({
-          image: i.image,
-          name: i.name,
-          kinds: kindsArray(i.kinds),
-          status: 'found',
-        }));
-      return {
-        namespace: ns,
-        counts: tally(images),
-        writes: 0,
-        images,
-        invalid: report.invalid
-          .filter((i) => i.namespace === ns)
-          .map((i) => ({ source: i.source, container: i.container, image: i.image, reason: i.reason })),
-        warnings: [],
-        errors: [],
-      };
+      const { images, invalid } = byNs.get(ns)!;
+      return { namespace: ns, counts: tally(images), writes: 0, images, invalid, warnings: [], errors: [] };
     }),
     failures: [],
     skipped: report.skipped,
