@@ -6,6 +6,7 @@ import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
+import { namespaceMissing } from '../core/kube/namespaces.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import { KubeRest } from '../core/kube/rest.js';
 import { compileExclusion } from '../core/refs/exclusion.js';
@@ -35,8 +36,8 @@ with no cluster.
 Output: -o wide adds the users of each image; -o name prints one ref (or namespace, or registry,
 with --by) per line; -o json|yaml print the ImageReport document of docs/output.md.
 
-Exit codes: 0 something matched; 3 nothing matched the filters; 2 bad input or no usable
-cluster.`);
+Exit codes: 0 something matched; 3 nothing matched the filters; 2 bad input, a namespace that
+does not exist, or no usable cluster.`);
 
   static override examples = [
     {
@@ -140,8 +141,12 @@ cluster.`);
         failLine(this, (e as Error).message);
       }
       try {
+        // A typo in -n is an error (exit 2), not "nothing matched" (exit 3).
+        for (const ns of namespaces)
+          if (await namespaceMissing(rest, ns)) failLine(this, `namespace "${ns}" not found`);
         uses = await clusterUses(rest, namespaces.length ? namespaces : undefined);
       } catch (e) {
+        if (e instanceof Error && 'oclif' in e) throw e;
         exitIfCrdMissing(this, e);
         failLine(this, `reading the Image resources failed: ${forbiddenMessage(e) ?? (e as Error).message}`);
       } finally {

@@ -6,7 +6,8 @@
 // Images of every workload outside the selector. A selector scan is therefore read-only: it
 // reports the images the selected workloads reference and never reads or writes Images.
 import { forbiddenMessage } from '../kube/forbidden.js';
-import { isNotFound, type KubeRest } from '../kube/rest.js';
+import { namespaceMissing } from '../kube/namespaces.js';
+import type { KubeRest } from '../kube/rest.js';
 import { ImageStore } from './image-store.js';
 import { InvalidRefReporter } from './invalid-ref-events.js';
 import { imageResourceName } from './naming.js';
@@ -55,13 +56,7 @@ class NamespaceNotFound extends Error {}
 
 /** Throws NamespaceNotFound when the namespace surely does not exist; a 403 proves nothing. */
 async function checkNamespace(rest: KubeRest, ns: string): Promise<void> {
-  try {
-    await rest.get(`/api/v1/namespaces/${ns}`);
-  } catch (e) {
-    if (isNotFound(e)) throw new NamespaceNotFound(`namespace "${ns}" not found`);
-    if (forbiddenMessage(e)) return;
-    throw e;
-  }
+  if (await namespaceMissing(rest, ns)) throw new NamespaceNotFound(`namespace "${ns}" not found`);
 }
 
 /** What a selector scan reports for one namespace: the referenced images, written nowhere. */
