@@ -137,5 +137,9 @@ describe('inv scan as a namespace-scoped user (RBAC)', () => {
     const ro = runCli(['scan', '-n', ns, '--kubeconfig', kubeconfig]);
     assert.equal(ro.status, 0, ro.stderr);
     assert.match(ro.stdout, /1 unchanged/);
+    // `inv images -n` reads the Images it may read, with the same Roles.
+    const imgs = runCli(['images', '-n', ns, '--kubeconfig', kubeconfig, '-o', 'name']);
+    assert.equal(imgs.status, 0, imgs.stderr);
+    assert.equal(imgs.stdout, 'docker.io/library/nginx:1.25\n');
   });
 });
