@@ -26,6 +26,13 @@ try {
   // No manifest, or a read-only install: nothing to refresh.
 }
 
-// Imported only now, so the compile cache covers oclif and everything it loads.
-const { execute } = await import('@oclif/core');
-await execute({ dir: import.meta.url });
+// Imported only now, so the compile cache covers oclif and everything it loads. Errors go
+// through our handler (one `error: ...` line, never wrapped), not oclif's.
+const { run, flush } = await import('@oclif/core');
+const { handleError } = await import('../dist/src/cli/handle-error.js');
+try {
+  await run(process.argv.slice(2), import.meta.url);
+  await flush();
+} catch (e) {
+  handleError(e);
+}

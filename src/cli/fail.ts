@@ -1,12 +1,12 @@
-// Errors scripts and people read at a glance: one line on stderr, then the exit code. oclif's
-// this.error() wraps long messages to the terminal width (80 columns without a terminal), which
-// splits "no cluster configured: tried ..." over several lines.
+// Errors scripts and people read at a glance: one line on stderr in kubectl's style
+// (`error: <message>`), then the exit code. Errors thrown to oclif (this.error, parse errors)
+// reach the same style through handle-error.ts.
 import type { Command } from '@oclif/core';
 import { asCrdMissing } from '../core/kube/crds.js';
 import { EXIT_USAGE } from './exit-codes.js';
 
 export function failLine(cmd: Command, message: string, exit: number = EXIT_USAGE): never {
-  process.stderr.write(`Error: ${message}\n`);
+  process.stderr.write(`error: ${message}\n`);
   return cmd.exit(exit);
 }
 

@@ -1,7 +1,8 @@
 // Flags shared by every command that talks to a cluster or prints data.
 import { Flags } from '@oclif/core';
-import { parseDuration } from '../core/erase/config.js';
+import { parseDurationMs } from '../core/duration.js';
 import type { KubeRestOptions } from '../core/kube/rest.js';
+import { terminalWidth, type TableOptions } from './table.js';
 
 export const kubeFlags = {
   kubeconfig: Flags.string({
@@ -20,12 +21,41 @@ export const kubeFlags = {
 /** KubeRest options from the shared flags; throws a message naming the bad value. */
 export function restOptions(flags: { 'request-timeout'?: string }): KubeRestOptions {
   const text = flags['request-timeout'] ?? '30s';
-  const seconds = parseDuration(text, '--request-timeout');
-  if (!(seconds > 0))
-    throw new Error(`--request-timeout: must be longer than 0s, got ${JSON.stringify(text)}`);
-  return { timeoutMs: Math.round(seconds * 1000) };
+  const ms = parseDurationMs(text, '--request-timeout');
+  if (!(ms > 0)) throw new Error(`--request-timeout: must be longer than 0s, got ${JSON.stringify(text)}`);
+  return { timeoutMs: ms };
 }
 
+/** Every output format a command may offer; each command lists the ones it supports. */
+export type OutputFormat = 'table' | 'wide' | 'name' | 'json' | 'yaml';
+
+const FORMAT_HELP: Record<OutputFormat, string> = {
+  table: 'table (the default, fitted to the terminal)',
+  wide: 'wide (every column, nothing truncated)',
+  name: 'name (one resource or ref per line)',
+  json: 'json',
+  yaml: 'yaml',
+};
+
+/**
+ * `-o/--output` with the formats a command supports, and `--no-headers` for its tables, as
+ * kubectl spells them. JSON and YAML are the documented, versioned shapes of docs/output.md.
+ */
+export function outputFlags(formats: readonly OutputFormat[] = ['table', 'wide', 'name', 'json', 'yaml']) {
+  return {
+    output: Flags.string({
+      char: 'o',
+      description: `Output format: ${formats.map((f) => FORMAT_HELP[f]).join(', ')}.`,
+      options: [...formats],
+      default: 'table',
+    }),
+    'no-headers': Flags.boolean({
+      description: 'Table output without the header row and the totals line (for scripts).',
+    }),
+  };
+}
+
+/** `-o table|json|yaml` alone, for commands whose output is no table (check, version). */
 export const outputFlag = {
   output: Flags.string({
     char: 'o',
@@ -35,4 +65,7 @@ export const outputFlag = {
   }),
 };
 
-export type OutputFormat = 'table' | 'json' | 'yaml';
+/** renderTable options from the shared flags and the terminal stdout is (or is not). */
+export function tableOptions(flags: { output?: string; 'no-headers'?: boolean }): TableOptions {
+  return { wide: flags.output === 'wide', noHeaders: !!flags['no-headers'], width: terminalWidth() };
+}

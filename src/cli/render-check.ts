@@ -2,12 +2,14 @@
 // (✔ pass, ‼ warning, × failure) with what was found, and a hint under each failure.
 import type { CheckResult } from '../core/check/checks.js';
 import type { OutputFormat } from './flags.js';
+import { reportDocument } from './output-shape.js';
 import { colors, toJson, toYaml } from './style.js';
 
 export function renderChecks(results: CheckResult[], output: OutputFormat): string {
   const ok = results.every((r) => r.status !== 'fail');
-  if (output === 'json') return toJson({ passed: ok, checks: results });
-  if (output === 'yaml') return toYaml({ passed: ok, checks: results });
+  const doc = reportDocument('CheckReport', { passed: ok, checks: results });
+  if (output === 'json') return toJson(doc);
+  if (output === 'yaml') return toYaml(doc);
   const c = colors();
   const lines: string[] = [];
   let group = '';

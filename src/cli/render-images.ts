@@ -1,16 +1,28 @@
-// Renders the image report (`inv images`): tables with cli-table3, JSON/YAML of the rows, and
-// `-o name` (one image, namespace or registry per line) for scripts.
+// Renders the image report (`inv images`): kubectl-style tables fitted to the terminal, the
+// ImageReport document (docs/output.md) for -o json|yaml, and -o name for scripts. `inv images`
+// groups the Image resources of many namespaces into one row per ref, so there is no single
+// object to name: -o name prints the refs (or the namespaces, or the registries, with --by).
 import type { ReportRows } from '../core/report/image-report.js';
-import { table, toJson, toYaml } from './style.js';
+import { reportDocument } from './output-shape.js';
+import { toJson, toYaml } from './style.js';
+import { renderTable, type TableOptions } from './table.js';
 
 export type ReportOutput = 'table' | 'wide' | 'json' | 'yaml' | 'name';
 
 /** At most this many users per cell in -o wide; the count says how many there are. */
 const WIDE_USERS = 5;
 
-export function renderImageReport(report: ReportRows, output: ReportOutput): string {
-  if (output === 'json') return toJson(report);
-  if (output === 'yaml') return toYaml(report);
+export function imageReportDocument(report: ReportRows, source: 'cluster' | 'files') {
+  return reportDocument('ImageReport', { source, by: report.by, rows: report.rows });
+}
+
+export function renderImageReport(
+  report: ReportRows,
+  output: ReportOutput,
+  opts: TableOptions & { source?: 'cluster' | 'files' } = {},
+): string {
+  if (output === 'json') return toJson(imageReportDocument(report, opts.source ?? 'cluster'));
+  if (output === 'yaml') return toYaml(imageReportDocument(report, opts.source ?? 'cluster'));
   if (output === 'name') {
     const names =
       report.by === 'image'
@@ -21,29 +33,52 @@ export function renderImageReport(report: ReportRows, output: ReportOutput): str
     return names.length ? `${names.join('\n')}\n` : '';
   }
   if (report.rows.length === 0) return ''; // the command says "no image matched" on stderr
-  const wide = output === 'wide';
+  const t = { ...opts, wide: output === 'wide' };
+  const right = { align: 'right' as const };
   if (report.by === 'namespace') {
-    const t = table(['NAMESPACE', 'IMAGES', 'REGISTRIES', 'USERS']);
-    for (const r of report.rows) t.push([r.namespace, r.images, r.registries, r.userCount]);
-    return `${t.toString()}\n`;
+    return renderTable(
+      [
+        { header: 'NAMESPACE', shrink: true },
+        { header: 'IMAGES', ...right },
+        { header: 'REGISTRIES', ...right },
+        { header: 'USERS', ...right },
+      ],
+      report.rows.map((r) => [r.namespace, String(r.images), String(r.registries), String(r.userCount)]),
+      t,
+    );
   }
   if (report.by === 'registry') {
-    const t = table(['REGISTRY', 'IMAGES', 'NAMESPACES', 'USERS']);
-    for (const r of report.rows) t.push([r.registry, r.images, r.namespaces, r.userCount]);
-    return `${t.toString()}\n`;
+    return renderTable(
+      [
+        { header: 'REGISTRY', shrink: true },
+        { header: 'IMAGES', ...right },
+        { header: 'NAMESPACES', ...right },
+        { header: 'USERS', ...right },
+      ],
+      report.rows.map((r) => [r.registry, String(r.images), String(r.namespaces), String(r.userCount)]),
+      t,
+    );
   }
-  const t = table(['IMAGE', 'NAMESPACES', 'KINDS', 'USERS', ...(wide ? ['WHO'] : [])]);
-  for (const r of report.rows) {
-    const who = r.namespaces.flatMap((n) => n.users.map((u) => `${n.namespace}/${u}`));
-    const shown =
-      who.slice(0, WIDE_USERS).join('\n') + (r.userCount > WIDE_USERS ? `\n(${r.userCount} in all)` : '');
-    t.push([
-      r.image,
-      r.namespaces.map((n) => n.namespace).join(','),
-      r.kinds.join(','),
-      r.userCount,
-      ...(wide ? [shown] : []),
-    ]);
-  }
-  return `${t.toString()}\n`;
+  return renderTable(
+    [
+      { header: 'IMAGE', shrink: true, minWidth: 24 },
+      { header: 'USERS', ...right },
+      { header: 'KINDS' },
+      { header: 'NAMESPACES', shrink: true, minWidth: 12 },
+      { header: 'WHO', wide: true },
+    ],
+    report.rows.map((r) => {
+      const who = r.namespaces.flatMap((n) => n.users.map((u) => `${n.namespace}/${u}`));
+      const shown =
+        who.slice(0, WIDE_USERS).join(',') + (r.userCount > WIDE_USERS ? ` (${r.userCount} in all)` : '');
+      return [
+        r.image,
+        String(r.userCount),
+        r.kinds.join(','),
+        r.namespaces.map((n) => n.namespace).join(','),
+        shown,
+      ];
+    }),
+    t,
+  );
 }

@@ -1,6 +1,8 @@
 // Output of `inv node-remove`: the JSON/YAML report (a fixed shape the controller parses) or a
-// readable table with a one-line summary.
-import { colors, table, toJson, toYaml } from './style.js';
+// readable kubectl-style table (short image IDs, long values truncated to the terminal; -o wide
+// shows full IDs and every value) with a one-line summary.
+import { colors, toJson, toYaml } from './style.js';
+import { renderTable, type TableOptions } from './table.js';
 import { formatBytes } from '../core/size.js';
 import { bytesFreed, type Outcome, type Report } from '../core/noderemove/types.js';
 
@@ -31,7 +33,11 @@ export function reportData(report: Report) {
 
 const shortId = (id: string) => (id.startsWith('sha256:') ? id.slice(7, 19) : id.slice(0, 12));
 
-export function renderReport(report: Report, output: 'table' | 'json' | 'yaml'): string {
+export function renderReport(
+  report: Report,
+  output: 'table' | 'wide' | 'json' | 'yaml',
+  opts: TableOptions = {},
+): string {
   if (output === 'json') return toJson(reportData(report));
   if (output === 'yaml') return toYaml(reportData(report));
   const c = colors();
@@ -47,14 +53,28 @@ export function renderReport(report: Report, output: 'table' | 'json' | 'yaml'):
     failed: c.red,
   };
   const rt = `${report.runtime.name} ${report.runtime.version} (CRI ${report.runtime.apiVersion})`;
-  let out = `${c.bold(`Node ${report.node || '(unnamed)'}`)}  ${c.dim(rt)}\n`;
-  if (report.results.length === 0) return `${out}${c.dim('no images matched\n')}`;
-  const t = table(['TARGET', 'IMAGE', 'OUTCOME', 'NAMES', 'DETAIL']);
-  for (const r of report.results) {
-    const names = r.aliases.filter((a) => a !== r.imageId).join('\n');
-    t.push([r.target, shortId(r.imageId), paint[r.outcome](r.outcome), names, r.error || r.detail]);
-  }
-  out += `${t.toString()}\n`;
+  let out = opts.noHeaders ? '' : `${c.bold(`Node ${report.node || '(unnamed)'}`)}  ${c.dim(rt)}\n`;
+  if (report.results.length === 0) return opts.noHeaders ? '' : `${out}${c.dim('no images matched\n')}`;
+  const wide = output === 'wide';
+  const rows = report.results.map((r) => [
+    r.target,
+    wide ? r.imageId : shortId(r.imageId),
+    paint[r.outcome](r.outcome),
+    r.aliases.filter((a) => a !== r.imageId).join(',') || '-',
+    r.error || r.detail || '',
+  ]);
+  out += renderTable(
+    [
+      { header: 'TARGET', shrink: true, minWidth: 16 },
+      { header: 'IMAGE ID' },
+      { header: 'OUTCOME' },
+      { header: 'NAMES', shrink: true, minWidth: 16 },
+      { header: 'DETAIL', shrink: true, minWidth: 12 },
+    ],
+    rows,
+    { ...opts, wide },
+  );
+  if (opts.noHeaders) return out;
   const counts = new Map<Outcome, number>();
   for (const r of report.results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
   out += `${[...counts].map(([o, n]) => `${n} ${paint[o](o)}`).join(', ')}`;

@@ -1,106 +1,288 @@
-// Renders `inv scan` results: tables grouped by namespace, or the same data as JSON/YAML.
-import type { OfflineReport } from '../core/inventory/manifests.js';
+// Renders `inv scan`: one kubectl-style table for every namespace scanned (a NAMESPACE column
+// when there is more than one), a totals line, and the ScanReport document (docs/output.md)
+// for -o json|yaml. `scan` against a cluster and `scan -f` print the same shape and the same
+// status words in the table and in JSON.
+import type { OfflineReport, SkippedDocument } from '../core/inventory/manifests.js';
 import type { ImageOutcome } from '../core/inventory/reconcile.js';
-import type { ScanReport } from '../core/inventory/scan.js';
-import type { OutputFormat } from './flags.js';
-import { colors, table, toJson, toYaml } from './style.js';
+import type { ScanFailure, ScanReport } from '../core/inventory/scan.js';
 import { abbreviate } from '../core/refs/abbreviate.js';
+import type { OutputFormat } from './flags.js';
+import { kindsArray, reportDocument } from './output-shape.js';
+import { colors, toJson, toYaml } from './style.js';
+import { renderTable, type Column, type TableOptions } from './table.js';
 
-function changeLabel(o: ImageOutcome, dryRun: boolean): string {
-  const c = colors();
-  if (o.result === 'failed') return c.red(`${o.change} failed: ${o.error ?? ''}`);
-  // Skipped work (a name taken by someone else's Image, a namespace being deleted) is never
-  // shown as done, whatever was planned.
-  if (o.result === 'skipped' || o.change === 'conflict') return c.yellow(`skipped: ${o.error ?? ''}`);
-  const words = {
-    create: ['created', 'would create'],
-    update: ['updated', 'would update'],
-    delete: ['deleted', 'would delete'],
-    none: ['unchanged', 'unchanged'],
-  } as const;
-  const w = words[o.change][dryRun ? 1 : 0];
-  if (o.change === 'create') return c.green(w);
-  if (o.change === 'delete') return c.red(w);
-  if (o.change === 'update') return c.cyan(`${w} (kinds were ${o.previousKinds || '-'})`);
-  return c.dim(w);
+/** What happened to one Image, in the words of both the table and the JSON. */
+export const STATUSES = [
+  'created',
+  'updated',
+  'deleted',
+  'unchanged',
+  'would-create',
+  'would-update',
+  'would-delete',
+  'found',
+  'failed',
+  'skipped',
+] as const;
+export type ImageStatus = (typeof STATUSES)[number];
+type Counts = Record<ImageStatus, number>;
+
+export interface ScanImage {
+  image: string;
+  /** The Image resource's name (what `kubectl get image NAME -n NS` takes). */
+  name: string;
+  kinds: string[];
+  /** For updates and deletes: the kinds the Image had. */
+  previousKinds?: string[];
+  status: ImageStatus;
+  /** Why it failed or was skipped. */
+  error?: string;
 }
 
-export function scanReportData(report: ScanReport, dryRun: boolean) {
+export interface ScanNamespace {
+  namespace: string;
+  counts: Counts;
+  writes: number;
+  images: ScanImage[];
+  invalid: { source: string; container: string; image: string; reason: string }[];
+  warnings: string[];
+  errors: string[];
+}
+
+export interface ScanDocumentInput {
+  source: 'cluster' | 'files';
+  dryRun: boolean;
+  readOnly: boolean;
+  selector?: string;
+  namespaces: ScanNamespace[];
+  failures: ScanFailure[];
+  skipped: SkippedDocument[];
+  ignored: Record<string, number>;
+}
+
+const zero = (): Counts => Object.fromEntries(STATUSES.map((s) => [s, 0])) as Counts;
+
+function statusOf(o: ImageOutcome, dryRun: boolean, readOnly: boolean): ImageStatus {
+  if (o.result === 'failed') return 'failed';
+  // Skipped work (a name taken by someone else's Image, a namespace being deleted) is never
+  // shown as done, whatever was planned.
+  if (o.result === 'skipped' || o.change === 'conflict') return 'skipped';
+  if (o.change === 'none') return readOnly ? 'found' : 'unchanged';
+  const past = { create: 'created', update: 'updated', delete: 'deleted' } as const;
+  return dryRun ? `would-${o.change}` : past[o.change];
+}
+
+function tally(images: ScanImage[]): Counts {
+  const counts = zero();
+  for (const i of images) counts[i.status]++;
+  return counts;
+}
+
+/** The cluster scan as the ScanReport input. */
+export function fromClusterScan(report: ScanReport, dryRun: boolean, selector?: string): ScanDocumentInput {
   return {
-    dryRun,
-    namespaces: report.results.map((r) => ({
-      namespace: r.namespace,
-      counts: r.counts,
-      writes: r.writes,
-      images: r.images,
-      invalid: r.invalid.map((i) => ({
-        namespace: i.namespace,
-        source: i.source,
-        container: i.container,
-        image: i.image,
-        reason: i.reason,
-      })),
-      errors: r.errors,
-      warnings: r.warnings,
-    })),
+    source: 'cluster',
+    dryRun: dryRun || report.readOnly,
+    readOnly: report.readOnly,
+    selector,
+    namespaces: report.results.map((r) => {
+      const images = r.images.map((o): ScanImage => {
+        const i: ScanImage = {
+          image: o.image,
+          name: o.name,
+          kinds: kindsArray(o.kinds),
+          status: statusOf(o, dryRun, report.readOnly),
+        };
+        if (o.previousKinds !== undefined) i.previousKinds = kindsArray(o.previousKinds);
+        if (o.error) i.error = o.error;
+        return i;
+      });
+      return {
+        namespace: r.namespace,
+        counts: tally(images),
+        writes: r.writes,
+        images,
+        invalid: r.invalid.map((i) => ({
+          source: i.source,
+          container: i.container,
+          image: i.image,
+          reason: i.reason,
+        })),
+        warnings: r.warnings,
+        errors: r.errors,
+      };
+    }),
     failures: report.failures,
+    skipped: [],
+    ignored: {},
   };
 }
 
-export function renderScanReport(report: ScanReport, output: OutputFormat, dryRun = false): string {
-  if (output === 'json') return toJson(scanReportData(report, dryRun));
-  if (output === 'yaml') return toYaml(scanReportData(report, dryRun));
-  const c = colors();
-  let out = '';
-  for (const r of report.results) {
-    const { created, updated, deleted, unchanged } = r.counts;
-    const summary = dryRun
-      ? `dry run, ${r.images.filter((i) => i.change !== 'none').length} change(s) planned`
-      : `${created} created, ${updated} updated, ${deleted} deleted, ${unchanged} unchanged`;
-    out += `${c.bold(`Namespace ${r.namespace}`)}  ${c.dim(summary)}\n`;
-    if (r.images.length === 0) {
-      out += c.dim('  no images referenced\n');
-    } else {
-      const t = table(['IMAGE', 'KINDS', 'CHANGE']);
-      for (const o of r.images)
-        t.push([o.image, o.change === 'delete' ? c.dim(o.kinds || '-') : o.kinds, changeLabel(o, dryRun)]);
-      out += `${t.toString()}\n`;
-    }
-    for (const i of r.invalid) {
-      out += c.yellow(
-        `warning: ${i.source} container ${i.container}: invalid image ${JSON.stringify(abbreviate(i.image))}: ${i.reason}\n`,
-      );
-    }
-    for (const w of r.warnings) out += c.yellow(`warning: ${w}\n`);
-    out += '\n';
-  }
-  for (const f of report.failures) out += c.red(`error: namespace ${f.namespace}: ${f.error}\n`);
-  return out;
+/** The offline scan (-f) as the same ScanReport input: every image is `found`. */
+export function fromOfflineScan(report: OfflineReport): ScanDocumentInput {
+  // One pass each (a dump of a whole cluster has thousands of namespaces).
+  const byNs = new Map<string, { images: ScanImage[]; invalid: ScanNamespace['invalid'] }>();
+  const entry = (ns: string) => {
+    let e = byNs.get(ns);
+    if (!e) byNs.set(ns, (e = { images: [], invalid: [] }));
+    return e;
+  };
+  for (const i of report.images)
+    entry(i.namespace).images.push({
+      image: i.image,
+      name: i.name,
+      kinds: kindsArray(i.kinds),
+      status: 'found',
+    });
+  for (const i of report.invalid)
+    entry(i.namespace).invalid.push({
+      source: i.source,
+      container: i.container,
+      image: i.image,
+      reason: i.reason,
+    });
+  const namespaces = [...byNs.keys()].sort();
+  return {
+    source: 'files',
+    dryRun: true,
+    readOnly: true,
+    namespaces: namespaces.map((ns) => {
+      const { images, invalid } = byNs.get(ns)!;
+      return { namespace: ns, counts: tally(images), writes: 0, images, invalid, warnings: [], errors: [] };
+    }),
+    failures: [],
+    skipped: report.skipped,
+    ignored: report.ignored,
+  };
 }
 
-export function renderOfflineReport(report: OfflineReport, output: OutputFormat): string {
-  if (output === 'json') return toJson(report);
-  if (output === 'yaml') return toYaml(report);
-  const c = colors();
-  let out = '';
-  const namespaces = [
-    ...new Set(report.images.map((i) => i.namespace).concat(report.invalid.map((i) => i.namespace))),
-  ].sort();
-  for (const ns of namespaces) {
-    const imgs = report.images.filter((i) => i.namespace === ns);
-    out += `${c.bold(`Namespace ${ns}`)}  ${c.dim(`${imgs.length} image(s)`)}\n`;
-    if (imgs.length) {
-      const t = table(['IMAGE', 'KINDS', 'NAME']);
-      for (const i of imgs) t.push([i.image, i.kinds, c.dim(i.name)]);
-      out += `${t.toString()}\n`;
-    }
-    for (const i of report.invalid.filter((x) => x.namespace === ns)) {
-      out += c.yellow(
-        `warning: ${i.source} container ${i.container}: invalid image ${JSON.stringify(abbreviate(i.image))}: ${i.reason}\n`,
-      );
-    }
-    out += '\n';
+export function scanDocument(input: ScanDocumentInput) {
+  const totals = zero();
+  let images = 0;
+  let invalid = 0;
+  for (const n of input.namespaces) {
+    for (const s of STATUSES) totals[s] += n.counts[s];
+    images += n.images.length;
+    invalid += n.invalid.length;
   }
-  if (!namespaces.length) out += c.dim('no workloads with images found\n');
+  return reportDocument('ScanReport', {
+    source: input.source,
+    dryRun: input.dryRun,
+    readOnly: input.readOnly,
+    selector: input.selector ?? null,
+    namespaces: input.namespaces,
+    failures: input.failures,
+    skipped: input.skipped,
+    ignored: input.ignored,
+    totals: {
+      namespaces: input.namespaces.length,
+      images,
+      invalid,
+      failures: input.failures.length,
+      ...totals,
+    },
+  });
+}
+
+function paint(status: ImageStatus): (s: string) => string {
+  const c = colors();
+  if (status === 'failed') return c.red;
+  if (status === 'skipped') return c.yellow;
+  if (status === 'created' || status === 'would-create') return c.green;
+  if (status === 'deleted' || status === 'would-delete') return c.red;
+  if (status === 'updated' || status === 'would-update') return c.cyan;
+  return (s) => s;
+}
+
+/** The totals line: counts of each status that occurred (created..unchanged always on a write). */
+export function totalsLine(doc: ReturnType<typeof scanDocument>): string {
+  const t = doc.totals;
+  const always: ImageStatus[] =
+    doc.source === 'files' || doc.readOnly
+      ? ['found']
+      : doc.dryRun
+        ? ['would-create', 'would-update', 'would-delete', 'unchanged']
+        : ['created', 'updated', 'deleted', 'unchanged'];
+  const shown = [...always, ...STATUSES.filter((s) => !always.includes(s) && t[s] > 0)];
+  const parts = shown.map((s) => `${t[s]} ${s}`);
+  const where =
+    doc.namespaces.length === 1 && doc.failures.length === 0
+      ? `namespace ${doc.namespaces[0]!.namespace}`
+      : `${t.namespaces} namespace${t.namespaces === 1 ? '' : 's'}`;
+  let line = `${where}: ${t.images} image${t.images === 1 ? '' : 's'}: ${parts.join(', ')}`;
+  if (t.invalid) line += `; ${t.invalid} invalid ref${t.invalid === 1 ? '' : 's'}`;
+  if (t.failures) line += `; ${t.failures} namespace${t.failures === 1 ? '' : 's'} failed`;
+  if (doc.selector !== null) line += ` (selector ${doc.selector}: read-only, the inventory was not written)`;
+  else if (doc.source === 'files') line += ' (offline: nothing written)';
+  else if (doc.dryRun) line += ' (dry run: nothing written)';
+  return line;
+}
+
+export interface ScanRenderOptions extends TableOptions {
+  /** Show the NAMESPACE column (-A, several -n, or -f over several namespaces). */
+  namespaceColumn?: boolean;
+}
+
+/** stdout for the table formats and -o name; warnings and errors are returned for stderr. */
+export function renderScan(
+  doc: ReturnType<typeof scanDocument>,
+  output: OutputFormat,
+  opts: ScanRenderOptions = {},
+): { stdout: string; stderr: string } {
+  if (output === 'json') return { stdout: toJson(doc), stderr: problems(doc) };
+  if (output === 'yaml') return { stdout: toYaml(doc), stderr: problems(doc) };
+  const rows = doc.namespaces.flatMap((n) => n.images.map((i) => ({ ns: n.namespace, i })));
+  if (output === 'name') {
+    // Images that exist in the cluster by their resource name, as kubectl prints them; offline
+    // there is no object, so the normalized refs (each once).
+    const names =
+      doc.source === 'files' || doc.readOnly
+        ? [...new Set(rows.map((r) => r.i.image))].sort()
+        : rows.filter((r) => r.i.status !== 'deleted').map((r) => `image.imageinventory.dev/${r.i.name}`);
+    return { stdout: names.map((n) => `${n}\n`).join(''), stderr: problems(doc) };
+  }
+  const withReason = rows.some((r) => r.i.error || r.i.previousKinds);
+  const columns: Column[] = [
+    ...(opts.namespaceColumn ? [{ header: 'NAMESPACE' }] : []),
+    { header: 'IMAGE', shrink: true, minWidth: 24 },
+    { header: 'KINDS' },
+    { header: 'STATUS' },
+    { header: 'NAME', wide: true },
+    ...(withReason ? [{ header: 'REASON', shrink: true, minWidth: 12 }] : []),
+  ];
+  const body = rows.map(({ ns, i }) => [
+    ...(opts.namespaceColumn ? [ns] : []),
+    i.image,
+    i.kinds.join(',') || '-',
+    paint(i.status)(i.status),
+    i.name,
+    ...(withReason ? [reason(i)] : []),
+  ]);
+  let stdout = rows.length ? renderTable(columns, body, opts) : '';
+  // Nothing scanned at all (every namespace failed): the errors on stderr are the whole story.
+  const nothing = doc.namespaces.length === 0 && doc.failures.length > 0;
+  if (!opts.noHeaders && !nothing) stdout += `${rows.length ? '\n' : ''}${totalsLine(doc)}\n`;
+  return { stdout, stderr: problems(doc) };
+}
+
+function reason(i: ScanImage): string {
+  if (i.error) return i.error;
+  if (i.previousKinds) return `kinds were ${i.previousKinds.join(',') || '-'}`;
+  return '';
+}
+
+/** Invalid refs, warnings and failed namespaces, for stderr in every format. */
+function problems(doc: ReturnType<typeof scanDocument>): string {
+  const c = colors(process.stderr);
+  let out = '';
+  for (const n of doc.namespaces) {
+    for (const i of n.invalid) {
+      out += `${c.yellow(
+        `warning: namespace ${n.namespace}: ${i.source} container ${i.container}: invalid image ${JSON.stringify(abbreviate(i.image))}: ${i.reason}`,
+      )}\n`;
+    }
+    for (const w of n.warnings) out += `${c.yellow(`warning: namespace ${n.namespace}: ${w}`)}\n`;
+  }
+  for (const f of doc.failures) out += `${c.red(`error: namespace ${f.namespace}: ${f.error}`)}\n`;
   return out;
 }

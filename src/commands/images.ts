@@ -1,11 +1,12 @@
 import { Command, Flags } from '@oclif/core';
-import { EXIT_USAGE } from '../cli/exit-codes.js';
 import { exitIfCrdMissing, failLine } from '../cli/fail.js';
-import { kubeFlags, restOptions } from '../cli/flags.js';
+import { kubeFlags, outputFlags, restOptions, tableOptions } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { loadKubeConfig } from '../core/kube/config.js';
+import { forbiddenMessage } from '../core/kube/forbidden.js';
+import { namespaceMissing } from '../core/kube/namespaces.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import { KubeRest } from '../core/kube/rest.js';
 import { compileExclusion } from '../core/refs/exclusion.js';
@@ -32,8 +33,11 @@ matches every Bitnami image on Docker Hub, 'k8s.gcr.io/*' everything from that r
 With --offline -f PATH the same report runs over manifest files (as \`inv scan -f\` reads them),
 with no cluster.
 
-Exit codes: 0 something matched; 3 nothing matched the filters; 2 bad input or no usable
-cluster.`);
+Output: -o wide adds the users of each image; -o name prints one ref (or namespace, or registry,
+with --by) per line; -o json|yaml print the ImageReport document of docs/output.md.
+
+Exit codes: 0 something matched; 3 nothing matched the filters; 2 bad input, a namespace that
+does not exist, or no usable cluster.`);
 
   static override examples = [
     {
@@ -63,9 +67,15 @@ cluster.`);
     kind: Flags.string({
       description: 'Only users of this kind (repeatable).',
       multiple: true,
+      multipleNonGreedy: true,
       options: KINDS,
     }),
-    namespace: Flags.string({ char: 'n', multiple: true, description: 'Only this namespace (repeatable).' }),
+    namespace: Flags.string({
+      char: 'n',
+      multiple: true,
+      multipleNonGreedy: true,
+      description: 'Only this namespace (repeatable).',
+    }),
     'all-namespaces': Flags.boolean({
       char: 'A',
       description: 'Every namespace (the default without -n).',
@@ -86,12 +96,7 @@ cluster.`);
       dependsOn: ['offline'],
     }),
     ...maxInputSizeFlag,
-    output: Flags.string({
-      char: 'o',
-      description: 'Output format.',
-      options: ['table', 'wide', 'json', 'yaml', 'name'],
-      default: 'table',
-    }),
+    ...outputFlags(),
     ...kubeFlags,
   };
 
@@ -100,21 +105,19 @@ cluster.`);
     const namespaces = flags.namespace ?? [];
     for (const ns of namespaces) {
       const problem = validateNamespaceName(ns);
-      if (problem) this.error(`invalid namespace "${ns}": ${problem}`, { exit: EXIT_USAGE });
+      if (problem) failLine(this, `invalid namespace "${ns}": ${problem}`);
     }
     let image;
     if (flags.image !== undefined) {
       const c = compileExclusion(flags.image);
-      if (!c.ok) this.error(`--image ${JSON.stringify(flags.image)}: ${c.reason}`, { exit: EXIT_USAGE });
+      if (!c.ok) failLine(this, `--image ${JSON.stringify(flags.image)}: ${c.reason}`);
       image = c.matcher;
     }
     const registry = flags.registry?.toLowerCase();
     if (registry !== undefined && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d+)?$/.test(registry))
-      this.error(
+      failLine(
+        this,
         `--registry ${JSON.stringify(flags.registry)}: not a registry host (like docker.io or host:5000)`,
-        {
-          exit: EXIT_USAGE,
-        },
       );
 
     let uses;
@@ -138,17 +141,26 @@ cluster.`);
         failLine(this, (e as Error).message);
       }
       try {
+        // A typo in -n is an error (exit 2), not "nothing matched" (exit 3).
+        for (const ns of namespaces)
+          if (await namespaceMissing(rest, ns)) failLine(this, `namespace "${ns}" not found`);
         uses = await clusterUses(rest, namespaces.length ? namespaces : undefined);
       } catch (e) {
+        if (e instanceof Error && 'oclif' in e) throw e;
         exitIfCrdMissing(this, e);
-        failLine(this, `reading the Image resources failed: ${(e as Error).message}`);
+        failLine(this, `reading the Image resources failed: ${forbiddenMessage(e) ?? (e as Error).message}`);
       } finally {
         rest.close();
       }
     }
     const matched = filterUses(uses, { image, registry, kinds: flags.kind });
     const report = groupUses(matched, flags.by as GroupBy);
-    process.stdout.write(renderImageReport(report, flags.output as ReportOutput));
+    process.stdout.write(
+      renderImageReport(report, flags.output as ReportOutput, {
+        ...tableOptions(flags),
+        source: flags.offline ? 'files' : 'cluster',
+      }),
+    );
     if (report.rows.length === 0) {
       process.stderr.write('no image matched\n');
       this.exit(EXIT_NO_MATCH);

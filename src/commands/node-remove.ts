@@ -5,7 +5,7 @@ import { DEFAULT_RUNTIME_ENDPOINT } from '../core/constants.js';
 import { Command, Flags } from '@oclif/core';
 import os from 'node:os';
 import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { outputFlag, type OutputFormat } from '../cli/flags.js';
+import { outputFlags, tableOptions } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 
 const DEFAULT_ENDPOINT = DEFAULT_RUNTIME_ENDPOINT;
@@ -94,12 +94,12 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
         'Where a Pod writes its compact summary (only written in a Pod, or when given explicitly).',
       default: DEFAULT_TERMINATION_PATH,
     }),
-    ...outputFlag,
+    ...outputFlags(['table', 'wide', 'json', 'yaml']),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(NodeRemove);
-    const output = flags.output as OutputFormat;
+    const output = flags.output as 'table' | 'wide' | 'json' | 'yaml';
     const core = await import('../core/noderemove/index.js');
 
     let targets: string[];
@@ -146,7 +146,7 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
 
     const { renderReport } = await import('../cli/render-node-remove.js');
     for (const w of report.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
-    process.stdout.write(renderReport(report, output));
+    process.stdout.write(renderReport(report, output, tableOptions(flags)));
     core.writeTerminationMessage(
       flags['termination-message-path'],
       flags['termination-message-path'] !== DEFAULT_TERMINATION_PATH,

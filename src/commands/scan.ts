@@ -1,16 +1,18 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { exitIfCrdMissing, failLine } from '../cli/fail.js';
-import { kubeFlags, outputFlag, restOptions, type OutputFormat } from '../cli/flags.js';
-import { renderOfflineReport, renderScanReport } from '../cli/render-scan.js';
-import { spinner } from '../cli/style.js';
+import { kubeFlags, outputFlags, restOptions, tableOptions, type OutputFormat } from '../cli/flags.js';
+import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/render-scan.js';
+import { colors, spinner } from '../cli/style.js';
 import { offlineInventory } from '../core/inventory/manifests.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
-import { scanCluster } from '../core/inventory/scan.js';
+import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
 import { loadKubeConfig } from '../core/kube/config.js';
+import { forbiddenMessage } from '../core/kube/forbidden.js';
 import { KubeRest } from '../core/kube/rest.js';
 import { IMAGE_CRD, requireCrds } from '../core/kube/crds.js';
 import { validateNamespaceName } from '../core/kube/names.js';
+import { parseSelector } from '../core/erase/selector.js';
 import { paragraphs } from '../cli/help-text.js';
 
 export default class Scan extends Command {
@@ -23,19 +25,37 @@ Image resources (imageinventory.dev/v1alpha1) match: missing Images are created,
 updated, and managed Images nobody references any more are deleted. Only Images labeled
 app.kubernetes.io/managed-by=image-inventory-controller are ever updated or deleted.
 
+Without -n or -A, the namespace of the kubeconfig context is scanned ("default" when the context
+names none), as kubectl does; the output says which.
+
+With -l, only the workloads matching the label selector are read, and the scan is read-only: it
+reports the images they reference and writes nothing, because an inventory written from part of
+a namespace would delete the Images of every workload outside the selector.
+
 With -f, the same rules run offline on manifest files (multi-document YAML or JSON, List kinds
 included) and nothing is written anywhere.
 
-Exit codes: 0 success; 1 some namespace failed (the output says which and why); 2 bad input or
-no usable cluster configuration.`);
+Output: one table with a NAMESPACE column when several namespaces are scanned, then a totals
+line; -o wide adds the Image resource names and never truncates; -o name prints
+image.imageinventory.dev/<name> per Image (the normalized refs with -f or -l, where no Image is
+involved); -o json|yaml print the ScanReport document of docs/output.md.
+
+Exit codes: 0 success; 1 some namespaces failed and others were scanned (stderr says which and
+why); 2 bad input, no usable cluster configuration, or nothing scanned at all (a namespace that
+does not exist, a missing permission on every namespace).`);
 
   static override examples = [
+    { description: "Rebuild the current context's namespace", command: '<%= config.bin %> scan' },
     { description: 'Rebuild one namespace', command: '<%= config.bin %> scan -n shop' },
     {
       description: 'Preview the changes for two namespaces without writing',
       command: '<%= config.bin %> scan -n shop -n web --dry-run',
     },
     { description: 'Rebuild every namespace and print JSON', command: '<%= config.bin %> scan -A -o json' },
+    {
+      description: 'Which images do the workloads labeled app=web reference? (read-only)',
+      command: '<%= config.bin %> scan -n shop -l app=web',
+    },
     {
       description: 'Inventory rendered Helm manifests offline',
       command: 'helm template ./chart | <%= config.bin %> scan -f - -o json',
@@ -50,13 +70,21 @@ no usable cluster configuration.`);
     namespace: Flags.string({
       char: 'n',
       multiple: true,
+      // `-n a extra` must not make "extra" a namespace: one value per -n.
+      multipleNonGreedy: true,
       description:
-        'Namespace to rebuild (repeatable). With -f: namespace for objects that set none (default "default").',
+        'Namespace to rebuild (repeatable; default: the kubeconfig context\'s). With -f: namespace for objects that set none (default "default").',
     }),
     'all-namespaces': Flags.boolean({
       char: 'A',
       description: 'Rebuild every namespace.',
       exclusive: ['namespace'],
+    }),
+    selector: Flags.string({
+      char: 'l',
+      description:
+        'Label selector (e.g. app=web,tier!=db): read only the matching workloads. Read-only: reports, writes nothing.',
+      exclusive: ['filename'],
     }),
     filename: Flags.string({
       char: 'f',
@@ -67,7 +95,7 @@ no usable cluster configuration.`);
     'dry-run': Flags.boolean({ description: 'Compute and print the changes without writing anything.' }),
     ...maxInputSizeFlag,
     concurrency: Flags.integer({ description: 'Namespaces rebuilt at once.', default: 4, min: 1, max: 64 }),
-    ...outputFlag,
+    ...outputFlags(),
     ...kubeFlags,
   };
 
@@ -77,66 +105,94 @@ no usable cluster configuration.`);
     const namespaces = flags.namespace ?? [];
     for (const ns of namespaces) {
       const problem = validateNamespaceName(ns);
-      if (problem) this.error(`invalid namespace "${ns}": ${problem}`, { exit: EXIT_USAGE });
+      if (problem) failLine(this, `invalid namespace "${ns}": ${problem}`);
     }
+    if (flags.selector !== undefined) {
+      try {
+        if (!flags.selector.trim()) throw new Error('must not be empty');
+        parseSelector(flags.selector);
+      } catch (e) {
+        failLine(this, `--selector ${JSON.stringify(flags.selector)}: ${(e as Error).message}`);
+      }
+    }
+    const print = (doc: ReturnType<typeof scanDocument>, several: boolean) => {
+      const out = renderScan(doc, output, { ...tableOptions(flags), namespaceColumn: several });
+      process.stdout.write(out.stdout);
+      process.stderr.write(out.stderr);
+    };
 
     if (flags.filename) {
       if (namespaces.length > 1)
-        this.error('with -f, pass at most one --namespace (the default for objects without one)', {
-          exit: EXIT_USAGE,
-        });
+        failLine(this, 'with -f, pass at most one --namespace (the default for objects without one)');
       const read = await readManifestsForCommand(
         this,
         flags.filename,
         namespaces[0] ?? 'default',
         flags['max-input-size'],
       );
-      const report = offlineInventory(read);
-      process.stdout.write(renderOfflineReport(report, output));
+      const doc = scanDocument(fromOfflineScan(offlineInventory(read)));
+      print(doc, doc.namespaces.length > 1);
       return;
     }
 
-    if (!flags['all-namespaces'] && namespaces.length === 0) {
-      this.error(
-        'nothing to scan: pass -n NAMESPACE (repeatable), -A for every namespace, or -f PATH for offline files',
-        {
-          exit: EXIT_USAGE,
-        },
-      );
-    }
     let rest: KubeRest;
+    let target = namespaces;
     try {
-      rest = new KubeRest(
-        loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }),
-        restOptions(flags),
-      );
+      const kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+      if (!flags['all-namespaces'] && namespaces.length === 0) {
+        // kubectl's habit: the context's namespace, else "default". Said on stderr, so it is
+        // never a surprise and never in the way of -o json.
+        const context = kc.getContextObject(kc.getCurrentContext());
+        target = [context?.namespace || 'default'];
+        const why = context?.namespace
+          ? `the namespace of context "${context.name}"`
+          : `context "${kc.getCurrentContext()}" names no namespace`;
+        process.stderr.write(
+          colors(process.stderr).dim(
+            `Scanning namespace ${target[0]} (${why}; -n NAMESPACE or -A for others)\n`,
+          ),
+        );
+      }
+      rest = new KubeRest(kc, restOptions(flags));
     } catch (e) {
       failLine(this, (e as Error).message);
     }
-    const spin = spinner(
-      'Scanning',
-      output === 'table' && (flags['all-namespaces'] || namespaces.length > 1),
-    );
+    const several = !!flags['all-namespaces'] || target.length > 1;
+    const spin = spinner('Scanning', (output === 'table' || output === 'wide') && several);
     try {
       // One discovery GET first: without the CRD every namespace would fail with a bare 404.
-      await requireCrds(rest, [IMAGE_CRD]);
+      // A selector scan never touches Images and does not need it.
+      if (flags.selector === undefined) await requireCrds(rest, [IMAGE_CRD]);
+      let all: string[] | undefined;
+      if (flags['all-namespaces']) {
+        try {
+          all = await listAllNamespaces(rest);
+        } catch (e) {
+          const forbidden = forbiddenMessage(e);
+          if (forbidden) failLine(this, `${forbidden} (-A lists every namespace; use -n for yours)`);
+          throw e;
+        }
+      }
       const report = await scanCluster(rest, {
-        namespaces: flags['all-namespaces'] ? undefined : namespaces,
+        namespaces: all ?? target,
         dryRun: flags['dry-run'],
         concurrency: flags.concurrency,
         checkNamespaces: !flags['all-namespaces'],
+        selector: flags.selector,
         onProgress: (done, total, ns) => {
           if (spin) spin.text = `Scanned ${done}/${total} namespaces (last: ${ns})`;
         },
       });
       spin?.stop();
-      process.stdout.write(renderScanReport(report, output, flags['dry-run']));
+      print(scanDocument(fromClusterScan(report, flags['dry-run'], flags.selector)), several);
+      // Nothing scanned at all (a typo, no permission anywhere): nothing was done, exit 2.
+      if (report.failures.length && report.results.length === 0) this.exit(EXIT_USAGE);
       if (report.failures.length) this.exit(EXIT_PARTIAL_FAILURE);
     } catch (e) {
       spin?.stop();
       if (e instanceof Error && 'oclif' in e) throw e;
       exitIfCrdMissing(this, e);
-      failLine(this, `scan failed: ${(e as Error).message}`);
+      failLine(this, `scan failed: ${forbiddenMessage(e) ?? (e as Error).message}`);
     } finally {
       rest.close();
     }

@@ -1,9 +1,10 @@
 // `inv version`: the client's version always; the server's and the installed CRD versions when
 // a cluster is reachable. `inv --version` stays the fast, offline form (oclif's own flag).
 import { Command, Flags } from '@oclif/core';
-import { EXIT_USAGE } from '../cli/exit-codes.js';
-import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
+import { failLine } from '../cli/fail.js';
+import { kubeFlags, outputFlag, restOptions, type OutputFormat } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
+import { reportDocument } from '../cli/output-shape.js';
 import { toJson, toYaml } from '../cli/style.js';
 
 interface VersionReport {
@@ -51,8 +52,8 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
       },
     };
     if (!flags.client) await this.serverPart(report, flags);
-    if (output === 'json') return void process.stdout.write(toJson(report));
-    if (output === 'yaml') return void process.stdout.write(toYaml(report));
+    if (output === 'json') return void process.stdout.write(toJson(reportDocument('VersionReport', report)));
+    if (output === 'yaml') return void process.stdout.write(toYaml(reportDocument('VersionReport', report)));
     const lines = [
       `Client: inv ${report.client.version} (node ${report.client.node}, ${report.client.platform})`,
     ];
@@ -69,16 +70,16 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
 
   private async serverPart(
     report: VersionReport,
-    flags: { kubeconfig?: string; context?: string },
+    flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string },
   ): Promise<void> {
     const { loadKubeConfig, KubeConfigError } = await import('../core/kube/config.js');
     const { KubeRest, isNotFound } = await import('../core/kube/rest.js');
     const { OUR_CRDS } = await import('../core/kube/crds.js');
     let rest;
     try {
-      rest = new KubeRest(loadKubeConfig(flags), 10_000);
+      rest = new KubeRest(loadKubeConfig(flags), restOptions(flags));
     } catch (e) {
-      if (!(e instanceof KubeConfigError)) this.error((e as Error).message, { exit: EXIT_USAGE });
+      if (!(e instanceof KubeConfigError)) failLine(this, (e as Error).message);
       report.serverError = e.message;
       return;
     }

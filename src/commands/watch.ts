@@ -86,7 +86,11 @@ flags or no usable cluster configuration.`);
       description: 'host:port for /healthz and /readyz ("0" disables; ":8081" listens on all interfaces).',
       default: ':8081',
     }),
-    'log-format': Flags.string({ description: 'Log format.', options: [...LOG_FORMATS], default: 'json' }),
+    'log-format': Flags.string({
+      description:
+        'Log format (default: text when stderr is a terminal, json otherwise, as in a Pod or piped to a collector).',
+      options: [...LOG_FORMATS],
+    }),
     'log-level': Flags.string({
       description: 'Minimum log level.',
       options: [...LOG_LEVELS],
@@ -161,7 +165,8 @@ flags or no usable cluster configuration.`);
         usage('leader election needs lease-duration > renew-deadline > 1.2 × retry-period');
     }
     const logger = createLogger({
-      format: parseLogFormat(flags['log-format']),
+      // People running it by hand read text; a Pod's log collector (no TTY) gets JSON lines.
+      format: parseLogFormat(flags['log-format'] ?? (process.stderr.isTTY ? 'text' : 'json')),
       level: parseLogLevel(flags['log-level']),
       fields: { component: 'inv-watch' },
     });

@@ -12,48 +12,67 @@ import { runCli } from './run-cli.js';
 
 describe('inv scan (CLI)', () => {
   describe('offline (-f)', () => {
-    it('prints exactly the documented JSON shape for the examples directory', () => {
+    it('prints the ScanReport document for the examples directory', () => {
       const r = runCli(['scan', '-f', 'examples', '-o', 'json']);
       assert.equal(r.status, 0, r.stderr);
       const out = JSON.parse(r.stdout) as {
-        images: Record<string, string>[];
-        invalid: Record<string, string>[];
+        apiVersion: string;
+        kind: string;
+        source: string;
+        namespaces: {
+          namespace: string;
+          images: { image: string; kinds: string[]; name: string; status: string }[];
+          invalid: Record<string, string>[];
+        }[];
         skipped: unknown[];
         ignored: Record<string, number>;
+        totals: Record<string, number>;
       };
-      assert.deepEqual(Object.keys(out), ['images', 'invalid', 'skipped', 'ignored']);
+      assert.equal(out.apiVersion, 'cli.imageinventory.dev/v1');
+      assert.equal(out.kind, 'ScanReport');
+      assert.equal(out.source, 'files');
       assert.deepEqual(out.skipped, []);
       assert.deepEqual(out.ignored, { Namespace: 1, ReplicaSet: 1 });
-      for (const i of out.images) assert.deepEqual(Object.keys(i), ['namespace', 'image', 'kinds', 'name']);
-      for (const i of out.invalid)
-        assert.deepEqual(Object.keys(i), ['namespace', 'source', 'container', 'image', 'reason']);
-      const byImage = Object.fromEntries(out.images.map((i) => [i.image, i.kinds]));
+      const images = out.namespaces.flatMap((n) => n.images);
+      for (const i of images) assert.deepEqual(Object.keys(i), ['image', 'name', 'kinds', 'status']);
+      const byImage = Object.fromEntries(images.map((i) => [i.image, i.kinds]));
       assert.deepEqual(byImage, {
-        'cr.fluentbit.io/fluent/fluent-bit:3.0': 'DaemonSet',
-        'docker.io/library/alpine:3.20': 'Pod',
-        'docker.io/library/busybox:1.36': 'DaemonSet,Deployment,Pod',
-        'docker.io/library/nginx:1.25': 'Deployment',
-        'docker.io/library/postgres:16': 'CronJob',
-        'docker.io/library/redis:7.2': 'StatefulSet',
-        'ghcr.io/acme/migrate:v2@sha256:4c1e6a1b0d6ec2d58e74b1e8f4a8d07b7dd4e1b5e1a7f66a2f4c8b9e0d3a2f11':
+        'cr.fluentbit.io/fluent/fluent-bit:3.0': ['DaemonSet'],
+        'docker.io/library/alpine:3.20': ['Pod'],
+        'docker.io/library/busybox:1.36': ['DaemonSet', 'Deployment', 'Pod'],
+        'docker.io/library/nginx:1.25': ['Deployment'],
+        'docker.io/library/postgres:16': ['CronJob'],
+        'docker.io/library/redis:7.2': ['StatefulSet'],
+        'ghcr.io/acme/migrate:v2@sha256:4c1e6a1b0d6ec2d58e74b1e8f4a8d07b7dd4e1b5e1a7f66a2f4c8b9e0d3a2f11': [
           'Job',
-        'quay.io/prometheus/nginx-exporter:v1.1.0': 'Deployment',
-        'registry.example.com:5000/team/legacy-api:2.3.1': 'Deployment',
+        ],
+        'quay.io/prometheus/nginx-exporter:v1.1.0': ['Deployment'],
+        'registry.example.com:5000/team/legacy-api:2.3.1': ['Deployment'],
       });
-      const key = (i: Record<string, string>) => `${i.namespace}\0${i.image}`;
-      const sorted = [...out.images].sort((a, b) => (key(a) < key(b) ? -1 : 1));
-      assert.deepEqual(out.images, sorted, 'sorted by namespace, then image');
-      for (const i of out.images) assert.equal(i.name, imageResourceName(i.image!));
-      assert.deepEqual(out.invalid, [
+      assert.deepEqual(
+        images.map((i) => i.image),
+        images.map((i) => i.image).sort(),
+        'sorted by image within a namespace',
+      );
+      for (const i of images) {
+        assert.equal(i.name, imageResourceName(i.image));
+        assert.equal(i.status, 'found');
+      }
+      assert.equal(out.totals.found, images.length);
+      const invalid = out.namespaces.flatMap((n) =>
+        n.invalid.map((i): Record<string, string> => ({ ns: n.namespace, ...i })),
+      );
+      assert.deepEqual(invalid, [
         {
-          namespace: 'inv-demo',
+          ns: 'inv-demo',
           source: 'Pod/typo',
           container: 'app',
           image: 'docker.io/Acme/App:1.0',
-          reason: out.invalid[0]!.reason,
+          reason: invalid[0]!.reason,
         },
       ]);
-      assert.match(out.invalid[0]!.reason!, /uppercase/);
+      assert.match(invalid[0]!.reason!, /uppercase/);
+      assert.match(r.stderr, /warning: namespace inv-demo: Pod\/typo container app: invalid image/);
     });
 
     it('reads a List from stdin and applies --namespace to objects without one', () => {
@@ -79,24 +98,63 @@ describe('inv scan (CLI)', () => {
         input: JSON.stringify(list),
       });
       assert.equal(r.status, 0, r.stderr);
-      const out = JSON.parse(r.stdout) as { images: { namespace: string; kinds: string }[] };
+      const out = JSON.parse(r.stdout) as {
+        namespaces: { namespace: string; images: { kinds: string[] }[] }[];
+      };
       assert.deepEqual(
-        out.images.map((i) => [i.namespace, i.kinds]),
+        out.namespaces.map((n) => [n.namespace, n.images.map((i) => i.kinds)]),
         [
-          ['other', 'Deployment'],
-          ['team', 'Pod'],
+          ['other', [['Deployment']]],
+          ['team', [['Pod']]],
         ],
       );
     });
 
-    it('renders a table by default and YAML on request', () => {
+    it('renders a borderless table with a totals line by default, and YAML, names, wide on request', () => {
       const t = runCli(['scan', '-f', 'examples']);
       assert.equal(t.status, 0);
-      assert.match(t.stdout, /Namespace inv-demo/);
-      assert.match(t.stdout, /IMAGE.*KINDS/);
-      assert.match(t.stdout, /warning: Pod\/typo container app: invalid image/);
+      const lines = t.stdout.trimEnd().split('\n');
+      assert.match(lines[0]!, /^IMAGE {3,}KINDS {3,}STATUS$/);
+      assert.match(lines[1]!, /^cr\.fluentbit\.io\/fluent\/fluent-bit:3\.0 {3,}DaemonSet {3,}found$/);
+      assert.doesNotMatch(t.stdout, /[│┌└─]/, 'no borders, even piped');
+      assert.equal(
+        lines.at(-1),
+        'namespace inv-demo: 9 images: 9 found; 1 invalid ref (offline: nothing written)',
+      );
+      assert.match(t.stderr, /warning: namespace inv-demo: Pod\/typo container app: invalid image/);
       const y = runCli(['scan', '-f', 'examples', '-o', 'yaml']);
-      assert.match(y.stdout, /^images:\n/);
+      assert.match(y.stdout, /^apiVersion: cli\.imageinventory\.dev\/v1\nkind: ScanReport\n/);
+      const n = runCli(['scan', '-f', 'examples', '-o', 'name']);
+      assert.equal(
+        n.stdout.split('\n')[0],
+        'cr.fluentbit.io/fluent/fluent-bit:3.0',
+        'offline: refs, no objects',
+      );
+      assert.equal(n.stdout.trimEnd().split('\n').length, 9);
+      const nh = runCli(['scan', '-f', 'examples', '--no-headers']);
+      assert.equal(nh.stdout.trimEnd().split('\n').length, 9, 'rows only: no header, no totals');
+      const w = runCli(['scan', '-f', 'examples', '-o', 'wide']);
+      assert.match(w.stdout.split('\n')[0]!, /STATUS {3}NAME$/);
+    });
+
+    it('rejects stray arguments, naming the word, with exit 2 and one error line', () => {
+      const r = runCli(['scan', '-f', 'examples', '-n', 'team', 'extra']);
+      assert.equal(r.status, 2);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^error: Unexpected argument: extra\n/);
+      const i = runCli(['images', '--offline', '-f', 'examples', '-n', 'inv-demo', 'extra']);
+      assert.equal(i.status, 2);
+      assert.match(i.stderr, /^error: Unexpected argument: extra\n/);
+    });
+
+    it("prints oclif's own errors in the one style, unwrapped when piped", () => {
+      const r = runCli(['scan', '--output', `${'x'.repeat(120)}`]);
+      assert.equal(r.status, 2);
+      assert.match(
+        r.stderr,
+        /^error: Expected --output=x{120} to be one of: table, wide, name, json, yaml\n/,
+      );
+      assert.doesNotMatch(r.stderr, /›|Error:/);
     });
 
     it('rejects unreadable input with exit code 2 and names it', () => {
@@ -143,15 +201,31 @@ describe('inv scan (CLI)', () => {
       const first = runCli(['scan', '-n', ns, '--kubeconfig', kubeconfigPath(), '-o', 'json']);
       assert.equal(first.status, 0, first.stderr);
       const data = JSON.parse(first.stdout) as {
-        namespaces: { images: { image: string; change: string }[] }[];
+        namespaces: { images: { image: string; status: string }[] }[];
       };
       assert.deepEqual(
-        data.namespaces[0]!.images.map((i) => [i.image, i.change]),
-        [['docker.io/library/nginx:1.25', 'create']],
+        data.namespaces[0]!.images.map((i) => [i.image, i.status]),
+        [['docker.io/library/nginx:1.25', 'created']],
       );
       const second = runCli(['scan', '-n', ns, '--kubeconfig', kubeconfigPath()]);
       assert.equal(second.status, 0);
-      assert.match(second.stdout, /0 created, 0 updated, 0 deleted, 1 unchanged/);
+      // The table says what the JSON says: "unchanged", in the STATUS column and the totals.
+      assert.deepEqual(second.stdout.split('\n'), [
+        'IMAGE                          KINDS        STATUS',
+        'docker.io/library/nginx:1.25   Deployment   unchanged',
+        '',
+        `namespace ${ns}: 1 image: 0 created, 0 updated, 0 deleted, 1 unchanged`,
+        '',
+      ]);
+      const json = JSON.parse(
+        runCli(['scan', '-n', ns, '--kubeconfig', kubeconfigPath(), '-o', 'json']).stdout,
+      ) as { namespaces: { images: { status: string }[] }[] };
+      assert.equal(json.namespaces[0]!.images[0]!.status, 'unchanged');
+      const name = runCli(['scan', '-n', ns, '--kubeconfig', kubeconfigPath(), '-o', 'name']);
+      assert.equal(
+        name.stdout,
+        `image.imageinventory.dev/${imageResourceName('docker.io/library/nginx:1.25')}\n`,
+      );
     });
 
     it('scans every namespace with -A (dry run: writes nothing)', () => {
@@ -164,20 +238,92 @@ describe('inv scan (CLI)', () => {
       assert.deepEqual(names, [...names].sort());
     });
 
-    it('exits 1 and names the namespace that failed', () => {
+    it('prints one table with a NAMESPACE column and a totals line for -A', () => {
+      const r = runCli(['scan', '-A', '--dry-run', '--kubeconfig', kubeconfigPath()]);
+      assert.equal(r.status, 0, r.stderr);
+      const lines = r.stdout.trimEnd().split('\n');
+      assert.match(lines[0]!, /^NAMESPACE {3,}IMAGE {3,}KINDS {3,}STATUS/);
+      assert.equal(lines.filter((l) => l.startsWith('NAMESPACE')).length, 1, 'one table');
+      assert.ok(lines.some((l) => l.startsWith(ns) && l.includes('docker.io/library/nginx:1.25')));
+      assert.match(
+        lines.at(-1)!,
+        /^\d+ namespaces: \d+ images?: \d+ would-create, \d+ would-update, \d+ would-delete, \d+ unchanged.*\(dry run: nothing written\)$/,
+      );
+    });
+
+    it('exits 1 when some namespaces failed, naming them on stderr; 2 when nothing was scanned', () => {
       const r = runCli(['scan', '-n', ns, '-n', 'does-not-exist', '--kubeconfig', kubeconfigPath()]);
       assert.equal(r.status, 1);
-      assert.match(r.stdout, /error: namespace does-not-exist: namespace "does-not-exist" not found/);
-      assert.match(r.stdout, new RegExp(`Namespace ${ns}`));
+      assert.match(r.stderr, /error: namespace does-not-exist: namespace "does-not-exist" not found/);
+      assert.match(r.stdout, new RegExp(`^${ns} {3,}docker\\.io/library/nginx:1\\.25`, 'm'));
+      const alone = runCli(['scan', '-n', 'does-not-exist', '--kubeconfig', kubeconfigPath()]);
+      assert.equal(alone.status, 2, alone.stderr);
+      assert.match(alone.stderr, /^error: namespace does-not-exist: namespace "does-not-exist" not found$/m);
+    });
+
+    it("scans the kubeconfig context's namespace without -n, and says which", () => {
+      const kc = adminConfig();
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-ctx-'));
+      const file = path.join(dir, 'config');
+      kc.contexts = kc.contexts.map((c) => (c.name === kc.currentContext ? { ...c, namespace: ns } : c));
+      fs.writeFileSync(file, kc.exportConfig());
+      const r = runCli(['scan', '--kubeconfig', file, '-o', 'json']);
+      fs.rmSync(dir, { recursive: true });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`Scanning namespace ${ns} \\(the namespace of context "`));
+      const data = JSON.parse(r.stdout) as { namespaces: { namespace: string }[] };
+      assert.deepEqual(
+        data.namespaces.map((n) => n.namespace),
+        [ns],
+      );
+      const dflt = runCli(['scan', '--dry-run', '--kubeconfig', kubeconfigPath()]);
+      assert.equal(dflt.status, 0, dflt.stderr);
+      // The test kubeconfig's context names "default" (or none, which means "default" too).
+      assert.match(dflt.stderr, /^Scanning namespace default \(/);
+    });
+
+    it('with -l reads only the selected workloads and writes nothing', async () => {
+      const core = adminConfig().makeApiClient((await import('@kubernetes/client-node')).CoreV1Api);
+      const lns = await newNamespace('sel');
+      for (const [name, app, image] of [
+        ['a', 'web', 'nginx:1.27'],
+        ['b', 'db', 'postgres:16'],
+      ] as const) {
+        await core.createNamespacedPod({
+          namespace: lns,
+          body: { metadata: { name, labels: { app } }, spec: { containers: [{ name: 'c', image }] } },
+        });
+      }
+      const r = runCli(['scan', '-n', lns, '-l', 'app=web', '--kubeconfig', kubeconfigPath(), '-o', 'json']);
+      assert.equal(r.status, 0, r.stderr);
+      const data = JSON.parse(r.stdout) as {
+        readOnly: boolean;
+        selector: string;
+        namespaces: { images: { image: string; status: string }[]; writes: number }[];
+      };
+      assert.equal(data.readOnly, true);
+      assert.equal(data.selector, 'app=web');
+      assert.deepEqual(
+        data.namespaces[0]!.images.map((i) => [i.image, i.status]),
+        [['docker.io/library/nginx:1.27', 'found']],
+      );
+      const rest = new KubeRest(adminConfig());
+      const imgs = await rest.get<{ items: unknown[] }>(
+        `/apis/imageinventory.dev/v1alpha1/namespaces/${lns}/images`,
+      );
+      rest.close();
+      assert.equal(imgs.items.length, 0, 'a selector scan writes no Image');
+      const t = runCli(['scan', '-n', lns, '-l', 'app=web', '--kubeconfig', kubeconfigPath()]);
+      assert.match(t.stdout, /\(selector app=web: read-only, the inventory was not written\)\n$/);
+      const bad = runCli(['scan', '-n', lns, '-l', 'app in (x', '--kubeconfig', kubeconfigPath()]);
+      assert.equal(bad.status, 2);
+      assert.match(bad.stderr, /^error: --selector "app in \(x": cannot parse selector requirement/);
     });
 
     it('exits 2 on bad input, naming the value and the rule', () => {
       const bad = runCli(['scan', '-n', 'Bad_NS', '--kubeconfig', kubeconfigPath()]);
       assert.equal(bad.status, 2);
       assert.match(bad.stderr, /invalid namespace "Bad_NS": must consist of lowercase/);
-      const none = runCli(['scan', '--kubeconfig', kubeconfigPath()]);
-      assert.equal(none.status, 2);
-      assert.match(none.stderr, /nothing to scan/);
       const ctx = runCli(['scan', '-n', ns, '--kubeconfig', kubeconfigPath(), '--context', 'nope']);
       assert.equal(ctx.status, 2);
       assert.match(ctx.stderr, /context "nope" is not in the kubeconfig/);
@@ -196,8 +342,8 @@ describe('inv scan (CLI)', () => {
       });
       const r = runCli(['scan', '-n', hns, '--kubeconfig', kubeconfigPath()]);
       assert.equal(r.status, 0, r.stderr);
-      const warning = r.stdout.split('\n').find((l) => l.startsWith('warning: Pod/huge'));
-      assert.ok(warning, r.stdout.slice(0, 2000));
+      const warning = r.stderr.split('\n').find((l) => l.startsWith(`warning: namespace ${hns}: Pod/huge`));
+      assert.ok(warning, r.stderr.slice(0, 2000));
       assert.ok(warning.length < 400, `warning line is ${warning.length} characters`);
       assert.match(warning, /example\.com\/AAAA.*200014 characters, sha256 [0-9a-f]{12}/);
       const events = await core.listNamespacedEvent({ namespace: hns });
@@ -221,16 +367,29 @@ describe('inv scan (CLI)', () => {
       await core.deleteNamespace({ name: tns });
       const r = runCli(['scan', '-n', tns, '--kubeconfig', kubeconfigPath()]);
       assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, /0 created, 0 updated, 0 deleted, 0 unchanged/);
-      assert.match(r.stdout, /skipped: namespace is being deleted/);
+      assert.match(r.stdout, /0 created, 0 updated, 0 deleted, 0 unchanged, 1 skipped/);
+      assert.match(
+        r.stdout,
+        /^docker\.io\/library\/nginx:1\.25 {3,}Pod {3,}skipped {3,}namespace is being deleted$/m,
+      );
       assert.doesNotMatch(r.stdout, /\bcreated\b(?!,)/);
     });
 
-    it('has --help with examples', () => {
-      const r = runCli(['scan', '--help']);
-      assert.equal(r.status, 0);
-      assert.match(r.stdout, /EXAMPLES/);
-      assert.match(r.stdout, /--dry-run/);
+    it('has --help, -h and `inv help scan`, with examples', () => {
+      for (const args of [
+        ['scan', '--help'],
+        ['scan', '-h'],
+        ['help', 'scan'],
+      ]) {
+        const r = runCli(args);
+        assert.equal(r.status, 0, args.join(' '));
+        assert.match(r.stdout, /EXAMPLES/);
+        assert.match(r.stdout, /--dry-run/);
+        assert.match(r.stdout, /-l, --selector/);
+      }
+      const unknown = runCli(['help', 'nosuch']);
+      assert.equal(unknown.status, 2);
+      assert.match(unknown.stderr, /^error: unknown command "nosuch"/);
     });
   });
 });

@@ -69,14 +69,14 @@ describe('first run on a cluster without inv', function () {
       it(`inv ${args.join(' ')}: exit 2 with the Image CRD line`, () => {
         const r = inv(args);
         assert.equal(r.status, 2, r.stderr);
-        assert.equal(r.stderr, `Error: ${IMAGE_LINE}\n`);
+        assert.equal(r.stderr, `error: ${IMAGE_LINE}\n`);
       });
     }
 
     it('inv erase: exit 2 with the ImageList CRD line', () => {
       const r = inv(['erase', '--images', 'nginx:1.25', '--no-wait']);
       assert.equal(r.status, 2, r.stderr);
-      assert.equal(r.stderr, `Error: ${IMAGELIST_LINE}\n`);
+      assert.equal(r.stderr, `error: ${IMAGELIST_LINE}\n`);
     });
 
     it('inv check: exit 1, one line per missing CRD', () => {
@@ -300,7 +300,7 @@ describe('first run on a cluster without inv', function () {
       assert.equal(
         r.stderr,
         `Deleting the CRDs also deletes ${images} Image${images === 1 ? '' : 's'}, 0 ImageLists and 0 ImageJobs.\n` +
-          'Error: refusing to delete the CRDs without confirmation: no terminal to ask on; pass --yes\n',
+          'error: refusing to delete the CRDs without confirmation: no terminal to ask on; pass --yes\n',
       );
       assert.equal(r.stdout, '');
       await rest.get('/apis/imageinventory.dev/v1alpha1/namespaces/default/images/nginx-test');
@@ -323,7 +323,7 @@ describe('first run on a cluster without inv', function () {
         ),
       );
       const scan = inv(['scan', '-n', 'default']);
-      assert.equal(scan.stderr, `Error: ${IMAGE_LINE}\n`);
+      assert.equal(scan.stderr, `error: ${IMAGE_LINE}\n`);
     });
   });
 });

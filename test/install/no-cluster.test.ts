@@ -35,7 +35,7 @@ describe('no cluster configured', function () {
       assert.equal(r.status, 2, r.stderr);
       assert.equal(
         r.stderr,
-        `Error: no cluster configured: tried --kubeconfig (not given), $KUBECONFIG (not set), ~/.kube/config (${home}/.kube/config does not exist), in-cluster (not in a Pod: KUBERNETES_SERVICE_HOST is not set)\n`,
+        `error: no cluster configured: tried --kubeconfig (not given), $KUBECONFIG (not set), ~/.kube/config (${home}/.kube/config does not exist), in-cluster (not in a Pod: KUBERNETES_SERVICE_HOST is not set)\n`,
       );
       assert.equal(r.stdout, '');
     });
@@ -46,7 +46,7 @@ describe('no cluster configured', function () {
     assert.equal(r.status, 2);
     assert.equal(
       r.stderr,
-      'Error: no cluster configured: $KUBECONFIG names /nonexistent/kc, which does not exist\n',
+      'error: no cluster configured: $KUBECONFIG names /nonexistent/kc, which does not exist\n',
     );
   });
 
@@ -58,7 +58,7 @@ describe('no cluster configured', function () {
     assert.match(lines[1]!, /^Server: unreachable: no cluster configured: tried --kubeconfig/);
     assert.equal(lines.length, 2);
     const json = JSON.parse(runCli(['version', '-o', 'json'], { env }).stdout) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(json), ['client', 'serverError']);
+    assert.deepEqual(Object.keys(json), ['apiVersion', 'kind', 'client', 'serverError']);
   });
 
   it('inv --version and inv version --client never look for a cluster', () => {

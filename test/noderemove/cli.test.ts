@@ -209,6 +209,32 @@ for (const runtime of RUNTIMES)
       assert.match(table.stdout, /Node test-node/);
       assert.match(table.stdout, /would-remove/);
       assert.ok(!table.stdout.includes('\u001b['), 'NO_COLOR is respected');
+      // kubectl-style: borderless, short image IDs; -o wide the full ID; --no-headers rows only.
+      const short = a!.id.replace(/^sha256:/, '').slice(0, 12);
+      assert.match(table.stdout, /^TARGET {3,}IMAGE ID {3,}OUTCOME {3,}NAMES {3,}DETAIL/m);
+      assert.match(table.stdout, new RegExp(`^\\S+dry-a:1 {3,}${short} {3,}would-remove `, 'm'));
+      assert.doesNotMatch(table.stdout, /[│┌└]/);
+      const wide = await runNodeRemove(endpoint, [
+        '--images',
+        `${repo('dry-a')}:1`,
+        '--dry-run',
+        '-o',
+        'wide',
+      ]);
+      assert.ok(wide.stdout.includes(a!.id), wide.stdout);
+      const rows = await runNodeRemove(endpoint, [
+        '--images',
+        `${repo('dry-a')}:1`,
+        '--dry-run',
+        '--no-headers',
+      ]);
+      assert.deepEqual(
+        rows.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => l.split(/ {3,}/).slice(1, 3)),
+        [[short, 'would-remove']],
+      );
     });
 
     it('writes a compact summary to the termination-message path', async () => {

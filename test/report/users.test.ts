@@ -170,6 +170,10 @@ describe('Image users and inv images (real API server)', function () {
     ]);
     assert.equal(none.status, 3, none.stderr);
     assert.match(none.stderr, /no image matched/);
+    // A namespace that does not exist is a mistake (exit 2), not "nothing matched" (exit 3).
+    const typo = runCli(['images', '-n', 'no-such-ns', '--kubeconfig', kubeconfigPath()]);
+    assert.equal(typo.status, 2, typo.stderr);
+    assert.equal(typo.stderr, 'error: namespace "no-such-ns" not found\n');
     const help = runCli(['images', '--help']);
     assert.equal(help.status, 0);
     assert.match(help.stdout, /EXAMPLES/);

@@ -1,9 +1,18 @@
 // `inv scan` against a cluster: rebuild each requested namespace once, with a bounded
 // number of namespaces in flight. A failing namespace is reported and does not stop others.
-import { isNotFound, type KubeRest } from '../kube/rest.js';
+//
+// With a label selector only the selected workloads are read, so the scan cannot know what the
+// rest of the namespace references: writing from that partial view would delete or shrink the
+// Images of every workload outside the selector. A selector scan is therefore read-only: it
+// reports the images the selected workloads reference and never reads or writes Images.
+import { forbiddenMessage } from '../kube/forbidden.js';
+import { namespaceMissing } from '../kube/namespaces.js';
+import type { KubeRest } from '../kube/rest.js';
 import { ImageStore } from './image-store.js';
 import { InvalidRefReporter } from './invalid-ref-events.js';
+import { imageResourceName } from './naming.js';
 import { reconcileNamespace, type NamespaceResult } from './reconcile.js';
+import { desiredImages, kindsString } from './rules.js';
 import { listNamespaceObjects } from './sources.js';
 
 export interface ScanOptions {
@@ -11,19 +20,29 @@ export interface ScanOptions {
   namespaces?: string[];
   dryRun?: boolean;
   concurrency?: number;
-  /** Fail a namespace that does not exist instead of treating it as empty (catches typos). */
+  /**
+   * Fail a namespace that does not exist instead of treating it as empty (catches typos). The
+   * check GETs the Namespace when the caller may; a user whose Roles live only in that
+   * namespace may not, and is not required to.
+   */
   checkNamespaces?: boolean;
+  /** A label selector for the workload LISTs; makes the scan read-only (see above). */
+  selector?: string;
   onProgress?: (done: number, total: number, namespace: string) => void;
 }
 
 export interface ScanFailure {
   namespace: string;
   error: string;
+  /** NotFound: no such namespace; Forbidden: a permission is missing; Error: anything else. */
+  reason: 'NotFound' | 'Forbidden' | 'Error';
 }
 
 export interface ScanReport {
   results: NamespaceResult[];
   failures: ScanFailure[];
+  /** True for a selector scan: nothing was compared with or written to the Images. */
+  readOnly: boolean;
 }
 
 export async function listAllNamespaces(rest: KubeRest): Promise<string[]> {
@@ -33,31 +52,64 @@ export async function listAllNamespaces(rest: KubeRest): Promise<string[]> {
   return items.sort();
 }
 
+class NamespaceNotFound extends Error {}
+
+/** Throws NamespaceNotFound when the namespace surely does not exist; a 403 proves nothing. */
+async function checkNamespace(rest: KubeRest, ns: string): Promise<void> {
+  if (await namespaceMissing(rest, ns)) throw new NamespaceNotFound(`namespace "${ns}" not found`);
+}
+
+/** What a selector scan reports for one namespace: the referenced images, written nowhere. */
+function readOnlyResult(ns: string, objs: Parameters<typeof desiredImages>[1]): NamespaceResult {
+  const { images, invalid } = desiredImages(ns, objs);
+  return {
+    namespace: ns,
+    images: [...images]
+      .map(([image, kinds]) => ({
+        name: imageResourceName(image),
+        image,
+        kinds: kindsString(kinds),
+        change: 'none' as const,
+        result: 'planned' as const,
+      }))
+      .sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : 0)),
+    invalid,
+    errors: [],
+    warnings: [],
+    writes: 0,
+    counts: { created: 0, updated: 0, deleted: 0, unchanged: 0 },
+  };
+}
+
 export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promise<ScanReport> {
   const namespaces = opts.namespaces ?? (await listAllNamespaces(rest));
   const store = new ImageStore(rest);
   const events = new InvalidRefReporter(rest);
-  const report: ScanReport = { results: [], failures: [] };
+  const readOnly = opts.selector !== undefined;
+  const report: ScanReport = { results: [], failures: [], readOnly };
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < namespaces.length) {
       const ns = namespaces[next++]!;
       try {
-        if (opts.checkNamespaces) {
-          try {
-            await rest.get(`/api/v1/namespaces/${ns}`);
-          } catch (e) {
-            if (isNotFound(e)) throw new Error(`namespace "${ns}" not found`);
-            throw e;
-          }
+        if (opts.checkNamespaces) await checkNamespace(rest, ns);
+        const objs = await listNamespaceObjects(rest, ns, opts.selector);
+        if (readOnly) {
+          report.results.push(readOnlyResult(ns, objs));
+        } else {
+          const r = await reconcileNamespace({ store, events }, ns, objs, { dryRun: opts.dryRun });
+          report.results.push(r);
+          if (r.errors.length)
+            report.failures.push({ namespace: ns, error: r.errors.join('; '), reason: 'Error' });
         }
-        const objs = await listNamespaceObjects(rest, ns);
-        const r = await reconcileNamespace({ store, events }, ns, objs, { dryRun: opts.dryRun });
-        report.results.push(r);
-        if (r.errors.length) report.failures.push({ namespace: ns, error: r.errors.join('; ') });
       } catch (e) {
-        report.failures.push({ namespace: ns, error: (e as Error).message });
+        const forbidden = forbiddenMessage(e);
+        report.failures.push({
+          namespace: ns,
+          error: forbidden ?? (e as Error).message,
+          reason: e instanceof NamespaceNotFound ? 'NotFound' : forbidden ? 'Forbidden' : 'Error',
+        });
       }
       opts.onProgress?.(++done, namespaces.length, ns);
     }

@@ -26,11 +26,21 @@ export function stripFor(kind: SourceKind): (o: RawObject) => unknown {
   return stripWorkload;
 }
 
-/** Lists the six source kinds of one namespace (paginated, in parallel), stripped on arrival. */
-export async function listNamespaceObjects(rest: KubeRest, namespace: string): Promise<NamespaceObjects> {
+/**
+ * Lists the six source kinds of one namespace (paginated, in parallel), stripped on arrival;
+ * only the objects matching `labelSelector` when one is given.
+ */
+export async function listNamespaceObjects(
+  rest: KubeRest,
+  namespace: string,
+  labelSelector?: string,
+): Promise<NamespaceObjects> {
   const kinds = Object.keys(SOURCE_KINDS) as SourceKind[];
+  const query = labelSelector ? { labelSelector } : undefined;
   const lists = await Promise.all(
-    kinds.map((k) => rest.list<RawObject, unknown>(collectionPath(k, namespace), { map: stripFor(k) })),
+    kinds.map((k) =>
+      rest.list<RawObject, unknown>(collectionPath(k, namespace), { map: stripFor(k), query }),
+    ),
   );
   const out: Record<string, unknown[]> = {};
   kinds.forEach((k, i) => (out[SOURCE_KINDS[k].key] = lists[i]!.items));

@@ -1,7 +1,7 @@
 // Creating a namespace that can take Pods at once. The ServiceAccount admission plugin rejects
 // Pods until the namespace's "default" ServiceAccount exists, and that appears asynchronously
 // (the ServiceAccounts controller creates it), so callers that create Pods right away wait for it.
-import { isAlreadyExists, isNotFound, type KubeRest } from './rest.js';
+import { isAlreadyExists, isNotFound, KubeApiError, type KubeRest } from './rest.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,5 +23,20 @@ export async function ensureNamespace(rest: KubeRest, name: string, timeoutMs = 
         throw new Error(`default ServiceAccount never appeared in namespace ${name}`);
       await sleep(50);
     }
+  }
+}
+
+/**
+ * True when namespace `name` surely does not exist (a 404 on GET). A user whose Roles live only in
+ * that namespace may not read the cluster-scoped Namespace: a 403 proves nothing and is false.
+ */
+export async function namespaceMissing(rest: KubeRest, name: string): Promise<boolean> {
+  try {
+    await rest.get(`/api/v1/namespaces/${name}`);
+    return false;
+  } catch (e) {
+    if (isNotFound(e)) return true;
+    if (e instanceof KubeApiError && e.code === 403) return false;
+    throw e;
   }
 }

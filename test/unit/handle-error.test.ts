@@ -1,0 +1,28 @@
+// src/cli/handle-error.ts: every error in one style, `error: <message>`, unwrapped.
+import assert from 'node:assert/strict';
+import { Errors } from '@oclif/core';
+import { errorText, exitCodeOf } from '../../src/cli/handle-error.js';
+
+describe('errorText', () => {
+  it('prints oclif errors as one unwrapped error: line with their exit code', () => {
+    const long = `no cluster configured: ${'x'.repeat(300)}`;
+    const e = new Errors.CLIError(long, { exit: 2 });
+    assert.equal(errorText(e), `error: ${long}`);
+    assert.equal(exitCodeOf(e), 2);
+  });
+
+  it('is silent for this.exit(n), which the command already explained', () => {
+    const e = new Errors.ExitError(1);
+    assert.equal(errorText(e), undefined);
+    assert.equal(exitCodeOf(e), 1);
+  });
+
+  it('keeps oclif’s follow-up lines, and maps anything else to exit 1 and SIGINT to 130', () => {
+    assert.equal(
+      errorText(new Error('Unexpected argument: extra\nSee more help with --help')),
+      'error: Unexpected argument: extra\nSee more help with --help',
+    );
+    assert.equal(exitCodeOf(new Error('boom')), 1);
+    assert.equal(exitCodeOf(new Error('SIGINT')), 130);
+  });
+});
