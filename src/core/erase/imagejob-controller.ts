@@ -37,14 +37,15 @@ import {
 } from '../reconciler/inventory.js';
 import {
   applyWave,
-  collectionPath,
   deleteWave,
   manifestDigest,
   isOwnedBy,
+  objectPath,
   type KubeObject,
   type Owner,
 } from '../reconciler/objects.js';
-import { selectNodes, type NodeLike } from './nodes.js';
+import { selectNodes } from './nodes.js';
+import { RestReader, type EraseReader } from './reader.js';
 import { AdminSettingsSource, type AdminSettings } from './settings.js';
 import { trustProblem } from './trust.js';
 import { ScanProtection, type ProtectionSource } from './inventory-protection.js';
@@ -66,7 +67,6 @@ import {
   excludeConfigMapName,
   GROUP,
   IMAGEJOBS_PATH,
-  IMAGELISTS_PATH,
   imagesConfigMapName,
   isFinished,
   JOB_LABEL,
@@ -74,7 +74,6 @@ import {
   SCHEDULE_TIME_ANNOTATION,
   VERSION,
   type ImageJob,
-  type ImageList,
 } from './types.js';
 import {
   EXCLUDE_FILE,
@@ -87,7 +86,10 @@ import {
 } from './worker.js';
 
 export interface JobControllerOptions {
+  /** Writes (and confirming reads the cache cannot answer) go here. */
   rest: KubeRest;
+  /** Where reads come from: the controllers' informers (EraseCache), or the server directly (default). */
+  reader?: EraseReader;
   /** Namespace of the worker Pods, ConfigMaps and PodTemplate. */
   namespace: string;
   logger?: Logger;
@@ -136,6 +138,8 @@ export class ImageJobController {
   private readonly log: Logger;
   private readonly now: () => Date;
   private nodeReadiness?: { at: number; ready: Map<string, string | undefined> };
+  private readonly reader: EraseReader;
+  private readonly direct: RestReader;
 
   private readonly settings: AdminSettingsSource;
   private readonly protection: ProtectionSource;
@@ -148,7 +152,9 @@ export class ImageJobController {
   constructor(private readonly opts: JobControllerOptions) {
     this.log = (opts.logger ?? noopLogger).child({ controller: 'imagejob' });
     this.now = opts.now ?? (() => new Date());
-    this.settings = opts.settings ?? new AdminSettingsSource(opts.rest, opts.namespace);
+    this.direct = new RestReader(opts.rest);
+    this.reader = opts.reader ?? this.direct;
+    this.settings = opts.settings ?? new AdminSettingsSource(this.reader, opts.namespace, 5000, this.direct);
     this.protection = opts.protection ?? new ScanProtection(opts.rest);
   }
 
@@ -242,20 +248,19 @@ export class ImageJobController {
   /** Reconciles one ImageJob. Returns when to look again (ms), or undefined for "on events only". */
   async reconcile(name: string): Promise<number | undefined> {
     const { rest } = this.opts;
-    let job: ImageJob;
-    try {
-      job = await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    const read = await this.reader.job(name);
+    if (!read) return undefined;
+    // A copy: the reconcile edits the status in place, and a cached object must never change.
+    const job = structuredClone(read);
     if (job.metadata.deletionTimestamp) return this.finalize(job);
     const now = this.now();
     const st = (job.status ??= {});
     const before = JSON.stringify(st);
     const save = async () => {
       if (JSON.stringify(st) === savedText) return;
+      const replaced = job.metadata.resourceVersion;
       const updated = await rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, { body: job });
+      this.reader.wrote('ImageJob', updated, replaced);
       job.metadata.resourceVersion = updated.metadata.resourceVersion;
       savedText = JSON.stringify(st);
     };
@@ -273,7 +278,9 @@ export class ImageJobController {
 
     // ---- trust: act only on jobs of a live ImageList ----------------------------------------
     if (!st.planned || (st.phase === 'Running' && nextApplyWave(inv))) {
-      const problem = await trustProblem(rest, job);
+      // A refusal is for good: a verdict read from a cache is confirmed at the server first.
+      let problem = await trustProblem(this.reader, job);
+      if (problem && this.reader !== this.direct) problem = await trustProblem(this.direct, job);
       if (problem && !st.planned) {
         st.phase = 'Failed';
         st.message = `refused: ${problem}`;
@@ -325,9 +332,9 @@ export class ImageJobController {
           return st.phase === 'Failed' ? undefined : PROTECTION_RETRY_MS;
         }
       }
-      const nodes = await rest.list<NodeLike>('/api/v1/nodes');
+      const nodes = await this.reader.nodes();
       const sel = selectNodes(
-        nodes.items,
+        nodes,
         {
           ...cfg,
           nodeFilter: admin.config.nodeFilter,
@@ -380,7 +387,10 @@ export class ImageJobController {
     let applyFailed: string | undefined;
 
     // ---- apply ------------------------------------------------------------------------------
+    // Pods created by this reconcile: the cache may not show them yet, and they cannot have ended.
+    const justCreated = new Set<string>();
     if (st.phase === 'Running' && nextApplyWave(inv)) {
+      const pendingBefore = new Set(inv.filter((i) => i.kind === 'Pod' && i.phase !== 'Ready').map(itemKey));
       const r = await applyWave(rest, inv, {
         owner,
         manifest: (item) => desired.get(itemKey(item))!.manifest,
@@ -388,6 +398,8 @@ export class ImageJobController {
         now: this.now,
       });
       inv = r.inventory;
+      for (const i of inv)
+        if (i.phase === 'Ready' && pendingBefore.has(itemKey(i))) justCreated.add(itemKey(i));
       for (const c of r.collisions) {
         const line = `${c.ref.kind} ${c.ref.namespace}/${c.ref.name} is held by ${c.holder}`;
         st.collisions = [...new Set([...(st.collisions ?? []), line])];
@@ -426,6 +438,8 @@ export class ImageJobController {
       const node = podToNode.get(item.name);
       const pod = live.get(itemKey(item)) as PodLike | undefined;
       if (!pod) {
+        // Missing from a cache may mean "not arrived yet": only a GET that finds nothing says gone.
+        if (justCreated.has(itemKey(item)) || !(await this.reader.confirmGone(objectPath(item)))) continue;
         vanished.push(itemKey(item));
         if (node && pendingNode(node))
           setResult({
@@ -521,7 +535,7 @@ export class ImageJobController {
         await save(); // deletion is recorded before the first DELETE
       }
       if (nextDeleteWave(inv)) {
-        const allLive = await this.liveObjects(name, ns, live);
+        const allLive = await this.liveObjects(name, ns, live, inv);
         const r = await deleteWave(rest, inv, { owner, live: allLive });
         inv = r.inventory;
         for (const f of r.foreign)
@@ -573,11 +587,8 @@ export class ImageJobController {
     const created = Date.parse(pod.metadata?.creationTimestamp ?? '');
     if (Number.isNaN(created) || now.getTime() - created < graceSeconds * 1000) return undefined;
     if (!this.nodeReadiness || Date.now() - this.nodeReadiness.at > 5000) {
-      const list = await this.opts.rest.list<NodeLike & { status?: { conditions?: { message?: string }[] } }>(
-        '/api/v1/nodes',
-      );
       const ready = new Map<string, string | undefined>();
-      for (const n of list.items) {
+      for (const n of await this.reader.nodes()) {
         const c = n.status?.conditions?.find((x) => x.type === 'Ready') as
           { status?: string; reason?: string; message?: string } | undefined;
         ready.set(
@@ -616,15 +627,19 @@ export class ImageJobController {
       // Write-ahead: the deletion is recorded before the first DELETE.
       st.inventory = encodeInventory(inv);
       if (JSON.stringify(st.inventory) !== before) {
+        const replaced = job.metadata.resourceVersion;
         const updated = await rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, {
           body: job,
         });
+        this.reader.wrote('ImageJob', updated, replaced);
         job.metadata.resourceVersion = updated.metadata.resourceVersion;
       }
-      const r = await deleteWave(rest, inv, { owner, live: await this.liveObjects(name, ns, live) });
+      const r = await deleteWave(rest, inv, { owner, live: await this.liveObjects(name, ns, live, inv) });
       inv = r.inventory;
       st.inventory = encodeInventory(inv);
+      const replaced = job.metadata.resourceVersion;
       const updated = await rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, { body: job });
+      this.reader.wrote('ImageJob', updated, replaced);
       job.metadata.resourceVersion = updated.metadata.resourceVersion;
     }
     if (inv.length > 0) return 500; // Pods take a moment to go (the kubelet stops them first)
@@ -655,33 +670,36 @@ export class ImageJobController {
 
   /** The job's worker Pods that carry our owner label, by item key. */
   private async livePods(name: string, ns: string, owner: Owner): Promise<Map<string, KubeObject>> {
-    const pods = await this.opts.rest.list<PodLike>(
-      collectionPath({ group: '', version: 'v1', kind: 'Pod', namespace: ns }),
-      { query: { labelSelector: `${JOB_LABEL}=${name}` } },
-    );
     const live = new Map<string, KubeObject>();
-    for (const p of pods.items)
+    for (const p of await this.reader.workers('Pod', ns, name))
       if (isOwnedBy(p, owner)) live.set(`/Pod/${p.metadata?.namespace}/${p.metadata?.name}`, p);
     return live;
   }
 
-  /** Live objects of the job (Pods already listed; ConfigMaps and PodTemplates by label). */
-  // An object holding one of our names without our labels is not listed: it counts as "gone"
-  // and is dropped, so it is never deleted (a DELETE also needs our owner label).
+  /**
+   * Live objects of the job (Pods already read; ConfigMaps and PodTemplates by label), for the
+   * next delete wave of `inv`. An object holding one of our names without our labels is not
+   * listed: it counts as "gone" and is dropped, so it is never deleted (a DELETE also needs our
+   * owner label). A wave item the cache does not show is read from the server: "not in the
+   * cache yet" must not drop an object we created a moment ago.
+   */
   private async liveObjects(
     name: string,
     ns: string,
     pods: Map<string, KubeObject>,
+    inv: InventoryItem[],
   ): Promise<Map<string, KubeObject>> {
     const out = new Map(pods);
-    for (const kind of ['ConfigMap', 'PodTemplate']) {
-      const r = await this.opts.rest.list<KubeObject>(
-        collectionPath({ group: '', version: 'v1', kind, namespace: ns }),
-        {
-          query: { labelSelector: `${JOB_LABEL}=${name}` },
-        },
-      );
-      for (const o of r.items) out.set(`/${kind}/${ns}/${o.metadata?.name}`, o);
+    for (const kind of ['ConfigMap', 'PodTemplate'] as const)
+      for (const o of await this.reader.workers(kind, ns, name))
+        out.set(`/${kind}/${ns}/${o.metadata?.name}`, o);
+    if (this.reader === this.direct) return out;
+    for (const item of nextDeleteWave(inv)?.items ?? []) {
+      if (out.has(itemKey(item)) || item.deletePolicy === 'Orphan') continue;
+      const o = await this.opts.rest
+        .get<KubeObject>(objectPath(item))
+        .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+      if (o?.metadata?.labels?.[JOB_LABEL] === name) out.set(itemKey(item), o);
     }
     return out;
   }
@@ -694,19 +712,15 @@ export class ImageJobController {
    * writing its status) must record it first.
    */
   private async listRecorded(job: ImageJob): Promise<boolean> {
-    try {
-      const list = await this.opts.rest.get<ImageList>(`${IMAGELISTS_PATH}/${job.spec.imageList.name}`);
-      if (list.metadata.uid !== job.spec.imageList.uid) return true;
-      const s = list.status;
-      if ((s?.lastJobGeneration ?? 0) > job.spec.imageList.generation) return true;
-      // A scheduled run is recorded once the list has moved on to a later tick.
-      const tick = job.metadata.annotations?.[SCHEDULE_TIME_ANNOTATION];
-      if (tick && s?.lastScheduleTime && Date.parse(s.lastScheduleTime) > Date.parse(tick)) return true;
-      return s?.lastJob === job.metadata.name && isFinished(s?.phase);
-    } catch (e) {
-      if (isNotFound(e)) return true;
-      throw e;
-    }
+    const list = await this.reader.list(job.spec.imageList.name);
+    if (!list) return true;
+    if (list.metadata.uid !== job.spec.imageList.uid) return true;
+    const s = list.status;
+    if ((s?.lastJobGeneration ?? 0) > job.spec.imageList.generation) return true;
+    // A scheduled run is recorded once the list has moved on to a later tick.
+    const tick = job.metadata.annotations?.[SCHEDULE_TIME_ANNOTATION];
+    if (tick && s?.lastScheduleTime && Date.parse(s.lastScheduleTime) > Date.parse(tick)) return true;
+    return s?.lastJob === job.metadata.name && isFinished(s?.phase);
   }
 }
 

@@ -7,10 +7,11 @@
 // A finished job's phase and counts are copied into the list's status.
 // A list with spec.schedule is different: its generations start nothing, its ticks do
 // (scheduled-runs.ts); removing the schedule is not a request either, the next generation is.
-import { isAlreadyExists, isNotFound, isTransient, type KubeRest } from '../kube/rest.js';
+import { isAlreadyExists, isTransient, type KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
 import { validateImages } from './images.js';
+import { RestReader, type EraseReader } from './reader.js';
 import { loadConfig, loadExclusions } from './settings.js';
 import { parseSelector } from './selector.js';
 import { reconcileScheduled } from './scheduled-runs.js';
@@ -31,7 +32,10 @@ import {
 } from './types.js';
 
 export interface ListControllerOptions {
+  /** Writes (and confirming reads the cache cannot answer) go here. */
   rest: KubeRest;
+  /** Where reads come from: the controllers' informers (EraseCache), or the server directly (default). */
+  reader?: EraseReader;
   /** Namespace of the configuration ConfigMap and the exclusion lists. */
   namespace: string;
   logger?: Logger;
@@ -42,11 +46,15 @@ const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export class ImageListController {
   private readonly log: Logger;
+  private readonly reader: EraseReader;
 
   constructor(private readonly opts: ListControllerOptions) {
     this.log = (opts.logger ?? noopLogger).child({ controller: 'imagelist' });
+    this.reader = opts.reader ?? new RestReader(opts.rest);
   }
 
+  // The configuration a new job starts with is read from the server, not the cache: an
+  // administrator's change made just before a request must apply to it. Once per job.
   /** The configuration in force, or a ConfigError naming the bad value. */
   loadConfig(): Promise<EraseConfig> {
     return loadConfig(this.opts.rest, this.opts.namespace);
@@ -58,18 +66,12 @@ export class ImageListController {
 
   async reconcile(name: string): Promise<number | undefined> {
     const { rest } = this.opts;
-    let list: ImageList;
-    try {
-      list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    const read = await this.reader.list(name);
+    if (!read) return undefined;
+    const list = structuredClone(read);
     if (list.metadata.deletionTimestamp) return undefined;
     const gen = list.metadata.generation ?? 1;
-    const jobs = (
-      await rest.list<ImageJob>(IMAGEJOBS_PATH, { query: { labelSelector: `${IMAGELIST_LABEL}=${name}` } })
-    ).items.filter((j) => j.spec.imageList.uid === list.metadata.uid);
+    const jobs = (await this.reader.jobsOf(name)).filter((j) => j.spec.imageList.uid === list.metadata.uid);
     const running = jobs.filter((j) => !isFinished(j.status?.phase));
     const current = jobs.find((j) => j.spec.imageList.generation === gen);
     const status: ImageListStatus = { ...list.status };
@@ -91,7 +93,7 @@ export class ImageListController {
       });
     } else if (current) {
       this.copy(status, current);
-    } else if ((status.lastJobGeneration ?? 0) >= gen) {
+    } else if ((status.lastJobGeneration ?? 0) >= gen && (await this.jobGone(status.lastJob))) {
       // This generation has had its job already (lastJobGeneration is written only after the
       // job was created) and that job is gone: finished, recorded here and cleaned up, or
       // deleted by someone. Never start it again: the job name is deterministic, so a second
@@ -125,9 +127,20 @@ export class ImageListController {
     }
     status.observedGeneration = gen;
     if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {
-      await rest.request('PUT', `${IMAGELISTS_PATH}/${name}/status`, { body: { ...list, status } });
+      const updated = await rest.request<ImageList>('PUT', `${IMAGELISTS_PATH}/${name}/status`, {
+        body: { ...list, status },
+      });
+      this.reader.wrote('ImageList', updated, list.metadata.resourceVersion);
     }
     return requeue;
+  }
+
+  /**
+   * The job is gone at the server. Only asked when the cache shows no job for a generation
+   * that had one: a job created a moment ago may not have reached the cache yet.
+   */
+  private async jobGone(job: string | undefined): Promise<boolean> {
+    return !job || this.reader.confirmGone(`${IMAGEJOBS_PATH}/${job}`);
   }
 
   private now(): Date {

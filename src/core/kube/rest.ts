@@ -91,6 +91,8 @@ export const isWrite = (method: string): boolean => WRITE_METHODS.has(method);
 export class KubeRest {
   readonly server: URL;
   private agent?: https.Agent | http.Agent;
+  // Watches hold their socket for minutes: a pool of their own, so they never starve requests.
+  private streamAgent?: https.Agent | http.Agent;
   private headers?: { value: Record<string, string>; expires: number };
   onRequest?: (method: string, path: string) => void;
 
@@ -116,18 +118,20 @@ export class KubeRest {
     const opts: https.RequestOptions = {};
     await this.kc.applyToHTTPSOptions(opts);
     if (!this.agent) {
-      const base = { keepAlive: true, maxSockets: 32 };
-      this.agent =
+      const make = (maxSockets: number) =>
         this.server.protocol === 'http:'
-          ? new http.Agent(base)
+          ? new http.Agent({ keepAlive: true, maxSockets })
           : new https.Agent({
-              ...base,
+              keepAlive: true,
+              maxSockets,
               ca: opts.ca,
               cert: opts.cert,
               key: opts.key,
               servername: opts.servername,
               rejectUnauthorized: opts.rejectUnauthorized,
             });
+      this.agent = make(32);
+      this.streamAgent = make(Infinity);
     }
     const value: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.headers ?? {})) {
@@ -136,6 +140,17 @@ export class KubeRest {
     if (opts.auth) value.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     this.headers = { value, expires: now + 30_000 };
     return value;
+  }
+
+  /**
+   * What a streaming request (a watch, src/core/watch/watch-stream.ts) needs to open a connection
+   * with the same credentials and TLS settings: current auth headers and the stream agent.
+   * Counted through onRequest as method WATCH.
+   */
+  async streamConnection(path: string): Promise<{ headers: Record<string, string>; agent: http.Agent }> {
+    const headers = await this.prepare();
+    this.onRequest?.('WATCH', new URL(path, this.server).pathname);
+    return { headers, agent: this.streamAgent! };
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -243,8 +258,8 @@ export class KubeRest {
     });
   }
 
-  get<T>(path: string, query?: Query): Promise<T> {
-    return this.request<T>('GET', path, { query });
+  get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
+    return this.request<T>('GET', path, { query, signal });
   }
 
   /**
@@ -253,17 +268,17 @@ export class KubeRest {
    */
   async list<T, U = T>(
     path: string,
-    opts: { query?: Query; pageSize?: number; map?: (item: T) => U } = {},
+    opts: { query?: Query; pageSize?: number; map?: (item: T) => U; signal?: AbortSignal } = {},
   ): Promise<{ items: U[]; resourceVersion: string }> {
     const items: U[] = [];
     let cont: string | undefined;
     let resourceVersion = '';
     do {
-      const page = await this.get<{ items: T[]; metadata?: ListMeta }>(path, {
-        ...opts.query,
-        limit: opts.pageSize ?? 500,
-        continue: cont,
-      });
+      const page = await this.get<{ items: T[]; metadata?: ListMeta }>(
+        path,
+        { ...opts.query, limit: opts.pageSize ?? 500, continue: cont },
+        opts.signal,
+      );
       for (const it of page.items ?? []) items.push(opts.map ? opts.map(it) : (it as unknown as U));
       cont = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
@@ -273,5 +288,6 @@ export class KubeRest {
 
   close(): void {
     this.agent?.destroy();
+    this.streamAgent?.destroy();
   }
 }

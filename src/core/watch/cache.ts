@@ -76,7 +76,6 @@ export class InventoryCache implements Runnable {
             new Informer<CachedObject>({
               name: `${kind}${ns ? `@${ns}` : ''}`,
               rest: opts.rest,
-              kubeConfig: opts.kubeConfig,
               path: kind === 'Image' ? imagesPath(ns) : collectionPath(kind, ns),
               strip:
                 kind === 'Image'
