@@ -10,7 +10,7 @@ import type { NamespaceObjects } from '../inventory/types.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { Informer, intern, type CachedObject, type InformerHandlers } from './informer.js';
-import type { Runnable } from './manager.js';
+import type { Runnable } from '../controller/manager.js';
 
 export type WatchedKind = SourceKind | 'Image';
 export const WATCHED_KINDS: WatchedKind[] = [...(Object.keys(SOURCE_KINDS) as SourceKind[]), 'Image'];

@@ -14,7 +14,7 @@ import { CrdGuard } from './crd-guard.js';
 import { eraseRunnable } from './erase-runnable.js';
 import { CacheProtection } from '../erase/inventory-protection.js';
 import { createEraseMetrics } from '../erase/metrics.js';
-import { Manager, type LeaderElectionConfig, type ManagerResult } from './manager.js';
+import { Manager, type LeaderElectionConfig, type ManagerResult } from '../controller/manager.js';
 
 export interface WatchDaemonOptions {
   kubeConfig: KubeConfig;

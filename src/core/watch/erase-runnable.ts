@@ -9,7 +9,7 @@ import type { EraseMetrics } from '../erase/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import { ERASE_CRDS } from '../kube/crds.js';
 import type { CrdGuard } from './crd-guard.js';
-import type { Runnable } from './manager.js';
+import type { Runnable } from '../controller/manager.js';
 
 export interface EraseRunnableOptions {
   kubeConfig: KubeConfig;

@@ -18,7 +18,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { LeaderElector } from '../controller/leader-election.js';
+import { LeaderElector } from './leader-election.js';
 import {
   bindAddressDisabled,
   healthHandler,
