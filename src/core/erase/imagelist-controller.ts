@@ -93,12 +93,13 @@ export class ImageListController {
       });
     } else if (current) {
       this.copy(status, current);
-    } else if ((status.lastJobGeneration ?? 0) >= gen && (await this.jobGone(status.lastJob))) {
+    } else if ((status.lastJobGeneration ?? 0) >= gen) {
       // This generation has had its job already (lastJobGeneration is written only after the
       // job was created) and that job is gone: finished, recorded here and cleaned up, or
       // deleted by someone. Never start it again: the job name is deterministic, so a second
       // job would rerun every worker under the same names. A new request is a new generation.
-      if (!isFinished(status.phase) && status.phase !== 'Error') {
+      // (The cache may not show a job created a moment ago: confirm it is gone at the server.)
+      if (!isFinished(status.phase) && status.phase !== 'Error' && (await this.jobGone(status.lastJob))) {
         status.phase = 'Failed';
         status.message = `job ${status.lastJob ?? ''} was deleted before it finished`;
         status.timestamp = iso(this.now());
