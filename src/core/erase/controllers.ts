@@ -8,7 +8,8 @@
 // Usable as a Runnable of `inv watch`'s manager (start(signal) resolves once stopped) and
 // in-process by `inv erase --standalone`.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { runWorkers, WorkQueue } from '../controller/workqueue.js';
+import { runReconciler } from '../controller/reconcile.js';
+import { WorkQueue } from '../controller/workqueue.js';
 import { KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { ImageJobController } from './imagejob-controller.js';
@@ -106,26 +107,24 @@ export class EraseControllers {
     resync.unref();
     const informers = c.run(signal);
 
-    const onError = (what: string) => (key: string, err: unknown, requeues: number) =>
-      this.log.warn(`${what} reconcile failed`, { key, error: (err as Error).message, requeues });
-    const run = (queue: WorkQueue, fn: (key: string) => Promise<number | undefined>, what: string) =>
-      runWorkers(
-        queue,
-        this.opts.workers ?? 4,
-        async (key) => {
-          const after = await fn(key);
-          if (after !== undefined) queue.addAfter(key, after);
-        },
-        { onError: onError(what) },
-      );
+    const log = (what: string) => ({
+      onError: (key: string, err: unknown, requeues: number) =>
+        this.log.warn(`${what} reconcile failed`, { key, error: (err as Error).message, requeues }),
+      onTerminal: (key: string, err: unknown) =>
+        this.log.warn(`${what} reconcile failed for good (recorded in its status)`, {
+          key,
+          error: (err as Error).message,
+        }),
+    });
+    const workers = this.opts.workers ?? 4;
     // Reconciles start once the cache holds everything: a read before that would see nothing.
     const done = c
       .waitForSync(signal)
       .then((ok) =>
         ok
           ? Promise.all([
-              run(this.listQueue, (k) => this.lists.reconcile(k), 'imagelist'),
-              run(this.jobQueue, (k) => this.jobs.reconcile(k), 'imagejob'),
+              runReconciler(this.listQueue, this.lists, { workers, signal, ...log('imagelist') }),
+              runReconciler(this.jobQueue, this.jobs, { workers, signal, ...log('imagejob') }),
             ])
           : undefined,
       );

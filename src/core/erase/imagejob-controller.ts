@@ -20,6 +20,12 @@
 //            wave in canonical order (Pods, then PodTemplate, then ConfigMaps), dropped when gone;
 //            then the ImageJob itself once its ImageList has recorded the result.
 import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
+import {
+  requeueAfter,
+  TerminalError,
+  type ReconcileResult,
+  type Reconciler,
+} from '../controller/reconcile.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import {
   decodeInventory,
@@ -134,7 +140,7 @@ const setResultIn = (results: NodeResult[], r: NodeResult) => {
   if (i >= 0) results[i] = r;
 };
 
-export class ImageJobController {
+export class ImageJobController implements Reconciler {
   private readonly log: Logger;
   private readonly now: () => Date;
   private nodeReadiness?: { at: number; ready: Map<string, string | undefined> };
@@ -245,8 +251,17 @@ export class ImageJobController {
     return out;
   }
 
-  /** Reconciles one ImageJob. Returns when to look again (ms), or undefined for "on events only". */
-  async reconcile(name: string): Promise<number | undefined> {
+  /**
+   * Reconciles one ImageJob (see src/core/controller/reconcile.ts for the contract). A job that
+   * is not to be trusted is marked Failed and thrown as a TerminalError; objects the API
+   * refuses are thrown as plain errors (retried with backoff).
+   */
+  async reconcile(name: string, signal?: AbortSignal): Promise<ReconcileResult> {
+    return requeueAfter(await this.reconcileJob(name, signal));
+  }
+
+  /** One pass; returns when to look again (ms), or undefined for "on events only". */
+  private async reconcileJob(name: string, signal?: AbortSignal): Promise<number | undefined> {
     const { rest } = this.opts;
     const read = await this.reader.job(name);
     if (!read) return undefined;
@@ -259,7 +274,10 @@ export class ImageJobController {
     const save = async () => {
       if (JSON.stringify(st) === savedText) return;
       const replaced = job.metadata.resourceVersion;
-      const updated = await rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, { body: job });
+      const updated = await rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, {
+        body: job,
+        signal,
+      });
       this.reader.wrote('ImageJob', updated, replaced);
       job.metadata.resourceVersion = updated.metadata.resourceVersion;
       savedText = JSON.stringify(st);
@@ -287,7 +305,7 @@ export class ImageJobController {
         st.completionTime = iso(now);
         await save();
         this.log.warn('ImageJob refused, nothing created', { job: name, reason: problem });
-        return undefined;
+        throw new TerminalError(`ImageJob ${name} refused: ${problem}`);
       }
       if (problem) {
         // Its list went away while it ran: create nothing more, stop what has not finished.

@@ -8,6 +8,12 @@
 // A list with spec.schedule is different: its generations start nothing, its ticks do
 // (scheduled-runs.ts); removing the schedule is not a request either, the next generation is.
 import { isAlreadyExists, isTransient, type KubeRest } from '../kube/rest.js';
+import {
+  requeueAfter,
+  TerminalError,
+  type ReconcileResult,
+  type Reconciler,
+} from '../controller/reconcile.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
 import { validateImages } from './images.js';
@@ -44,7 +50,7 @@ export interface ListControllerOptions {
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export class ImageListController {
+export class ImageListController implements Reconciler {
   private readonly log: Logger;
   private readonly reader: EraseReader;
 
@@ -64,18 +70,24 @@ export class ImageListController {
     return loadExclusions(this.opts.rest, this.opts.namespace, cfg);
   }
 
-  async reconcile(name: string): Promise<number | undefined> {
+  /**
+   * Reconciles one ImageList (see src/core/controller/reconcile.ts for the contract). A request
+   * that cannot run (bad images, bad configuration) is recorded as phase Error and thrown as a
+   * TerminalError: retrying would not change it, a new generation will.
+   */
+  async reconcile(name: string, signal?: AbortSignal): Promise<ReconcileResult> {
     const { rest } = this.opts;
     const read = await this.reader.list(name);
-    if (!read) return undefined;
+    if (!read) return {};
     const list = structuredClone(read);
-    if (list.metadata.deletionTimestamp) return undefined;
+    if (list.metadata.deletionTimestamp) return {};
     const gen = list.metadata.generation ?? 1;
     const jobs = (await this.reader.jobsOf(name)).filter((j) => j.spec.imageList.uid === list.metadata.uid);
     const running = jobs.filter((j) => !isFinished(j.status?.phase));
     const current = jobs.find((j) => j.spec.imageList.generation === gen);
     const status: ImageListStatus = { ...list.status };
     let requeue: number | undefined;
+    let problem: string | undefined;
 
     if (list.spec.schedule) {
       requeue = await reconcileScheduled({
@@ -118,7 +130,7 @@ export class ImageListController {
       status.lastJobGeneration = gen;
       status.message = `schedule removed: generation ${gen} starts no job; the next request does`;
     } else {
-      const problem = await this.startJob(list, status);
+      problem = await this.startJob(list, status);
       if (problem) {
         status.phase = 'Error';
         status.message = problem;
@@ -130,10 +142,12 @@ export class ImageListController {
     if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {
       const updated = await rest.request<ImageList>('PUT', `${IMAGELISTS_PATH}/${name}/status`, {
         body: { ...list, status },
+        signal,
       });
       this.reader.wrote('ImageList', updated, list.metadata.resourceVersion);
     }
-    return requeue;
+    if (problem) throw new TerminalError(`ImageList ${name} generation ${gen} rejected: ${problem}`);
+    return requeueAfter(requeue);
   }
 
   /**
