@@ -54,6 +54,18 @@ export const isTransient = (e: unknown): boolean =>
 /** The default cap on one response body: far above any page of a LIST, far below a memory problem. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
+// Response bodies being buffered, across every client of the process. A cap per response bounds
+// one request; this bounds them together, so a server streaming garbage into many concurrent
+// requests (every informer's LIST at once) cannot multiply the cap. Crossing it fails the
+// request that crossed it like the per-response cap (a transport error: retried later).
+const responseBudget = { limit: DEFAULT_MAX_RESPONSE_BYTES, used: 0 };
+
+/** Sets the process-wide limit on response bytes buffered at once (`inv watch` lowers it). */
+export function setResponseBudget(bytes: number): void {
+  if (!(bytes > 0)) throw new Error(`response budget must be positive, got ${bytes}`);
+  responseBudget.limit = bytes;
+}
+
 export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && e.code === 404;
 export const isConflict = (e: unknown): boolean => e instanceof KubeApiError && e.code === 409;
 export const isAlreadyExists = (e: unknown): boolean =>
@@ -191,19 +203,41 @@ export class KubeRest {
           timeout: timeoutMs,
         },
         (res) => {
-          const chunks: Buffer[] = [];
+          let chunks: Buffer[] = [];
           let size = 0;
+          let released = false;
+          const release = () => {
+            if (released) return;
+            released = true;
+            responseBudget.used -= size;
+            chunks = [];
+          };
           res.on('data', (c: Buffer) => {
+            if (released) return;
             size += c.length;
+            responseBudget.used += c.length;
             if (size > max) {
+              release();
               req.destroy(fail('too-large', `response larger than ${max} bytes, the limit for one response`));
+              return;
+            }
+            if (responseBudget.used > responseBudget.limit) {
+              release();
+              req.destroy(
+                fail(
+                  'too-large',
+                  `responses in flight exceed ${responseBudget.limit} bytes, the limit for this process`,
+                ),
+              );
               return;
             }
             chunks.push(c);
           });
+          res.on('close', release);
           res.on('end', () =>
             done(() => {
               const text = Buffer.concat(chunks).toString('utf8');
+              release();
               const status = res.statusCode ?? 0;
               if (status >= 200 && status < 300) {
                 try {
