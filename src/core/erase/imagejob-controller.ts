@@ -58,7 +58,9 @@ import { ScanProtection, type ProtectionSource } from './inventory-protection.js
 import type { EraseMetrics } from './metrics.js';
 import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from './protected-set.js';
 import { PRUNE_ALL } from './images.js';
-import { startFailure, type StartFailure } from './start-failure.js';
+import { jobConditions } from './conditions.js';
+import { writeEvent } from './events.js';
+import { describeWorker, startFailure, type StartFailure } from './start-failure.js';
 import {
   countResults,
   decodeResult,
@@ -114,6 +116,9 @@ export interface JobControllerOptions {
 /** A `*` prune keeps what the inventory references unless the request turned that off. */
 export const protectsInventory = (job: ImageJob): boolean =>
   job.spec.images.includes(PRUNE_ALL) && job.spec.protectInventory !== false;
+
+/** After this many failed nodes, node failures are reported only in the job's final Event. */
+const MAX_FAILURE_EVENT_NODES = 50;
 
 /** Retry delay while the protected set cannot be computed. */
 const PROTECTION_RETRY_MS = 5000;
@@ -272,6 +277,9 @@ export class ImageJobController implements Reconciler {
     const st = (job.status ??= {});
     const before = JSON.stringify(st);
     const save = async () => {
+      st.observedGeneration = job.metadata.generation ?? 1;
+      const step = !st.planned ? 'Planned' : nextApplyWave(inv) ? 'Applying' : 'Observing';
+      st.conditions = jobConditions(st, st.observedGeneration, step, now);
       if (JSON.stringify(st) === savedText) return;
       const replaced = job.metadata.resourceVersion;
       const updated = await rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, {
@@ -380,6 +388,7 @@ export class ImageJobController implements Reconciler {
       this.write(st, inv, results);
       await save(); // the inventory is persisted before any object exists
       this.log.info('job planned', { job: name, nodes: sel.selected.length, skipped: sel.skipped.length });
+      await this.event(job, 'planned', 'Normal', 'Planned', st.message);
     }
 
     const selected = results.filter((r) => r.outcome !== 'Skipped').map((r) => r.node);
@@ -403,6 +412,9 @@ export class ImageJobController implements Reconciler {
     const pendingNode = (node: string) => results.find((r) => r.node === node)?.outcome === 'Pending';
     let requeue: number | undefined;
     let applyFailed: string | undefined;
+    // Why objects could not be created in this pass, by item key (for the deadline's reasons).
+    const applyErrors = new Map<string, string>();
+    const failedBefore = new Set(results.filter((r) => r.outcome === 'Failed').map((r) => r.node));
 
     // ---- apply ------------------------------------------------------------------------------
     // Pods created by this reconcile: the cache may not show them yet, and they cannot have ended.
@@ -438,8 +450,10 @@ export class ImageJobController implements Reconciler {
           st.message = `name collision: ${line}`;
         }
       }
-      for (const e of r.errors)
+      for (const e of r.errors) {
         this.log.warn('apply failed, will retry', { job: name, object: e.key, error: e.error.message });
+        applyErrors.set(e.key, e.error.message);
+      }
       // Objects the API refused (admission, quota): retried with the work queue's exponential
       // backoff (the reconcile throws below, after saving), not every 2 s until the deadline.
       if (r.errors.length)
@@ -509,9 +523,17 @@ export class ImageJobController implements Reconciler {
         const stale: string[] = [];
         for (const r of results) {
           if (r.outcome !== 'Pending') continue;
-          setResult({ ...r, outcome: 'Failed', reason: 'timeout' });
-          const pod = podNames(name, [r.node]).get(r.node);
+          const pod = podNames(name, [r.node]).get(r.node)!;
           const it = inv.find((i) => i.kind === 'Pod' && i.name === pod);
+          const livePod = it ? (live.get(itemKey(it)) as PodLike | undefined) : undefined;
+          const createError = it ? applyErrors.get(itemKey(it)) : undefined;
+          // Name the Pod and its state, not a bare "timeout": that is what the user acts on.
+          const why = describeWorker(
+            pod,
+            livePod,
+            createError ?? (it?.phase === 'Creating' ? st.message : undefined),
+          );
+          setResult({ ...r, outcome: 'Failed', reason: `timeout: ${why}` });
           if (it && !isDeletionPhase(it.phase) && it.phase !== 'Completed') stale.push(itemKey(it));
         }
         inv = scheduleDeletion(inv, stale);
@@ -540,6 +562,13 @@ export class ImageJobController implements Reconciler {
         counts,
         Boolean(job.spec.dryRun),
         Number.isFinite(ran) ? ran : 0,
+      );
+      await this.event(
+        job,
+        'finished',
+        st.phase === 'Completed' ? 'Normal' : 'Warning',
+        st.phase,
+        `${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.desired} node(s)${st.message ? `; ${st.message}` : ''}`,
       );
     }
 
@@ -580,6 +609,7 @@ export class ImageJobController implements Reconciler {
 
     this.write(st, inv, results);
     await save();
+    await this.reportFailures(job, results, failedBefore);
     if (applyFailed && st.phase === 'Running') {
       if (st.message !== applyFailed) {
         st.message = applyFailed;
@@ -671,6 +701,46 @@ export class ImageJobController implements Reconciler {
     });
     this.log.info('job deleted, its objects cleaned up', { job: name });
     return undefined;
+  }
+
+  /** One Event on the job, named after what it reports (events.ts): written once however often seen. */
+  private async event(
+    job: ImageJob,
+    key: string,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string | undefined,
+  ): Promise<void> {
+    const err = await writeEvent(this.opts.rest, {
+      name: `${job.metadata.name}.${(job.metadata.uid ?? '').slice(0, 8)}.${key}`,
+      involved: { kind: 'ImageJob', name: job.metadata.name, uid: job.metadata.uid },
+      type,
+      reason,
+      message: message ?? '',
+      component: 'inv-erase-imagejob-controller',
+    });
+    if (err) this.log.warn('could not write an Event', { job: job.metadata.name, reason, error: err });
+  }
+
+  /**
+   * Nodes that failed in this pass, as one Warning Event (NodesFailed) naming the first few and
+   * their reasons. Bounded: the name carries the number of failures so far, and once
+   * MAX_FAILURE_EVENT_NODES nodes have failed, later failures are left to the job's final Event
+   * and its status, so 5,000 failing nodes never mean 5,000 Events.
+   */
+  private async reportFailures(job: ImageJob, results: NodeResult[], before: Set<string>): Promise<void> {
+    if (before.size >= MAX_FAILURE_EVENT_NODES) return;
+    const fresh = results.filter((r) => r.outcome === 'Failed' && !before.has(r.node));
+    if (!fresh.length) return;
+    const shown = fresh.slice(0, 5).map((r) => `${r.node} (${r.reason})`);
+    const more = fresh.length > shown.length ? `; and ${fresh.length - shown.length} more` : '';
+    await this.event(
+      job,
+      `failed-${before.size + fresh.length}`,
+      'Warning',
+      'NodesFailed',
+      `${fresh.length} node(s) failed: ${shown.join('; ')}${more}`,
+    );
   }
 
   private write(st: NonNullable<ImageJob['status']>, inv: InventoryItem[], results: NodeResult[]): void {

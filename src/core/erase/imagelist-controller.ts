@@ -15,6 +15,7 @@ import {
   type Reconciler,
 } from '../controller/reconcile.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
+import { listConditions } from './conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
 import { validateImages } from './images.js';
 import { RestReader, type EraseReader } from './reader.js';
@@ -139,6 +140,7 @@ export class ImageListController implements Reconciler {
       }
     }
     status.observedGeneration = gen;
+    status.conditions = listConditions(status, gen, this.now());
     if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {
       const updated = await rest.request<ImageList>('PUT', `${IMAGELISTS_PATH}/${name}/status`, {
         body: { ...list, status },
