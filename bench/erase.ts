@@ -96,7 +96,10 @@ export async function main(ctx: { kubeconfig: string }): Promise<Record<string, 
       await controllers.cache.job(jobName),
       await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${jobName}`),
     ];
-    const idle = controllers.jobQueue.len() === 0 && controllers.jobQueue.inFlight() === 0;
+    const idle =
+      controllers.jobQueue.len() === 0 &&
+      controllers.jobQueue.inFlight() === 0 &&
+      controllers.cache.pods.size() >= NODES;
     if (idle && cached?.metadata.resourceVersion === live.metadata.resourceVersion) break;
     if (i > 600) throw new Error('the job queue never settled');
     await sleep(100);

@@ -36,10 +36,16 @@ export function setCondition(
     message,
     lastTransitionTime: prev && prev.status === c.status ? prev.lastTransitionTime : iso(now),
   };
+  // Unchanged: keep the object as read. The API server writes a custom resource's fields in
+  // sorted order, so a rebuilt object with equal values would still compare as a change.
+  if (prev && sameCondition(prev, next)) return conditions;
   if (i >= 0) conditions[i] = next;
   else conditions.push(next);
   return conditions;
 }
+
+const FIELDS = ['type', 'status', 'reason', 'message', 'observedGeneration', 'lastTransitionTime'] as const;
+const sameCondition = (a: Condition, b: Condition): boolean => FIELDS.every((f) => a[f] === b[f]);
 
 /** The ImageJob's conditions for its current status. */
 export function jobConditions(
