@@ -197,4 +197,40 @@ describe('erase: the ImageJob reconcile step by step (real API server, injected 
     });
     assert.equal(again.items.length, events.items.length);
   });
+
+  it("a missing workers' namespace: each node fails at the deadline naming its Pod and the API's answer", async () => {
+    const nodes = await env.nodes([{ name: 'm1' }, { name: 'm2' }]);
+    const list = `nons-${env.tag}`;
+    const missing = `missing-${env.tag}`;
+    await env.erase({ name: list, images: [`docker.io/library/nothing-${env.tag}:1`], jobTimeout: '1m' });
+    let clock = new Date();
+    // The controllers are told to use a namespace that does not exist.
+    await new ImageListController({ rest: env.rest, namespace: missing, now: () => clock }).reconcile(list);
+    const name = (await env.rest.list<ImageJob>(IMAGEJOBS_PATH)).items.find(
+      (j) => j.spec.imageList.name === list,
+    )!.metadata.name;
+    const ctl = new ImageJobController({ rest: env.rest, namespace: missing, now: () => clock });
+    // The first wave is refused: thrown (retried with backoff), and the status says why.
+    await assert.rejects(ctl.reconcile(name), /the workers' namespace does not exist: namespaces "missing-/);
+    let job = (await env.job(name))!;
+    assert.match(job.status?.message ?? '', new RegExp(`namespaces "${missing}" not found`));
+    clock = new Date(clock.getTime() + 65_000);
+    await ctl.reconcile(name);
+    job = (await env.job(name))!;
+    assert.equal(job.status?.phase, 'Failed');
+    // Every node of the tag (the first test's too) is part of this job.
+    const results = (job.status?.nodes ?? []).map(decodeResult);
+    assert.ok(nodes.every((n) => results.some((r) => r.node === n)));
+    const pods = podNames(
+      name,
+      results.map((r) => r.node),
+    );
+    for (const r of results) {
+      assert.equal(r.outcome, 'Failed');
+      assert.match(
+        r.reason,
+        new RegExp(`^timeout: Pod ${pods.get(r.node)} not created: .*namespaces "${missing}" not found`),
+      );
+    }
+  });
 });

@@ -511,6 +511,7 @@ export class ImageJobController implements Reconciler {
     const { name, st } = p;
     if (!(st.phase === 'Running' && nextApplyWave(p.inv))) return;
     const pendingBefore = new Set(p.inv.filter((i) => i.kind === 'Pod' && i.phase !== 'Ready').map(itemKey));
+    const pendingBeforeAll = p.inv.filter((i) => i.phase === 'Creating' || i.phase === 'Updating').length;
     const r = await applyWave(this.opts.rest, p.inv, {
       owner: p.owner,
       manifest: (item) => p.desired.get(itemKey(item))!.manifest,
@@ -549,6 +550,17 @@ export class ImageJobController implements Reconciler {
     for (const e of r.errors) {
       this.log.warn('apply failed, will retry', { job: name, object: e.key, error: e.error.message });
       p.applyErrors.set(e.key, e.error.message);
+    }
+    // No object of the wave got anywhere and no error was reported: applyWave takes a 404 on a
+    // create for "changed under us, next pass", but a missing namespace answers the same forever.
+    const stillPending = p.inv.filter((i) => i.phase === 'Creating' || i.phase === 'Updating').length;
+    if (!r.errors.length && !r.collisions.length && stillPending === pendingBeforeAll) {
+      const missing = await this.namespaceMissing(p.ns);
+      if (missing) {
+        for (const i of nextApplyWave(p.inv)?.items ?? []) p.applyErrors.set(itemKey(i), missing);
+        p.applyFailed = missing;
+        this.log.warn('apply failed, will retry', { job: name, error: missing });
+      }
     }
     // Objects the API refused (admission, quota): retried with the work queue's exponential
     // backoff (the pass throws at its end, after saving), not every 2 s until the deadline.
@@ -646,6 +658,17 @@ export class ImageJobController implements Reconciler {
     p.inv = scheduleDeletion(p.inv, stale);
     if (stale.length)
       st.message = `job deadline of ${cfg.jobTimeoutSeconds}s passed: ${stale.length} worker(s) stopped`;
+  }
+
+  /** The API server's answer when the workers' namespace does not exist, else undefined. */
+  private async namespaceMissing(ns: string): Promise<string | undefined> {
+    try {
+      await this.opts.rest.get(`/api/v1/namespaces/${ns}`);
+      return undefined;
+    } catch (e) {
+      if (isNotFound(e)) return `the workers' namespace does not exist: namespaces "${ns}" not found`;
+      throw e;
+    }
   }
 
   /** Finish: once no node is pending, Completed or Failed by the success ratio; written, then counted. */
