@@ -210,7 +210,6 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
     const imgs = new Informer<ImageResource>({
       name: 'bench-images',
       rest,
-      kubeConfig: kc,
       path: imagesPath(NS),
       strip: (o) => o as ImageResource,
     });

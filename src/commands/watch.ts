@@ -2,6 +2,10 @@ import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { failLine } from '../cli/fail.js';
 import { kubeFlags, restOptions } from '../cli/flags.js';
+import { setResponseBudget } from '../core/kube/rest.js';
+
+const DAEMON_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const DAEMON_RESPONSE_BUDGET = 64 * 1024 * 1024;
 import { loadKubeConfig } from '../core/kube/config.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import { bindAddressDisabled, parseBindAddress } from '../core/observability/http-server.js';
@@ -174,7 +178,11 @@ flags or no usable cluster configuration.`);
     let rest;
     try {
       kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
-      rest = restOptions(flags);
+      // A long-running daemon under a memory limit: its LISTs are paginated (500 objects a page),
+      // so 64 MiB per response and as much buffered at once are generous, and a server streaming
+      // garbage into every informer at once cannot take it past its limit.
+      rest = { ...restOptions(flags), maxResponseBytes: DAEMON_MAX_RESPONSE_BYTES };
+      setResponseBudget(DAEMON_RESPONSE_BUDGET);
     } catch (e) {
       return failLine(this, (e as Error).message);
     }

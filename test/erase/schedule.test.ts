@@ -81,7 +81,7 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
   };
   const at = async (iso: string, name: string) => {
     clock = new Date(iso);
-    return ctl.reconcile(name);
+    return (await ctl.reconcile(name)).requeueAfter;
   };
 
   it('each tick starts one job named after it; a lost status write adopts it; a busy tick is skipped', async () => {

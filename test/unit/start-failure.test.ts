@@ -1,6 +1,6 @@
 // Pure: which waiting worker containers fail their node, and when.
 import assert from 'node:assert/strict';
-import { startFailure } from '../../src/core/erase/start-failure.js';
+import { describeWorker, startFailure } from '../../src/core/erase/start-failure.js';
 
 const waiting = (reason: string, message = '', startTime = '2026-01-01T00:00:00Z') => ({
   startTime,
@@ -42,5 +42,41 @@ describe('erase: workers that cannot start', () => {
   it('keeps the reason under 200 characters', () => {
     const v = startFailure(waiting('ErrImagePull', 'x'.repeat(500)), at(20), 0);
     assert.ok(v?.failNow && v.reason.length === 200);
+  });
+});
+
+describe('describeWorker', () => {
+  it('names the Pod and its state', () => {
+    assert.equal(
+      describeWorker('j-1', undefined, 'namespaces "w" not found'),
+      'Pod j-1 not created: namespaces "w" not found',
+    );
+    assert.equal(
+      describeWorker('j-1', {
+        status: {
+          phase: 'Pending',
+          conditions: [
+            {
+              type: 'PodScheduled',
+              status: 'False',
+              reason: 'Unschedulable',
+              message: '0/3 nodes\n are available',
+            },
+          ],
+        },
+      }),
+      'Pod j-1 Pending: Unschedulable: 0/3 nodes are available',
+    );
+    assert.equal(
+      describeWorker('j-1', {
+        status: {
+          phase: 'Pending',
+          containerStatuses: [{ state: { waiting: { reason: 'ErrImagePull', message: 'denied' } } }],
+        },
+      }),
+      'Pod j-1 Pending: ErrImagePull: denied',
+    );
+    assert.equal(describeWorker('j-1', { status: { phase: 'Running' } }), 'Pod j-1 Running');
+    assert.equal(describeWorker('j-1', {}), "Pod j-1 Pending: not started by its node's kubelet");
   });
 });

@@ -18,11 +18,17 @@
 //   - On a clean stop with releaseOnCancel, the leader first stops its work (waiting for it, as
 //     controller-runtime does), then empties holderIdentity (leaseDurationSeconds 1), so a
 //     candidate takes over at its next retry instead of waiting out the lease.
-import * as k8s from '@kubernetes/client-node';
+//
+// Transport: KubeRest, like every other API call (an overall deadline, a size cap, and the
+// AbortSignal of the attempt); client-node only loads the kubeconfig.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiError, KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 
 export interface LeaderElectionOptions {
-  kubeConfig: k8s.KubeConfig;
+  kubeConfig: KubeConfig;
+  /** The transport (default: a KubeRest of its own on kubeConfig, closed when run() ends). */
+  rest?: KubeRest;
   /** Namespace of the Lease. */
   namespace: string;
   /** Name of the Lease. */
@@ -58,6 +64,14 @@ export interface LeaderElectionOptions {
   logger?: Logger;
 }
 
+/** The fields of a coordination.k8s.io/v1 Lease that the election reads and writes. */
+export interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace?: string; resourceVersion?: string; [k: string]: unknown };
+  spec?: LeaseRecord;
+}
+
 type LeaseRecord = {
   holderIdentity?: string;
   leaseDurationSeconds?: number;
@@ -66,8 +80,8 @@ type LeaseRecord = {
   leaseTransitions?: number;
 };
 
-// client-node types MicroTime fields as V1MicroTime but hands back the raw string it received;
-// normalise both forms so record comparison is stable.
+// MicroTime: RFC 3339 with exactly six fractional digits, as the API server writes it.
+const microTime = (t: number): string => new Date(t).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 const timeText = (t: unknown): string => (t instanceof Date ? t.toISOString() : t == null ? '' : String(t));
 const rawRecord = (r: LeaseRecord): string =>
   JSON.stringify([
@@ -92,27 +106,12 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Per-request options that abort the HTTP request when `signal` aborts (client-node middleware). */
-function requestOptions(signal: AbortSignal): k8s.ConfigurationOptions {
-  return {
-    middleware: [
-      {
-        pre: (ctx) => {
-          ctx.setSignal(signal);
-          return new k8s.Observable(Promise.resolve(ctx));
-        },
-        post: (ctx) => new k8s.Observable(Promise.resolve(ctx)),
-      },
-    ],
-    middlewareMergeStrategy: 'append',
-  };
-}
-
-const statusCode = (err: unknown): number | undefined =>
-  err instanceof k8s.ApiException ? err.code : undefined;
+const statusCode = (err: unknown): number | undefined => (err instanceof KubeApiError ? err.code : undefined);
 
 export class LeaderElector {
-  private readonly api: k8s.CoordinationV1Api;
+  private readonly rest: KubeRest;
+  private readonly ownsRest: boolean;
+  private readonly path: string;
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
@@ -120,7 +119,7 @@ export class LeaderElector {
   private readonly log: Logger;
 
   // The last Lease object read or written (its resourceVersion guards our next update).
-  private lease: k8s.V1Lease | undefined;
+  private lease: Lease | undefined;
   private observedRecord: LeaseRecord = {};
   private observedRaw = '';
   private observedTime = 0;
@@ -153,7 +152,9 @@ export class LeaderElector {
       throw new Error('leader election: renewDeadline must be greater than retryPeriod * jitterFactor');
     }
     if (!(this.retryPeriodMs > 0)) throw new Error('leader election: retryPeriod must be positive');
-    this.api = opts.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
+    this.ownsRest = !opts.rest;
+    this.rest = opts.rest ?? new KubeRest(opts.kubeConfig);
+    this.path = `/apis/coordination.k8s.io/v1/namespaces/${opts.namespace}/leases`;
   }
 
   /** True while this candidate leads (between onStartedLeading and the abort of its signal). */
@@ -172,7 +173,9 @@ export class LeaderElector {
    */
   run(): Promise<void> {
     if (this.running) throw new Error('leader election: run() was already called');
-    this.running = this.loop();
+    this.running = this.loop().finally(() => {
+      if (this.ownsRest) this.rest.close();
+    });
     return this.running;
   }
 
@@ -277,7 +280,16 @@ export class LeaderElector {
     return AbortSignal.any([this.stopController.signal, AbortSignal.timeout(Math.max(1, timeoutMs))]);
   }
 
-  private observe(lease: k8s.V1Lease, now: number): void {
+  private readLease(signal: AbortSignal): Promise<Lease> {
+    return this.rest.request<Lease>('GET', `${this.path}/${this.opts.name}`, { signal });
+  }
+
+  /** An update carrying the resourceVersion read (409 when someone else wrote since). */
+  private replaceLease(body: Lease, signal: AbortSignal): Promise<Lease> {
+    return this.rest.request<Lease>('PUT', `${this.path}/${this.opts.name}`, { body, signal });
+  }
+
+  private observe(lease: Lease, now: number): void {
     this.lease = lease;
     const record: LeaseRecord = { ...lease.spec };
     const raw = rawRecord(record);
@@ -295,19 +307,18 @@ export class LeaderElector {
   /** client-go's tryAcquireOrRenew: one attempt to create, take over or renew the Lease. */
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { namespace, name, identity } = this.opts;
-    const options = requestOptions(signal);
     const now = Date.now();
-    const micro = (t: number) => new k8s.V1MicroTime(t);
+    const micro = microTime;
     const leaseDurationSeconds = Math.ceil(this.leaseDurationMs / 1000);
 
     // Fast path: while we hold a valid Lease, update the copy we have without reading first.
     if (this.observedRecord.holderIdentity === identity && this.leaseValid(now) && this.lease) {
-      const body: k8s.V1Lease = {
+      const body: Lease = {
         ...this.lease,
         spec: { ...this.lease.spec, holderIdentity: identity, leaseDurationSeconds, renewTime: micro(now) },
       };
       try {
-        const updated = await this.api.replaceNamespacedLease({ name, namespace, body }, options);
+        const updated = await this.replaceLease(body, signal);
         if (this.killed) return false;
         this.observe(updated, Date.now());
         return true;
@@ -317,16 +328,16 @@ export class LeaderElector {
       }
     }
 
-    let current: k8s.V1Lease;
+    let current: Lease;
     try {
-      current = await this.api.readNamespacedLease({ name, namespace }, options);
+      current = await this.readLease(signal);
     } catch (err) {
       if (this.killed) return false;
       if (statusCode(err) !== 404) {
         this.log.warn('cannot read leader lease', { code: statusCode(err), err: String(err) });
         return false;
       }
-      const body: k8s.V1Lease = {
+      const body: Lease = {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { name, namespace },
@@ -339,7 +350,7 @@ export class LeaderElector {
         },
       };
       try {
-        const created = await this.api.createNamespacedLease({ namespace, body }, options);
+        const created = await this.rest.request<Lease>('POST', this.path, { body, signal });
         if (this.killed) return false;
         this.observe(created, Date.now());
         return true;
@@ -358,7 +369,7 @@ export class LeaderElector {
     if (held && held !== identity && this.leaseValid(seen)) return false;
 
     const spec = current.spec ?? {};
-    const body: k8s.V1Lease = {
+    const body: Lease = {
       ...current,
       spec: {
         ...spec,
@@ -371,7 +382,7 @@ export class LeaderElector {
       },
     };
     try {
-      const updated = await this.api.replaceNamespacedLease({ name, namespace, body }, options);
+      const updated = await this.replaceLease(body, signal);
       if (this.killed) return false;
       this.observe(updated, Date.now());
       return true;
@@ -385,13 +396,12 @@ export class LeaderElector {
   /** Gives the Lease up if we still hold it: empty holder, 1 s duration, transitions kept. */
   private async release(): Promise<void> {
     if (this.observedRecord.holderIdentity !== this.opts.identity || !this.lease) return;
-    const { name, namespace } = this.opts;
     // Not tied to stopController: stop() has aborted it, and releasing is part of stopping.
-    const options = requestOptions(AbortSignal.timeout(this.renewDeadlineMs));
+    const signal = AbortSignal.timeout(this.renewDeadlineMs);
     let lease = this.lease;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const now = new k8s.V1MicroTime(Date.now());
-      const body: k8s.V1Lease = {
+      const now = microTime(Date.now());
+      const body: Lease = {
         ...lease,
         spec: {
           holderIdentity: '',
@@ -402,7 +412,7 @@ export class LeaderElector {
         },
       };
       try {
-        this.observe(await this.api.replaceNamespacedLease({ name, namespace, body }, options), Date.now());
+        this.observe(await this.replaceLease(body, signal), Date.now());
         this.log.info('released leader lease');
         return;
       } catch (err) {
@@ -414,7 +424,7 @@ export class LeaderElector {
       // 409: our copy is stale, e.g. a renewal aborted by stop() still reached the server.
       // Release only if the Lease is still ours; otherwise someone else holds it already.
       try {
-        lease = await this.api.readNamespacedLease({ name, namespace }, options);
+        lease = await this.readLease(signal);
       } catch (err) {
         this.log.warn('cannot release leader lease', { code: statusCode(err), err: String(err) });
         return;

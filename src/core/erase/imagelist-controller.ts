@@ -7,10 +7,18 @@
 // A finished job's phase and counts are copied into the list's status.
 // A list with spec.schedule is different: its generations start nothing, its ticks do
 // (scheduled-runs.ts); removing the schedule is not a request either, the next generation is.
-import { isAlreadyExists, isNotFound, isTransient, type KubeRest } from '../kube/rest.js';
+import { isAlreadyExists, isTransient, type KubeRest } from '../kube/rest.js';
+import {
+  requeueAfter,
+  TerminalError,
+  type ReconcileResult,
+  type Reconciler,
+} from '../controller/reconcile.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
+import { listConditions } from './conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
 import { validateImages } from './images.js';
+import { RestReader, type EraseReader } from './reader.js';
 import { loadConfig, loadExclusions } from './settings.js';
 import { parseSelector } from './selector.js';
 import { reconcileScheduled } from './scheduled-runs.js';
@@ -31,7 +39,10 @@ import {
 } from './types.js';
 
 export interface ListControllerOptions {
+  /** Writes (and confirming reads the cache cannot answer) go here. */
   rest: KubeRest;
+  /** Where reads come from: the controllers' informers (EraseCache), or the server directly (default). */
+  reader?: EraseReader;
   /** Namespace of the configuration ConfigMap and the exclusion lists. */
   namespace: string;
   logger?: Logger;
@@ -40,13 +51,17 @@ export interface ListControllerOptions {
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export class ImageListController {
+export class ImageListController implements Reconciler {
   private readonly log: Logger;
+  private readonly reader: EraseReader;
 
   constructor(private readonly opts: ListControllerOptions) {
     this.log = (opts.logger ?? noopLogger).child({ controller: 'imagelist' });
+    this.reader = opts.reader ?? new RestReader(opts.rest);
   }
 
+  // The configuration a new job starts with is read from the server, not the cache: an
+  // administrator's change made just before a request must apply to it. Once per job.
   /** The configuration in force, or a ConfigError naming the bad value. */
   loadConfig(): Promise<EraseConfig> {
     return loadConfig(this.opts.rest, this.opts.namespace);
@@ -56,24 +71,24 @@ export class ImageListController {
     return loadExclusions(this.opts.rest, this.opts.namespace, cfg);
   }
 
-  async reconcile(name: string): Promise<number | undefined> {
+  /**
+   * Reconciles one ImageList (see src/core/controller/reconcile.ts for the contract). A request
+   * that cannot run (bad images, bad configuration) is recorded as phase Error and thrown as a
+   * TerminalError: retrying would not change it, a new generation will.
+   */
+  async reconcile(name: string, signal?: AbortSignal): Promise<ReconcileResult> {
     const { rest } = this.opts;
-    let list: ImageList;
-    try {
-      list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-    if (list.metadata.deletionTimestamp) return undefined;
+    const read = await this.reader.list(name);
+    if (!read) return {};
+    const list = structuredClone(read);
+    if (list.metadata.deletionTimestamp) return {};
     const gen = list.metadata.generation ?? 1;
-    const jobs = (
-      await rest.list<ImageJob>(IMAGEJOBS_PATH, { query: { labelSelector: `${IMAGELIST_LABEL}=${name}` } })
-    ).items.filter((j) => j.spec.imageList.uid === list.metadata.uid);
+    const jobs = (await this.reader.jobsOf(name)).filter((j) => j.spec.imageList.uid === list.metadata.uid);
     const running = jobs.filter((j) => !isFinished(j.status?.phase));
     const current = jobs.find((j) => j.spec.imageList.generation === gen);
     const status: ImageListStatus = { ...list.status };
     let requeue: number | undefined;
+    let problem: string | undefined;
 
     if (list.spec.schedule) {
       requeue = await reconcileScheduled({
@@ -96,7 +111,8 @@ export class ImageListController {
       // job was created) and that job is gone: finished, recorded here and cleaned up, or
       // deleted by someone. Never start it again: the job name is deterministic, so a second
       // job would rerun every worker under the same names. A new request is a new generation.
-      if (!isFinished(status.phase) && status.phase !== 'Error') {
+      // (The cache may not show a job created a moment ago: confirm it is gone at the server.)
+      if (!isFinished(status.phase) && status.phase !== 'Error' && (await this.jobGone(status.lastJob))) {
         status.phase = 'Failed';
         status.message = `job ${status.lastJob ?? ''} was deleted before it finished`;
         status.timestamp = iso(this.now());
@@ -115,7 +131,7 @@ export class ImageListController {
       status.lastJobGeneration = gen;
       status.message = `schedule removed: generation ${gen} starts no job; the next request does`;
     } else {
-      const problem = await this.startJob(list, status);
+      problem = await this.startJob(list, status);
       if (problem) {
         status.phase = 'Error';
         status.message = problem;
@@ -124,10 +140,24 @@ export class ImageListController {
       }
     }
     status.observedGeneration = gen;
+    status.conditions = listConditions(status, gen, this.now());
     if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {
-      await rest.request('PUT', `${IMAGELISTS_PATH}/${name}/status`, { body: { ...list, status } });
+      const updated = await rest.request<ImageList>('PUT', `${IMAGELISTS_PATH}/${name}/status`, {
+        body: { ...list, status },
+        signal,
+      });
+      this.reader.wrote('ImageList', updated, list.metadata.resourceVersion);
     }
-    return requeue;
+    if (problem) throw new TerminalError(`ImageList ${name} generation ${gen} rejected: ${problem}`);
+    return requeueAfter(requeue);
+  }
+
+  /**
+   * The job is gone at the server. Only asked when the cache shows no job for a generation
+   * that had one: a job created a moment ago may not have reached the cache yet.
+   */
+  private async jobGone(job: string | undefined): Promise<boolean> {
+    return !job || this.reader.confirmGone(`${IMAGEJOBS_PATH}/${job}`);
   }
 
   private now(): Date {

@@ -5,12 +5,13 @@
 // there instead of writing a second one. Reporting never fails a reconcile: the skip is in the
 // list's status either way.
 import { createHash } from 'node:crypto';
-import { isAlreadyExists, type KubeRest } from '../kube/rest.js';
+import type { KubeRest } from '../kube/rest.js';
+import { writeEvent } from './events.js';
 import type { SkippedTick } from './schedule.js';
-import { API_VERSION, type ImageList } from './types.js';
+import type { ImageList } from './types.js';
 
+export { EVENT_NAMESPACE } from './events.js';
 export const SKIP_EVENT_REASON = 'ScheduledRunSkipped';
-export const EVENT_NAMESPACE = 'default';
 const COMPONENT = 'inv-erase-imagelist-controller';
 
 export function skipEventName(list: ImageList, skip: SkippedTick): string {
@@ -21,37 +22,14 @@ export function skipEventName(list: ImageList, skip: SkippedTick): string {
   return `${list.metadata.name.slice(0, 200)}.skip-${h}`;
 }
 
-/** Creates the Event; returns an error text instead of throwing. */
-export async function reportSkip(
-  rest: KubeRest,
-  list: ImageList,
-  skip: SkippedTick,
-): Promise<string | undefined> {
-  const now = new Date().toISOString();
-  try {
-    await rest.request('POST', `/api/v1/namespaces/${EVENT_NAMESPACE}/events`, {
-      body: {
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name: skipEventName(list, skip), namespace: EVENT_NAMESPACE },
-        involvedObject: {
-          apiVersion: API_VERSION,
-          kind: 'ImageList',
-          name: list.metadata.name,
-          uid: list.metadata.uid,
-        },
-        reason: SKIP_EVENT_REASON,
-        message: `${skip.reason}: ${skip.message}`,
-        type: 'Warning',
-        source: { component: COMPONENT },
-        reportingComponent: COMPONENT,
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-      },
-    });
-    return undefined;
-  } catch (e) {
-    return isAlreadyExists(e) ? undefined : (e as Error).message;
-  }
+/** Creates the Event (events.ts); returns an error text instead of throwing. */
+export function reportSkip(rest: KubeRest, list: ImageList, skip: SkippedTick): Promise<string | undefined> {
+  return writeEvent(rest, {
+    name: skipEventName(list, skip),
+    involved: { kind: 'ImageList', name: list.metadata.name, uid: list.metadata.uid },
+    type: 'Warning',
+    reason: SKIP_EVENT_REASON,
+    message: `${skip.reason}: ${skip.message}`,
+    component: COMPONENT,
+  });
 }

@@ -3,35 +3,35 @@
 // worker runs as (image, runtime socket, namespace, tolerations, resources, priority class) and
 // of which nodes may be touched at all (node filter) and which images never are (exclusions).
 // An ImageList or ImageJob may record them for display; the controllers never take them from it.
-import { isNotFound, type KubeRest } from '../kube/rest.js';
+import { KubeRest } from '../kube/rest.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME, ConfigError, parseConfig, type EraseConfig } from './config.js';
 import { parseExclusionData } from './images.js';
+import { RestReader, type EraseReader } from './reader.js';
+
+/** The controllers read through their cache; `inv check` and tests straight from the server. */
+const asReader = (source: KubeRest | EraseReader): EraseReader =>
+  source instanceof KubeRest ? new RestReader(source) : source;
 
 /** The configuration in force, or a ConfigError naming the bad value. */
-export async function loadConfig(rest: KubeRest, namespace: string): Promise<EraseConfig> {
+export async function loadConfig(source: KubeRest | EraseReader, namespace: string): Promise<EraseConfig> {
+  const cm = await asReader(source).configMap(namespace, CONFIG_MAP_NAME);
+  if (!cm) return parseConfig(undefined);
   try {
-    const cm = await rest.get<{ data?: Record<string, string> }>(
-      `/api/v1/namespaces/${namespace}/configmaps/${CONFIG_MAP_NAME}`,
-    );
-    try {
-      return parseConfig(cm.data?.[CONFIG_KEY]);
-    } catch (e) {
-      throw new ConfigError(`ConfigMap ${namespace}/${CONFIG_MAP_NAME}: ${(e as Error).message}`);
-    }
+    return parseConfig(cm.data?.[CONFIG_KEY]);
   } catch (e) {
-    if (isNotFound(e)) return parseConfig(undefined);
-    throw e;
+    throw new ConfigError(`ConfigMap ${namespace}/${CONFIG_MAP_NAME}: ${(e as Error).message}`);
   }
 }
 
 /** Exclusion patterns merged from the ConfigMaps that carry the configured label, in name order. */
-export async function loadExclusions(rest: KubeRest, namespace: string, cfg: EraseConfig): Promise<string[]> {
-  const r = await rest.list<{ metadata: { name: string }; data?: Record<string, string> }>(
-    `/api/v1/namespaces/${namespace}/configmaps`,
-    { query: { labelSelector: cfg.exclusionLabel } },
-  );
+export async function loadExclusions(
+  source: KubeRest | EraseReader,
+  namespace: string,
+  cfg: EraseConfig,
+): Promise<string[]> {
+  const items = await asReader(source).configMaps(namespace, cfg.exclusionLabel);
   const out = new Set<string>();
-  for (const cm of r.items.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
+  for (const cm of [...items].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
     for (const p of parseExclusionData(`${namespace}/${cm.metadata.name}`, cm.data)) out.add(p);
   }
   return [...out];
@@ -50,16 +50,22 @@ export class AdminSettingsSource {
   private cached?: { at: number; value: AdminSettings };
 
   constructor(
-    private readonly rest: KubeRest,
+    private readonly source: KubeRest | EraseReader,
     private readonly namespace: string,
     private readonly ttlMs = 5000,
+    /** Where a fresh read goes (default: `source`): the server, when `source` is a cache. */
+    private readonly freshSource: KubeRest | EraseReader = source,
   ) {}
 
-  /** `fresh`: read now (a job's plan must see the configuration the request was checked against). */
+  /**
+   * `fresh`: read now, from the server (a job's plan must see the configuration the request was
+   * checked against, not a cache that may lag it by an event).
+   */
   async get(fresh = false): Promise<AdminSettings> {
     if (!fresh && this.cached && Date.now() - this.cached.at < this.ttlMs) return this.cached.value;
-    const config = await loadConfig(this.rest, this.namespace);
-    const exclusions = await loadExclusions(this.rest, this.namespace, config);
+    const source = fresh ? this.freshSource : this.source;
+    const config = await loadConfig(source, this.namespace);
+    const exclusions = await loadExclusions(source, this.namespace, config);
     this.cached = { at: Date.now(), value: { config, exclusions } };
     return this.cached.value;
   }

@@ -47,3 +47,42 @@ export function startFailure(
   }
   return undefined;
 }
+
+export interface WorkerPodState {
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    conditions?: { type?: string; status?: string; reason?: string; message?: string }[];
+    containerStatuses?: {
+      state?: { waiting?: { reason?: string; message?: string }; running?: unknown };
+    }[];
+  };
+}
+
+/**
+ * Why a worker has not finished, naming its Pod and the Pod's state, for a node that fails at
+ * the job deadline: `Pod j-abc Pending: Unschedulable: 0/3 nodes are available...`,
+ * `Pod j-abc Pending: ErrImagePull: ...`, `Pod j-abc Running`, or, when the Pod does not exist,
+ * `Pod j-abc not created: <the API's answer>`. Pure; the caller caps the length.
+ */
+export function describeWorker(
+  podName: string,
+  pod: WorkerPodState | undefined,
+  createError?: string,
+): string {
+  if (!pod) return `Pod ${podName} not created${createError ? `: ${createError}` : ''}`;
+  const st = pod.status ?? {};
+  const phase = st.phase || 'Pending';
+  const clean = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
+  const waiting = st.containerStatuses?.map((c) => c.state?.waiting).find((w) => w?.reason);
+  if (waiting)
+    return `Pod ${podName} ${phase}: ${waiting.reason}${waiting.message ? `: ${clean(waiting.message)}` : ''}`;
+  const unscheduled = st.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
+  if (unscheduled)
+    return `Pod ${podName} ${phase}: ${unscheduled.reason || 'Unschedulable'}${unscheduled.message ? `: ${clean(unscheduled.message)}` : ''}`;
+  if (st.reason) return `Pod ${podName} ${phase}: ${st.reason}${st.message ? `: ${clean(st.message)}` : ''}`;
+  if (phase === 'Pending' && !st.conditions?.length)
+    return `Pod ${podName} Pending: not started by its node's kubelet`;
+  return `Pod ${podName} ${phase}`;
+}

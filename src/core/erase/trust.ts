@@ -4,8 +4,8 @@
 // job's worker settings come from the administrator's configuration (settings.ts), so an
 // ImageJob, forged or not, can choose which images go and on which nodes (narrowing only), never
 // what runs there.
-import { isNotFound, type KubeRest } from '../kube/rest.js';
-import { API_VERSION, IMAGELISTS_PATH, type ImageJob, type ImageList } from './types.js';
+import type { EraseReader } from './reader.js';
+import { API_VERSION, type ImageJob } from './types.js';
 
 /** Pure: what is wrong with the job's claim to come from an ImageList, or undefined. */
 export function ownerProblem(job: ImageJob): string | undefined {
@@ -22,16 +22,12 @@ export function ownerProblem(job: ImageJob): string | undefined {
 }
 
 /** ownerProblem, then the live check: the ImageList exists with that UID. */
-export async function trustProblem(rest: KubeRest, job: ImageJob): Promise<string | undefined> {
+export async function trustProblem(reader: EraseReader, job: ImageJob): Promise<string | undefined> {
   const problem = ownerProblem(job);
   if (problem) return problem;
   const { name, uid } = job.spec.imageList;
-  try {
-    const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
-    if (list.metadata.uid !== uid) return `ImageList ${name} has UID ${list.metadata.uid}, not ${uid}`;
-    return undefined;
-  } catch (e) {
-    if (isNotFound(e)) return `ImageList ${name} (UID ${uid}) does not exist`;
-    throw e;
-  }
+  const list = await reader.list(name);
+  if (!list) return `ImageList ${name} (UID ${uid}) does not exist`;
+  if (list.metadata.uid !== uid) return `ImageList ${name} has UID ${list.metadata.uid}, not ${uid}`;
+  return undefined;
 }

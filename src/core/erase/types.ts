@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import type { EraseConfig } from './config.js';
 import type { ScheduleStatus } from './schedule.js';
 
+import type { Condition } from './conditions.js';
+
 export const GROUP = 'erase.imageinventory.dev';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
@@ -71,6 +73,7 @@ export interface ImageListSpec {
 
 export interface ImageListStatus extends ScheduleStatus {
   observedGeneration?: number;
+  conditions?: Condition[];
   lastJob?: string;
   lastJobGeneration?: number;
   phase?: 'Running' | 'Completed' | 'Failed' | 'Error';
@@ -111,6 +114,8 @@ export interface ImageJobSpec {
 export type JobPhase = 'Running' | 'Completed' | 'Failed';
 
 export interface ImageJobStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
   phase?: JobPhase;
   desired?: number;
   succeeded?: number;

@@ -54,6 +54,18 @@ export const isTransient = (e: unknown): boolean =>
 /** The default cap on one response body: far above any page of a LIST, far below a memory problem. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
+// Response bodies being buffered, across every client of the process. A cap per response bounds
+// one request; this bounds them together, so a server streaming garbage into many concurrent
+// requests (every informer's LIST at once) cannot multiply the cap. Crossing it fails the
+// request that crossed it like the per-response cap (a transport error: retried later).
+const responseBudget = { limit: DEFAULT_MAX_RESPONSE_BYTES, used: 0 };
+
+/** Sets the process-wide limit on response bytes buffered at once (`inv watch` lowers it). */
+export function setResponseBudget(bytes: number): void {
+  if (!(bytes > 0)) throw new Error(`response budget must be positive, got ${bytes}`);
+  responseBudget.limit = bytes;
+}
+
 export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && e.code === 404;
 export const isConflict = (e: unknown): boolean => e instanceof KubeApiError && e.code === 409;
 export const isAlreadyExists = (e: unknown): boolean =>
@@ -91,6 +103,8 @@ export const isWrite = (method: string): boolean => WRITE_METHODS.has(method);
 export class KubeRest {
   readonly server: URL;
   private agent?: https.Agent | http.Agent;
+  // Watches hold their socket for minutes: a pool of their own, so they never starve requests.
+  private streamAgent?: https.Agent | http.Agent;
   private headers?: { value: Record<string, string>; expires: number };
   onRequest?: (method: string, path: string) => void;
 
@@ -116,18 +130,20 @@ export class KubeRest {
     const opts: https.RequestOptions = {};
     await this.kc.applyToHTTPSOptions(opts);
     if (!this.agent) {
-      const base = { keepAlive: true, maxSockets: 32 };
-      this.agent =
+      const make = (maxSockets: number) =>
         this.server.protocol === 'http:'
-          ? new http.Agent(base)
+          ? new http.Agent({ keepAlive: true, maxSockets })
           : new https.Agent({
-              ...base,
+              keepAlive: true,
+              maxSockets,
               ca: opts.ca,
               cert: opts.cert,
               key: opts.key,
               servername: opts.servername,
               rejectUnauthorized: opts.rejectUnauthorized,
             });
+      this.agent = make(32);
+      this.streamAgent = make(Infinity);
     }
     const value: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.headers ?? {})) {
@@ -136,6 +152,17 @@ export class KubeRest {
     if (opts.auth) value.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     this.headers = { value, expires: now + 30_000 };
     return value;
+  }
+
+  /**
+   * What a streaming request (a watch, src/core/watch/watch-stream.ts) needs to open a connection
+   * with the same credentials and TLS settings: current auth headers and the stream agent.
+   * Counted through onRequest as method WATCH.
+   */
+  async streamConnection(path: string): Promise<{ headers: Record<string, string>; agent: http.Agent }> {
+    const headers = await this.prepare();
+    this.onRequest?.('WATCH', new URL(path, this.server).pathname);
+    return { headers, agent: this.streamAgent! };
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -176,19 +203,41 @@ export class KubeRest {
           timeout: timeoutMs,
         },
         (res) => {
-          const chunks: Buffer[] = [];
+          let chunks: Buffer[] = [];
           let size = 0;
+          let released = false;
+          const release = () => {
+            if (released) return;
+            released = true;
+            responseBudget.used -= size;
+            chunks = [];
+          };
           res.on('data', (c: Buffer) => {
+            if (released) return;
             size += c.length;
+            responseBudget.used += c.length;
             if (size > max) {
+              release();
               req.destroy(fail('too-large', `response larger than ${max} bytes, the limit for one response`));
+              return;
+            }
+            if (responseBudget.used > responseBudget.limit) {
+              release();
+              req.destroy(
+                fail(
+                  'too-large',
+                  `responses in flight exceed ${responseBudget.limit} bytes, the limit for this process`,
+                ),
+              );
               return;
             }
             chunks.push(c);
           });
+          res.on('close', release);
           res.on('end', () =>
             done(() => {
               const text = Buffer.concat(chunks).toString('utf8');
+              release();
               const status = res.statusCode ?? 0;
               if (status >= 200 && status < 300) {
                 try {
@@ -243,8 +292,8 @@ export class KubeRest {
     });
   }
 
-  get<T>(path: string, query?: Query): Promise<T> {
-    return this.request<T>('GET', path, { query });
+  get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
+    return this.request<T>('GET', path, { query, signal });
   }
 
   /**
@@ -253,17 +302,17 @@ export class KubeRest {
    */
   async list<T, U = T>(
     path: string,
-    opts: { query?: Query; pageSize?: number; map?: (item: T) => U } = {},
+    opts: { query?: Query; pageSize?: number; map?: (item: T) => U; signal?: AbortSignal } = {},
   ): Promise<{ items: U[]; resourceVersion: string }> {
     const items: U[] = [];
     let cont: string | undefined;
     let resourceVersion = '';
     do {
-      const page = await this.get<{ items: T[]; metadata?: ListMeta }>(path, {
-        ...opts.query,
-        limit: opts.pageSize ?? 500,
-        continue: cont,
-      });
+      const page = await this.get<{ items: T[]; metadata?: ListMeta }>(
+        path,
+        { ...opts.query, limit: opts.pageSize ?? 500, continue: cont },
+        opts.signal,
+      );
       for (const it of page.items ?? []) items.push(opts.map ? opts.map(it) : (it as unknown as U));
       cont = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
@@ -273,5 +322,6 @@ export class KubeRest {
 
   close(): void {
     this.agent?.destroy();
+    this.streamAgent?.destroy();
   }
 }

@@ -10,7 +10,7 @@ import type { NamespaceObjects } from '../inventory/types.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { Informer, intern, type CachedObject, type InformerHandlers } from './informer.js';
-import type { Runnable } from './manager.js';
+import type { Runnable } from '../controller/manager.js';
 
 export type WatchedKind = SourceKind | 'Image';
 export const WATCHED_KINDS: WatchedKind[] = [...(Object.keys(SOURCE_KINDS) as SourceKind[]), 'Image'];
@@ -76,7 +76,6 @@ export class InventoryCache implements Runnable {
             new Informer<CachedObject>({
               name: `${kind}${ns ? `@${ns}` : ''}`,
               rest: opts.rest,
-              kubeConfig: opts.kubeConfig,
               path: kind === 'Image' ? imagesPath(ns) : collectionPath(kind, ns),
               strip:
                 kind === 'Image'

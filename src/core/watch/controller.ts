@@ -20,7 +20,8 @@
 // instead of enqueuing another rebuild (as client-go controllers' "expectations" do). Images'
 // update events (e.g. our status writes) are ignored by predicate anyway.
 import { performance } from 'node:perf_hooks';
-import { runWorkers, WorkQueue } from '../controller/workqueue.js';
+import { runReconciler } from '../controller/reconcile.js';
+import { WorkQueue } from '../controller/workqueue.js';
 import type { RateLimiter } from '../controller/rate-limiter.js';
 import type { ImageResource, ImageStatus } from '../inventory/image-resource.js';
 import { ImageStore, type WriteCounter } from '../inventory/image-store.js';
@@ -33,7 +34,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { InventoryCache, WatchedKind } from './cache.js';
 import type { CachedObject } from './informer.js';
-import type { Runnable } from './manager.js';
+import type { Runnable } from '../controller/manager.js';
 import { generationChanged, podChanged } from './predicates.js';
 
 export interface InventoryControllerOptions {
@@ -177,10 +178,21 @@ export class InventoryController implements Runnable {
       const namespaces = [...this.opts.cache.namespaces()].filter((n) => this.opts.cache.inScope(n));
       this.log.info('caches synced; rebuilding every namespace once', { namespaces: namespaces.length });
       for (const n of namespaces.sort()) queue.add(keyOf(n));
-      const workers = runWorkers(queue, this.opts.workers ?? 4, (key) => this.reconcile(key), {
-        onError: (key, err, requeues) =>
-          this.log.warn('rebuild failed; will retry', { key, requeues, err: (err as Error).message }),
-      });
+      const workers = runReconciler(
+        queue,
+        {
+          reconcile: async (key) => {
+            await this.reconcile(key);
+            return {};
+          },
+        },
+        {
+          workers: this.opts.workers ?? 4,
+          signal,
+          onError: (key, err, requeues) =>
+            this.log.warn('rebuild failed; will retry', { key, requeues, err: (err as Error).message }),
+        },
+      );
       if (!signal.aborted)
         await new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
       const inFlight = queue.inFlight();

@@ -6,7 +6,7 @@
 import { CrdMissingError, missingCrds, type OurCrd } from '../kube/crds.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
-import type { Runnable } from './manager.js';
+import type { Runnable } from '../controller/manager.js';
 
 export interface CrdGuardOptions {
   rest: KubeRest;

@@ -14,7 +14,7 @@ import { CrdGuard } from './crd-guard.js';
 import { eraseRunnable } from './erase-runnable.js';
 import { CacheProtection } from '../erase/inventory-protection.js';
 import { createEraseMetrics } from '../erase/metrics.js';
-import { Manager, type LeaderElectionConfig, type ManagerResult } from './manager.js';
+import { Manager, type LeaderElectionConfig, type ManagerResult } from '../controller/manager.js';
 
 export interface WatchDaemonOptions {
   kubeConfig: KubeConfig;
@@ -75,8 +75,10 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     events: new InvalidRefReporter(rest, { createFirst: true }),
     ...opts.controller,
   });
+  // One transport for the whole daemon: the informers, the controllers, the Lease.
   const manager = new Manager({
     kubeConfig: opts.kubeConfig,
+    rest,
     logger: opts.logger,
     metrics,
     metricsBindAddress: opts.metricsBindAddress,
@@ -97,6 +99,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     manager.add(
       eraseRunnable({
         kubeConfig: opts.kubeConfig,
+        rest,
         namespace: opts.erase.namespace,
         logger: opts.logger,
         // A * prune protects what the daemon's own cache shows the workloads reference.

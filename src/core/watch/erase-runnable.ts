@@ -3,16 +3,19 @@
 // new term must start from a clean queue (the controllers are level-based, so a new term
 // re-reads every ImageList and ImageJob from the API anyway).
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeRest } from '../kube/rest.js';
 import { EraseControllers } from '../erase/controllers.js';
 import type { ProtectionSource } from '../erase/inventory-protection.js';
 import type { EraseMetrics } from '../erase/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import { ERASE_CRDS } from '../kube/crds.js';
 import type { CrdGuard } from './crd-guard.js';
-import type { Runnable } from './manager.js';
+import type { Runnable } from '../controller/manager.js';
 
 export interface EraseRunnableOptions {
   kubeConfig: KubeConfig;
+  /** The daemon's transport (its request timeout and response caps apply to the controllers too). */
+  rest?: KubeRest;
   /** Namespace of the worker Pods, their ConfigMaps, the configuration and exclusion lists. */
   namespace: string;
   logger: Logger;

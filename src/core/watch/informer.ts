@@ -15,9 +15,6 @@
 //     it) always reads a cache that already contains the event.
 //   - Every `resyncPeriodMs` (if set) onResync fires: the controller uses it to rebuild every
 //     namespace periodically, which repairs drift that produced no event of interest.
-import type { KubeConfig } from '@kubernetes/client-node';
-import http from 'node:http';
-import https from 'node:https';
 import type { KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { isGone, runWatch, type WatchEvent } from './watch-stream.js';
@@ -37,10 +34,12 @@ export interface InformerHandlers<T> {
 export interface InformerOptions<T extends CachedObject> {
   /** For logs, e.g. "pods" or "pods@shop". */
   name: string;
+  /** The one transport: LISTs and WATCHes both go through it. */
   rest: KubeRest;
-  kubeConfig: KubeConfig;
   /** Collection path (cluster-wide or one namespace). */
   path: string;
+  /** Limits what is listed and watched, e.g. a labelSelector. */
+  query?: Record<string, string>;
   /** Reduces a raw API object to what the cache keeps. */
   strip(raw: unknown): T;
   resyncPeriodMs?: number;
@@ -51,6 +50,11 @@ export interface InformerOptions<T extends CachedObject> {
   backoffMaxMs?: number;
   /** Server-side watch timeout range in seconds (client-go: 5-10 min). */
   watchTimeoutSeconds?: [number, number];
+  /**
+   * A watch that delivers no event and no bookmark for this long is restarted. Default: the
+   * watch's server-side timeout plus 30 s (by then the server should have ended it itself).
+   */
+  idleTimeoutMs?: number;
 }
 
 export interface InformerStats {
@@ -71,16 +75,6 @@ const sleep = (ms: number, signal: AbortSignal) =>
     const t = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
-
-// One shared agent for all watch connections: long-lived sockets, no pool limit.
-let watchAgents: { http: http.Agent; https: https.Agent } | undefined;
-function agentFor(server: string): http.Agent {
-  watchAgents ??= {
-    http: new http.Agent({ keepAlive: true, maxSockets: Infinity }),
-    https: new https.Agent({ keepAlive: true, maxSockets: Infinity }),
-  };
-  return server.startsWith('http:') ? watchAgents.http : watchAgents.https;
-}
 
 export class Informer<T extends CachedObject> {
   // namespace -> name -> object. Cluster-scoped objects live under ''.
@@ -168,7 +162,7 @@ export class Informer<T extends CachedObject> {
       while (!signal.aborted) {
         try {
           if (needList) {
-            await this.relist();
+            await this.relist(signal);
             needList = false;
           }
           const timeoutSeconds = Math.round(tMin + Math.random() * (tMax - tMin));
@@ -176,13 +170,13 @@ export class Informer<T extends CachedObject> {
           const eventsBefore = this.stats.events;
           this.stats.watches++;
           await runWatch({
-            kubeConfig: this.opts.kubeConfig,
+            rest: this.opts.rest,
             path: this.opts.path,
+            query: this.opts.query,
             resourceVersion: this.resourceVersion,
             timeoutSeconds,
-            idleTimeoutMs: (timeoutSeconds + 30) * 1000,
+            idleTimeoutMs: this.opts.idleTimeoutMs ?? (timeoutSeconds + 30) * 1000,
             signal,
-            agent: agentFor(this.opts.kubeConfig.getCurrentCluster()?.server ?? ''),
             onEvent: (ev) => this.handle(ev),
           });
           // A watch that ends at once without events (a server going down) counts as a failure,
@@ -279,11 +273,13 @@ export class Informer<T extends CachedObject> {
   }
 
   /** LIST, replace the cache, and deliver the differences as events. */
-  private async relist(): Promise<void> {
+  private async relist(signal: AbortSignal): Promise<void> {
     this.stats.lists++;
     const { items, resourceVersion } = await this.opts.rest.list<unknown, T>(this.opts.path, {
+      query: this.opts.query,
       map: (o) => this.opts.strip(o),
       pageSize: this.opts.pageSize ?? 500,
+      signal,
     });
     const old = this.store;
     this.store = new Map();

@@ -18,7 +18,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { LeaderElector } from '../controller/leader-election.js';
+import type { KubeRest } from '../kube/rest.js';
+import { LeaderElector } from './leader-election.js';
 import {
   bindAddressDisabled,
   healthHandler,
@@ -49,6 +50,8 @@ export interface LeaderElectionConfig {
 
 export interface ManagerOptions {
   kubeConfig: KubeConfig;
+  /** The transport for the Lease (default: the elector's own on kubeConfig). */
+  rest?: KubeRest;
   logger: Logger;
   metrics: Metrics;
   /** host:port; "0" disables. */
@@ -148,6 +151,7 @@ export class Manager {
     if (le) {
       this.elector = new LeaderElector({
         kubeConfig: this.opts.kubeConfig,
+        rest: this.opts.rest,
         namespace: le.namespace,
         name: le.name,
         identity: this.identity,
