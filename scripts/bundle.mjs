@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// The production build: bundles the compiled program (dist/src, the output of tsc) into
+// dist/bundle/ with esbuild, so what ships (the npm package, the worker image, the Dockerfile's
+// image) runs without node_modules:
+//
+//   dist/bundle/package.json         the package.json oclif reads (no plugins: their commands and
+//                                    hook are entries of the bundle; commands: ./commands)
+//   dist/bundle/oclif.manifest.json  the manifest of `npm run build`, pointing at the bundle's files
+//   dist/bundle/run.js               what bin/run.js imports when there is no dist/src
+//   dist/bundle/commands/<id>.js     one entry point per command (oclif's pattern discovery),
+//   dist/bundle/hooks/not-found.js   and the not-found hook
+//   dist/bundle/chunks/*.js          code shared by entries (ESM code splitting), so each command
+//                                    loads only the modules it reaches, and one oclif instance
+//
+// Tree-shaken and minified; no source maps (stack traces name chunk files). Run after tsc and
+// scripts/oclif-manifest.mjs (`npm run build` does all three).
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isMain } from './process.mjs';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const AUTOCOMPLETE = 'node_modules/@oclif/plugin-autocomplete';
+const NOT_FOUND = 'node_modules/@oclif/plugin-not-found';
+
+/** The manifest entries of `plugin`'s commands, rewritten as commands of the bundle. */
+function pluginCommands(root, plugin, file) {
+  const m = JSON.parse(fs.readFileSync(path.join(root, plugin, 'oclif.manifest.json'), 'utf8'));
+  const out = {};
+  for (const [id, c] of Object.entries(m.commands)) {
+    const { permutations: _p, aliasPermutations: _a, ...rest } = c;
+    out[id] = { ...rest, pluginAlias: 'inv', pluginName: 'inv', pluginType: 'core', relativePath: file(c) };
+  }
+  return out;
+}
+
+// Packages replaced by smaller stand-ins (scripts/bundle-stubs/: why, in each file).
+const stubs = {
+  name: 'inv-stubs',
+  setup(build) {
+    const files = {
+      'whatwg-url': 'whatwg-url.cjs',
+      '@inquirer/prompts': 'inquirer-prompts.mjs',
+    };
+    const filter = new RegExp(`^(${Object.keys(files).map((k) => k.replace(/[/@.-]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter }, (args) => ({
+      path: path.join(repoRoot, 'scripts', 'bundle-stubs', files[args.path]),
+    }));
+  },
+};
+
+/** Builds dist/bundle/ from dist/src/ and the oclif manifest. Returns { dir, bytes, ms }. */
+export async function buildBundle(root = repoRoot) {
+  const started = Date.now();
+  const out = path.join(root, 'dist', 'bundle');
+  const manifestFile = path.join(root, 'oclif.manifest.json');
+  for (const need of ['dist/src/commands', 'oclif.manifest.json']) {
+    if (!fs.existsSync(path.join(root, need)))
+      throw new Error(`${need} is missing: run tsc and scripts/oclif-manifest.mjs first (npm run build)`);
+  }
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+
+  const entryPoints = [{ in: path.join(root, 'dist/src/bundle/oclif.js'), out: 'oclif' }];
+  const commands = {};
+  for (const [id, c] of Object.entries(manifest.commands)) {
+    const name = `commands/${id.split(':').join('/')}`;
+    entryPoints.push({ in: path.join(root, ...c.relativePath), out: name });
+    commands[id] = { ...c, relativePath: [...name.split('/').slice(0, -1), `${name.split('/').pop()}.js`] };
+  }
+  const auto = pluginCommands(root, AUTOCOMPLETE, (c) => {
+    const rel = c.relativePath.slice(1); // lib/commands/autocomplete/x.js → commands/autocomplete/x.js
+    entryPoints.push({ in: path.join(root, AUTOCOMPLETE, ...c.relativePath), out: rel.join('/').replace(/\.js$/, '') });
+    return rel;
+  });
+  entryPoints.push({ in: path.join(root, NOT_FOUND, 'lib/index.js'), out: 'hooks/not-found' });
+
+  fs.rmSync(out, { recursive: true, force: true });
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints,
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    chunkNames: 'chunks/[name]-[hash]',
+    minify: true,
+    // Command classes are found by shape, but error messages and oclif's debug output name classes.
+    keepNames: true,
+    legalComments: 'none',
+    // Only oclif's TypeScript support (never used by the bundle) requires typescript; left out,
+    // that require fails and oclif goes on with the compiled code.
+    external: ['typescript'],
+    plugins: [stubs],
+    metafile: true,
+    logLevel: 'warning',
+    // CommonJS packages inside an ES module bundle still call require() for Node built-ins.
+    banner: {
+      js: "import { createRequire as __invCreateRequire } from 'node:module'; const require = __invCreateRequire(import.meta.url);",
+    },
+  });
+
+  const bundlePkg = {
+    name: pkg.name,
+    version: pkg.version,
+    description: pkg.description,
+    type: 'module',
+    license: pkg.license,
+    oclif: {
+      ...pkg.oclif,
+      commands: './commands',
+      plugins: [],
+      hooks: { command_not_found: './hooks/not-found.js' },
+    },
+  };
+  fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(bundlePkg, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(out, 'oclif.manifest.json'),
+    JSON.stringify({ ...manifest, commands: { ...commands, ...auto } }),
+  );
+  fs.writeFileSync(
+    path.join(out, 'run.js'),
+    [
+      '// Written by scripts/bundle.mjs: runs the bundled program (bin/run.js imports this).',
+      "import { run } from './oclif.js';",
+      "await run(new URL('./package.json', import.meta.url).href);",
+      '',
+    ].join('\n'),
+  );
+  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+  return { dir: out, bytes, ms: Date.now() - started, metafile: result.metafile };
+}
+
+if (isMain(import.meta.url)) {
+  try {
+    const r = await buildBundle();
+    if (process.argv.includes('--meta'))
+      fs.writeFileSync(path.join(r.dir, '..', 'bundle-meta.json'), JSON.stringify(r.metafile));
+    process.stderr.write(
+      `bundle: ${path.relative(repoRoot, r.dir)} ${(r.bytes / 2 ** 20).toFixed(2)} MiB in ${r.ms} ms\n`,
+    );
+  } catch (err) {
+    process.stderr.write(`bundle: ${err.message}\n`);
+    process.exitCode = 1;
+  }
+}
