@@ -9,7 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { services } from '../src/core/cri/proto.js';
+import { loadCriPackage } from '../test/support/cri-proto-loader.js';
+
+// The bare loop's client: proto-loader, as any grpc-js program would do it.
+const services = (api: 'v1') => ({
+  ImageService: loadCriPackage(api).ImageService as grpc.ServiceClientConstructor,
+});
 
 export interface BenchContext {
   kubeconfig?: string;

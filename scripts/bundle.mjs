@@ -41,10 +41,14 @@ const stubs = {
   name: 'inv-stubs',
   setup(build) {
     const files = {
-      'whatwg-url': 'whatwg-url.cjs',
+      'whatwg-url': 'whatwg-url.mjs',
       '@inquirer/prompts': 'inquirer-prompts.mjs',
     };
-    const filter = new RegExp(`^(${Object.keys(files).map((k) => k.replace(/[/@.-]/g, '\\$&')).join('|')})$`);
+    const filter = new RegExp(
+      `^(${Object.keys(files)
+        .map((k) => k.replace(/[/@.-]/g, '\\$&'))
+        .join('|')})$`,
+    );
     build.onResolve({ filter }, (args) => ({
       path: path.join(repoRoot, 'scripts', 'bundle-stubs', files[args.path]),
     }));
@@ -72,7 +76,10 @@ export async function buildBundle(root = repoRoot) {
   }
   const auto = pluginCommands(root, AUTOCOMPLETE, (c) => {
     const rel = c.relativePath.slice(1); // lib/commands/autocomplete/x.js → commands/autocomplete/x.js
-    entryPoints.push({ in: path.join(root, AUTOCOMPLETE, ...c.relativePath), out: rel.join('/').replace(/\.js$/, '') });
+    entryPoints.push({
+      in: path.join(root, AUTOCOMPLETE, ...c.relativePath),
+      out: rel.join('/').replace(/\.js$/, ''),
+    });
     return rel;
   });
   entryPoints.push({ in: path.join(root, NOT_FOUND, 'lib/index.js'), out: 'hooks/not-found' });
