@@ -5,7 +5,7 @@
 // - a checkout: the tsc output in dist/src/ with node_modules, which is what the tests run;
 //   INV_BUNDLE=1 runs the checkout's bundle instead (`npm run build` makes both).
 import module from 'node:module';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 // Node 22.1+ (and 24 LTS) can cache the compiled code of every module it loads, which cuts
@@ -16,6 +16,17 @@ try {
   module.enableCompileCache?.();
 } catch {
   // never let a cache problem stop the command
+}
+
+// `inv --version` is typed often and needs nothing of oclif: answer it here, in oclif's format
+// (<name>/<version> <platform>-<arch> node-<version>), before any module is loaded.
+if (process.argv[2] === '--version') {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const arch = process.arch === 'ia32' ? 'x86' : process.arch;
+  process.stdout.write(
+    `${pkg.oclif?.bin ?? pkg.name}/${pkg.version} ${process.platform}-${arch} node-${process.version}\n`,
+  );
+  process.exit(0);
 }
 
 const commandsDir = fileURLToPath(new URL('../dist/src/commands/', import.meta.url));

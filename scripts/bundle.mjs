@@ -43,6 +43,7 @@ const stubs = {
     const files = {
       'whatwg-url': 'whatwg-url.mjs',
       '@inquirer/prompts': 'inquirer-prompts.mjs',
+      '@grpc/proto-loader': 'proto-loader.mjs',
     };
     const filter = new RegExp(
       `^(${Object.keys(files)
@@ -52,8 +53,36 @@ const stubs = {
     build.onResolve({ filter }, (args) => ({
       path: path.join(repoRoot, 'scripts', 'bundle-stubs', files[args.path]),
     }));
+    // yaml's ES module build (its "default" export condition; the "node" one is CommonJS): a
+    // CommonJS module that a command imports dynamically becomes a chunk exporting only
+    // `default`, so `const { stringify } = await import('yaml')` would find nothing.
+    build.onResolve({ filter: /^yaml$/ }, () => ({
+      path: path.join(repoRoot, 'node_modules', 'yaml', 'browser', 'index.js'),
+    }));
   },
 };
+
+/**
+ * The licence texts of the packages whose code is in the bundle (esbuild drops their comments):
+ * each package's name, version, licence and LICENSE file, in name order.
+ */
+function notices(root, metafile) {
+  const pkgs = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) pkgs.add(m[1]);
+  }
+  const parts = [];
+  for (const dir of [...pkgs].sort((a, b) => a.localeCompare(b))) {
+    const pj = JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
+    const file = fs.readdirSync(path.join(root, dir)).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    const text = file
+      ? fs.readFileSync(path.join(root, dir, file), 'utf8').trim()
+      : '(no licence file in the package)';
+    parts.push(`${pj.name}@${pj.version} (${pj.license ?? 'see text'})\n\n${text}\n`);
+  }
+  return `Third-party code bundled into inv (scripts/bundle.mjs)\n\n${parts.join(`\n${'-'.repeat(72)}\n\n`)}`;
+}
 
 /** Builds dist/bundle/ from dist/src/ and the oclif manifest. Returns { dir, bytes, ms }. */
 export async function buildBundle(root = repoRoot) {
@@ -138,6 +167,7 @@ export async function buildBundle(root = repoRoot) {
       '',
     ].join('\n'),
   );
+  fs.writeFileSync(path.join(out, 'THIRD-PARTY-NOTICES.txt'), notices(root, result.metafile));
   const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
   return { dir: out, bytes, ms: Date.now() - started, metafile: result.metafile };
 }
