@@ -20,7 +20,7 @@ export function reportData(report: Report) {
       size: r.size,
       outcome: r.outcome,
       error: r.error,
-      /** Why it was kept (in-use, pinned, excluded, protected); '' otherwise. */
+      /** Why it was kept (in-use, pinned, sandbox-image, excluded, protected); '' otherwise. */
       reason: r.outcome === 'failed' || r.outcome === 'invalid' ? '' : r.detail,
     })),
     /** Bytes the removed images took (would take, in a dry run), each image once. */
@@ -40,6 +40,7 @@ export function renderReport(report: Report, output: 'table' | 'json' | 'yaml'):
     'would-remove': c.cyan,
     'in-use': c.yellow,
     pinned: c.yellow,
+    'sandbox-image': c.dim,
     excluded: c.dim,
     protected: c.yellow,
     'not-present': c.dim,
