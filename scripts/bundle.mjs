@@ -84,10 +84,28 @@ function notices(root, metafile) {
   return `Third-party code bundled into inv (scripts/bundle.mjs)\n\n${parts.join(`\n${'-'.repeat(72)}\n\n`)}`;
 }
 
+/** Whether two folders hold the same files with the same bytes. */
+function sameTree(a, b) {
+  const list = (d) =>
+    fs.existsSync(d) ? fs.readdirSync(d, { recursive: true }).map(String).sort() : undefined;
+  const la = list(a);
+  const lb = list(b);
+  if (!la || !lb || la.join('\n') !== lb.join('\n')) return false;
+  return la.every((f) => {
+    const pa = path.join(a, f);
+    const pb = path.join(b, f);
+    if (fs.statSync(pa).isDirectory()) return fs.statSync(pb).isDirectory();
+    return fs.statSync(pb).isFile() && fs.readFileSync(pa).equals(fs.readFileSync(pb));
+  });
+}
+
 /** Builds dist/bundle/ from dist/src/ and the oclif manifest. Returns { dir, bytes, ms }. */
 export async function buildBundle(root = repoRoot) {
   const started = Date.now();
-  const out = path.join(root, 'dist', 'bundle');
+  const final = path.join(root, 'dist', 'bundle');
+  // Built aside, then swapped in only if it differs: a program running from dist/bundle (a test,
+  // a benchmark) never sees it half-written, and an unchanged build touches nothing.
+  const out = `${final}.tmp-${process.pid}`;
   const manifestFile = path.join(root, 'oclif.manifest.json');
   for (const need of ['dist/src/commands', 'oclif.manifest.json']) {
     if (!fs.existsSync(path.join(root, need)))
@@ -114,6 +132,19 @@ export async function buildBundle(root = repoRoot) {
   entryPoints.push({ in: path.join(root, NOT_FOUND, 'lib/index.js'), out: 'hooks/not-found' });
 
   fs.rmSync(out, { recursive: true, force: true });
+  for (const f of fs.readdirSync(path.dirname(final))) {
+    // Leftovers of a build that was killed half-way.
+    if (/^bundle\.(tmp|old)-\d+$/.test(f) && !f.endsWith(`-${process.pid}`)) {
+      const pid = Number(f.split('-').pop());
+      let alive = true;
+      try {
+        process.kill(pid, 0);
+      } catch {
+        alive = false;
+      }
+      if (!alive) fs.rmSync(path.join(path.dirname(final), f), { recursive: true, force: true });
+    }
+  }
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints,
@@ -168,8 +199,15 @@ export async function buildBundle(root = repoRoot) {
     ].join('\n'),
   );
   fs.writeFileSync(path.join(out, 'THIRD-PARTY-NOTICES.txt'), notices(root, result.metafile));
+  if (sameTree(out, final)) fs.rmSync(out, { recursive: true, force: true });
+  else {
+    const old = `${final}.old-${process.pid}`;
+    if (fs.existsSync(final)) fs.renameSync(final, old);
+    fs.renameSync(out, final);
+    fs.rmSync(old, { recursive: true, force: true });
+  }
   const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-  return { dir: out, bytes, ms: Date.now() - started, metafile: result.metafile };
+  return { dir: final, bytes, ms: Date.now() - started, metafile: result.metafile };
 }
 
 if (isMain(import.meta.url)) {
