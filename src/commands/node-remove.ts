@@ -157,9 +157,15 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
       this.error((e as Error).message, { exit: EXIT_USAGE });
     }
 
-    const { renderReport } = await import('../cli/render-node-remove.js');
     for (const w of report.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
-    process.stdout.write(renderReport(report, output));
+    if (output === 'json') {
+      // What every worker Pod prints: without the table and spinner libraries.
+      const { reportJson } = await import('../cli/node-remove-data.js');
+      process.stdout.write(reportJson(report));
+    } else {
+      const { renderReport } = await import('../cli/render-node-remove.js');
+      process.stdout.write(renderReport(report, output));
+    }
     core.writeTerminationMessage(
       flags['termination-message-path'],
       flags['termination-message-path'] !== DEFAULT_TERMINATION_PATH,
