@@ -18,19 +18,16 @@ try {
   // never let a cache problem stop the command
 }
 
-// `inv --version` is typed often and needs nothing of oclif: answer it here, in oclif's format
-// (<name>/<version> <platform>-<arch> node-<version>), before any module is loaded.
+const commandsDir = fileURLToPath(new URL('../dist/src/commands/', import.meta.url));
 if (process.argv[2] === '--version') {
+  // `inv --version` is typed often and needs nothing of oclif: answered here, in oclif's format
+  // (<name>/<version> <platform>-<arch> node-<version>), before any module is loaded.
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   const arch = process.arch === 'ia32' ? 'x86' : process.arch;
   process.stdout.write(
     `${pkg.oclif?.bin ?? pkg.name}/${pkg.version} ${process.platform}-${arch} node-${process.version}\n`,
   );
-  process.exit(0);
-}
-
-const commandsDir = fileURLToPath(new URL('../dist/src/commands/', import.meta.url));
-if (process.env.INV_BUNDLE === '1' || !existsSync(commandsDir)) {
+} else if (process.env.INV_BUNDLE === '1' || !existsSync(commandsDir)) {
   await import('../dist/bundle/run.js');
 } else {
   // `npm run build` writes oclif.manifest.json so start-up loads only the command being run.
