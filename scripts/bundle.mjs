@@ -64,7 +64,7 @@ const stubs = {
 
 /**
  * The licence texts of the packages whose code is in the bundle (esbuild drops their comments):
- * each package's name, version, licence and LICENSE file, in name order.
+ * each distinct LICENSE text once, after the packages (name, version, licence) it belongs to.
  */
 function notices(root, metafile) {
   const pkgs = new Set();
@@ -72,15 +72,17 @@ function notices(root, metafile) {
     const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (m) pkgs.add(m[1]);
   }
-  const parts = [];
+  const byText = new Map();
   for (const dir of [...pkgs].sort((a, b) => a.localeCompare(b))) {
     const pj = JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
     const file = fs.readdirSync(path.join(root, dir)).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
     const text = file
       ? fs.readFileSync(path.join(root, dir, file), 'utf8').trim()
-      : '(no licence file in the package)';
-    parts.push(`${pj.name}@${pj.version} (${pj.license ?? 'see text'})\n\n${text}\n`);
+      : `(no licence file in the package; package.json says ${pj.license ?? 'nothing'})`;
+    if (!byText.has(text)) byText.set(text, []);
+    byText.get(text).push(`${pj.name}@${pj.version} (${pj.license ?? 'see text'})`);
   }
+  const parts = [...byText].map(([text, names]) => `${names.join('\n')}\n\n${text}\n`);
   return `Third-party code bundled into inv (scripts/bundle.mjs)\n\n${parts.join(`\n${'-'.repeat(72)}\n\n`)}`;
 }
 
