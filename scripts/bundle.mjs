@@ -44,6 +44,7 @@ const stubs = {
       'whatwg-url': 'whatwg-url.mjs',
       '@inquirer/prompts': 'inquirer-prompts.mjs',
       '@grpc/proto-loader': 'proto-loader.mjs',
+      '@oclif/core': 'oclif-core.cjs',
     };
     const filter = new RegExp(
       `^(${Object.keys(files)
@@ -84,6 +85,35 @@ function notices(root, metafile) {
   }
   const parts = [...byText].map(([text, names]) => `${names.join('\n')}\n\n${text}\n`);
   return `Third-party code bundled into inv (scripts/bundle.mjs)\n\n${parts.join(`\n${'-'.repeat(72)}\n\n`)}`;
+}
+
+/**
+ * Every name the bundled code imports from '@oclif/core' must be one the lazy stand-in
+ * (bundle-stubs/oclif-core.cjs) exports: an import it lacks would be undefined at run time.
+ */
+function checkOclifImports(root, metafile) {
+  const stub = fs.readFileSync(path.join(repoRoot, 'scripts', 'bundle-stubs', 'oclif-core.cjs'), 'utf8');
+  const offered = new Set([...stub.matchAll(/^\s+(\w+): lazy\(/gm)].map((m) => m[1]));
+  const missing = [];
+  for (const [input, meta] of Object.entries(metafile.inputs)) {
+    if (!meta.imports.some((i) => i.original === '@oclif/core')) continue;
+    const text = fs.readFileSync(path.join(root, input), 'utf8');
+    for (const m of text.matchAll(/import\s*(\*\s*as\s*\w+|\{[^}]*\})\s*from\s*['"]@oclif\/core['"]/g)) {
+      if (m[1].startsWith('*')) missing.push(`${input}: import * (use named imports)`);
+      else
+        for (const part of m[1].slice(1, -1).split(',')) {
+          const name = part
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)[0];
+          if (name && !part.trim().startsWith('type ') && !offered.has(name))
+            missing.push(`${input}: ${name}`);
+        }
+    }
+    if (/require\(\s*['"]@oclif\/core['"]\s*\)/.test(text)) missing.push(`${input}: require('@oclif/core')`);
+  }
+  if (missing.length)
+    throw new Error(`imports from @oclif/core that bundle-stubs/oclif-core.cjs lacks: ${missing.join('; ')}`);
 }
 
 /** Whether two folders hold the same files with the same bytes. */
@@ -200,6 +230,7 @@ export async function buildBundle(root = repoRoot) {
       '',
     ].join('\n'),
   );
+  checkOclifImports(root, result.metafile);
   fs.writeFileSync(path.join(out, 'THIRD-PARTY-NOTICES.txt'), notices(root, result.metafile));
   if (sameTree(out, final)) fs.rmSync(out, { recursive: true, force: true });
   else {
