@@ -41,7 +41,15 @@ if (process.argv[2] === '--version') {
     // No manifest, or a read-only install: nothing to refresh.
   }
 
+  // oclif loads the plugins of oclif.plugins only from "dependencies"; the package has none (it
+  // ships the bundle, where the plugins are entries), so the checkout names them here from
+  // devDependencies.
+  const pjson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  for (const p of pjson.oclif?.plugins ?? []) {
+    pjson.dependencies = { ...pjson.dependencies, [p]: pjson.devDependencies?.[p] ?? '*' };
+  }
+
   // Imported only now, so the compile cache covers oclif and everything it loads.
   const { execute } = await import('@oclif/core');
-  await execute({ dir: import.meta.url });
+  await execute({ loadOptions: { root: fileURLToPath(new URL('..', import.meta.url)), pjson } });
 }
