@@ -17,7 +17,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends binutils && rm 
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json .prettierrc.json ./
 COPY src ./src
 COPY test ./test
 COPY bench ./bench
