@@ -1,6 +1,6 @@
 // The machine-readable report of `inv node-remove` (the shape the erase controller parses), apart
 // from the table renderer: -o json, which every worker Pod prints, then loads neither the table
-// nor the spinner libraries (about a quarter of the worker's start-up).
+// nor the spinner libraries (35 ms of a profiled 330 ms one-image run).
 import { bytesFreed, type Report } from '../core/noderemove/types.js';
 
 /** The machine-readable report: exactly these keys, in this order. */
