@@ -1,43 +1,52 @@
 # Image of `inv` (the `inv watch` daemon of deploy/, and every other command).
 #   docker build -t ghcr.io/imageinventory/inv:0.1.0 .
-# Multi-stage: the build stage compiles TypeScript with the dev dependencies; the runtime stage
-# holds only production dependencies, the compiled JavaScript, the CRDs and the CRI protos, and
-# runs as an unprivileged user (works with readOnlyRootFilesystem: nothing is written at run time).
+# Two stages. The build stage compiles TypeScript and bundles the program (scripts/bundle.mjs:
+# dist/bundle/, no node_modules needed at run time), strips the Node binary's symbols, and
+# gathers exactly the shared libraries it links. The runtime stage starts from scratch and holds
+# only those: the same content as the worker image the local cluster builds
+# (scripts/worker-image.mjs), so it is no bigger (test/nodes/worker-image.test.ts measures that
+# one). It runs as an unprivileged user and works with readOnlyRootFilesystem.
 
 # Node 24 LTS, pinned by the digest of the multi-platform image index (Node 24.18.1 on Debian
 # bookworm, as published on 2026-07-30). To update: look up the current index digest of
 # node:24-bookworm-slim (`docker buildx imagetools inspect node:24-bookworm-slim`, or
-# docker-library/repo-info repos/node/remote/24-bookworm-slim.md) and replace it in all three
-# stages; keep the major equal to the worker image's (scripts/node-runtime.mjs).
+# docker-library/repo-info repos/node/remote/24-bookworm-slim.md) and replace it; keep the major
+# equal to the worker image's (scripts/node-runtime.mjs).
 FROM node:24-bookworm-slim@sha256:235600a8101ab264e117b1768e925532262668dc9b581ef1dd7d96ced463b8e7 AS build
+RUN apt-get update && apt-get install -y --no-install-recommends binutils && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json .prettierrc.json ./
 COPY src ./src
 COPY test ./test
 COPY bench ./bench
 COPY bin ./bin
-COPY scripts/oclif-manifest.mjs ./scripts/
-# The oclif manifest lets start-up load only the command being run.
-RUN npx tsc -p tsconfig.json && node scripts/oclif-manifest.mjs
-
-FROM node:24-bookworm-slim@sha256:235600a8101ab264e117b1768e925532262668dc9b581ef1dd7d96ced463b8e7 AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
-
-FROM node:24-bookworm-slim@sha256:235600a8101ab264e117b1768e925532262668dc9b581ef1dd7d96ced463b8e7
-ENV NODE_ENV=production
-WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json ./
-COPY bin ./bin
-COPY crds ./crds
 COPY proto ./proto
-COPY --from=build /src/dist/src ./dist/src
-COPY --from=build /src/oclif.manifest.json ./
+COPY crds ./crds
+COPY scripts ./scripts
+RUN npm run build
+# The runtime's file system: node (stripped), the libraries it links (at the paths the loader
+# looks them up), a passwd/group naming the unprivileged user, and the program.
+RUN set -eux; \
+    mkdir -p /rootfs/usr/bin /rootfs/etc /rootfs/tmp /rootfs/app/dist; \
+    chmod 1777 /rootfs/tmp; \
+    strip --strip-all -o /rootfs/usr/bin/node "$(command -v node)"; \
+    /rootfs/usr/bin/node -e 'process.exit(0)'; \
+    for lib in $(ldd "$(command -v node)" | grep -o '/[^ ]*'); do \
+      mkdir -p "/rootfs$(dirname "$lib")"; cp -L "$lib" "/rootfs$lib"; \
+    done; \
+    printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' > /rootfs/etc/passwd; \
+    printf 'root:x:0:\nnonroot:x:65532:\n' > /rootfs/etc/group; \
+    node -e "const p=require('./package.json');delete p.devDependencies;delete p.scripts;require('fs').writeFileSync('/rootfs/app/package.json',JSON.stringify(p,null,2)+'\n')"; \
+    cp -r bin crds /rootfs/app/; \
+    cp -r dist/bundle /rootfs/app/dist/
+
+FROM scratch
+COPY --from=build /rootfs /
+ENV PATH=/usr/bin:/bin NODE_ENV=production
+WORKDIR /app
 # 65532: the conventional "nonroot" UID; numeric so runAsNonRoot can verify it.
 USER 65532:65532
-ENTRYPOINT ["node", "/app/bin/run.js"]
+ENTRYPOINT ["/usr/bin/node", "/app/bin/run.js"]
 CMD ["watch", "--leader-elect"]

@@ -1,15 +1,23 @@
-// Benchmark for `inv node-remove`: imports 200 distinct images into the private containerd and
-// times removing them with the CLI (a real subprocess, start-up included) against a bare gRPC
-// loop in this process (one ListImages, then RemoveImage for each), alternating rounds so both
-// see the same containerd state. Also reports the CLI start-up time. Prints figures; never
-// fails on timing.
+// Benchmark for `inv node-remove`, as the worker runs it: the production bundle on the worker
+// image's Node (24 LTS, stripped: scripts/strip-node.mjs), a real subprocess, start-up included.
+// On both runtimes (the run's containerd 1.6 and a containerd 2.x started here):
+// - 200 distinct images: wall time, peak RSS and CPU of the CLI, against a bare gRPC loop in this
+//   process (one ListImages, then RemoveImage for each), alternating rounds so all see the same
+//   containerd state;
+// - 1 image: wall time against `node -e 0` plus the same CRI calls made bare (a fresh connection,
+//   Version, Status, ListImages, ListContainers, ListPodSandbox, both lists again, RemoveImage).
+// Also start-up: `inv --version` and `inv node-remove --help` against `node -e 0`.
+//
+// INV_BENCH_BASELINE=<dir> adds a built checkout of another commit (its bin/run.js) to every
+// figure, side by side in the same run: how the README's before/after tables are made.
+// Prints figures; never fails on timing.
 import * as grpc from '@grpc/grpc-js';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { services } from '../src/core/cri/proto.js';
+import { loadCriPackage } from '../test/support/cri-proto-loader.js';
 
 export interface BenchContext {
   kubeconfig?: string;
@@ -19,9 +27,13 @@ export interface BenchContext {
 
 const IMAGES = 200;
 const ROUNDS = 2;
+const ONE_ROUNDS = 5;
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const bin = path.join(repoRoot, 'bin', 'run.js');
 const log = (m: string) => process.stderr.write(`node-remove bench: ${m}\n`);
+
+// The bare loop's client: proto-loader, as any grpc-js program would do it.
+const imageService = () => loadCriPackage('v1').ImageService as grpc.ServiceClientConstructor;
+const runtimeService = () => loadCriPackage('v1').RuntimeService as grpc.ServiceClientConstructor;
 
 interface OciArchive {
   writeArchive(
@@ -31,22 +43,57 @@ interface OciArchive {
   importArchive(opts: { address: string; file: string; snapshotter?: string; ctr?: string }): void;
 }
 
-function run(
-  args: string[],
-  node = process.execPath,
-  env: NodeJS.ProcessEnv = process.env,
-  script: string[] = [bin],
-): Promise<{ ms: number; code: number; stdout: string; stderr: string }> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    execFile(node, [...script, ...args], { maxBuffer: 64 * 1024 * 1024, env }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ ms: performance.now() - started, code, stdout, stderr });
-    });
-  });
+interface CriScript {
+  up(dir: string, opts?: { runtime?: string }): Promise<{ endpoint: string }>;
+  down(dir: string): Promise<void>;
+  ctrFor(dir: string): string;
+}
+
+/** One way of running inv: this checkout's bundle, or a baseline checkout. */
+interface Form {
+  name: string;
+  script: string;
+  env: NodeJS.ProcessEnv;
+}
+
+interface CliRun {
+  ms: number;
+  code: number;
+  stdout: string;
+  stderr: string;
+  rssMB: number;
+  cpuMs: number;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+let node = process.execPath;
+let preload = '';
+
+/** Runs `node [preload] script args`; the preload reports peak RSS and CPU at exit. */
+function run(script: string[], args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    execFile(
+      node,
+      [...(preload ? ['--import', preload] : []), ...script, ...args],
+      { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } },
+      (err, stdout, stderr) => {
+        const ms = performance.now() - started;
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        const m = /INV_BENCH_USAGE (\d+) (\d+) (\d+)/.exec(stderr);
+        resolve({
+          ms,
+          code,
+          stdout,
+          stderr,
+          rssMB: m ? Math.round(Number(m[1]) / 1024) : NaN,
+          cpuMs: m ? Math.round((Number(m[2]) + Number(m[3])) / 1000) : NaN,
+        });
+      },
+    );
+  });
+}
 
 type Unary = (
   req: object,
@@ -66,7 +113,7 @@ function call(client: grpc.Client, method: string, req: object): Promise<Record<
 /** The reference loop: what any removal must do at least, with nothing around it. */
 async function bareLoop(address: string, ids: Set<string>): Promise<number> {
   const started = performance.now();
-  const client = new (services('v1').ImageService)(`unix://${address}`, grpc.credentials.createInsecure());
+  const client = new (imageService())(`unix://${address}`, grpc.credentials.createInsecure());
   try {
     const res = await call(client, 'ListImages', {});
     const images = (res.images as { id: string }[]).filter((i) => ids.has(i.id));
@@ -78,100 +125,151 @@ async function bareLoop(address: string, ids: Set<string>): Promise<number> {
   return performance.now() - started;
 }
 
-interface CriScript {
-  up(dir: string, opts?: { runtime?: string }): Promise<{ endpoint: string }>;
-  down(dir: string): Promise<void>;
-  ctrFor(dir: string): string;
+/** The CRI calls `inv node-remove` makes for one image, bare, on a fresh connection. */
+async function bareOne(address: string, id: string): Promise<number> {
+  const started = performance.now();
+  const channel = new grpc.Channel(`unix://${address}`, grpc.credentials.createInsecure(), {});
+  const opts = { channelOverride: channel };
+  const rt = new (runtimeService())(`unix://${address}`, grpc.credentials.createInsecure(), opts);
+  const img = new (imageService())(`unix://${address}`, grpc.credentials.createInsecure(), opts);
+  try {
+    await call(rt, 'Version', { version: '0.1.0' });
+    await Promise.all([
+      call(rt, 'Status', { verbose: true }),
+      call(img, 'ListImages', {}),
+      call(rt, 'ListContainers', {}),
+      call(rt, 'ListPodSandbox', {}),
+    ]);
+    await Promise.all([call(rt, 'ListContainers', {}), call(rt, 'ListPodSandbox', {})]);
+    await call(img, 'RemoveImage', { image: { image: id } });
+  } finally {
+    channel.close();
+  }
+  return performance.now() - started;
 }
 
-/**
- * The figures on both runtimes: the run's containerd 1.6 (ctx) and a containerd 2.x started here
- * (runtime.v1 only), side by side in the same run.
- */
+/** The figures on both runtimes, side by side in the same run, then start-up. */
 export async function main(ctx: BenchContext): Promise<Record<string, number | string>> {
   if (!ctx.criEndpoint || !ctx.criDir)
     throw new Error('the node-remove benchmark needs the private containerd (criEndpoint)');
   const script = (await import(path.join(repoRoot, 'scripts', 'cri.mjs'))) as CriScript;
-  const out: Record<string, number | string> = {};
-  for (const [k, v] of Object.entries(await measure(ctx.criEndpoint, ctx.criDir, script.ctrFor(ctx.criDir))))
-    out[
-      k.startsWith('start-up') || k === 'images removed per run' || k === 'rounds'
-        ? k
-        : `containerd 1.6: ${k}`
-    ] = v;
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-bench-ctrd2-'));
-  try {
-    const dir = path.join(tmp, 'cri');
-    const c2 = await script.up(dir, { runtime: 'containerd2' });
-    for (const [k, v] of Object.entries(await measure(c2.endpoint, dir, script.ctrFor(dir))))
-      if (!k.startsWith('start-up') && k !== 'images removed per run' && k !== 'rounds')
-        out[`containerd 2.x: ${k}`] = v;
-    await script.down(dir);
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  }
-  // Start-up on Node 24 LTS (what the worker image runs), with and without the module compile
-  // cache that bin/run.js turns on, against `node -e 0` on the same binary.
   const { nodeBinary } = (await import(path.join(repoRoot, 'scripts', 'node-runtime.mjs'))) as {
     nodeBinary(line: number): string;
   };
-  const node24 = nodeBinary(24);
-  const times = async (env: NodeJS.ProcessEnv, args: string[], script?: string[]) => {
-    const xs: number[] = [];
-    for (let i = 0; i < 7; i++) xs.push((await run(args, node24, env, script)).ms);
-    return Math.round(median(xs));
+  const { strippedNode } = (await import(path.join(repoRoot, 'scripts', 'strip-node.mjs'))) as {
+    strippedNode(binary: string): string;
   };
-  const bare = await times(process.env, ['-e', '0'], []);
-  const cached = await times(process.env, ['--version']);
-  const uncached = await times({ ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' }, ['--version']);
-  out['Node 24: node -e 0 (ms, median of 7)'] = bare;
-  out['Node 24: inv --version, compile cache (ms)'] = cached;
-  out['Node 24: inv --version, no compile cache (ms)'] = uncached;
-  out['Node 24: inv --version / node -e 0'] = Number((cached / bare).toFixed(2));
+  node = strippedNode(nodeBinary(24));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-bench-nr-'));
+  preload = path.join(tmp, 'usage.mjs');
+  fs.writeFileSync(
+    preload,
+    "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write(`INV_BENCH_USAGE ${u.maxRSS} ${u.userCPUTime} ${u.systemCPUTime}\\n`); });\n",
+  );
+  const forms: Form[] = [
+    { name: 'inv', script: path.join(repoRoot, 'bin', 'run.js'), env: { INV_BUNDLE: '1' } },
+  ];
+  const baseline = process.env.INV_BENCH_BASELINE;
+  if (baseline) forms.push({ name: 'baseline', script: path.join(baseline, 'bin', 'run.js'), env: {} });
+
+  const out: Record<string, number | string> = {
+    node: `${path.relative(repoRoot, node)} (stripped Node 24)`,
+    'images removed per run': IMAGES,
+    rounds: ROUNDS,
+  };
+  try {
+    for (const [k, v] of Object.entries(
+      await measure(forms, ctx.criEndpoint, ctx.criDir, script.ctrFor(ctx.criDir), tmp),
+    ))
+      out[`containerd 1.6: ${k}`] = v;
+    const dir = path.join(tmp, 'cri2');
+    const c2 = await script.up(dir, { runtime: 'containerd2' });
+    try {
+      for (const [k, v] of Object.entries(await measure(forms, c2.endpoint, dir, script.ctrFor(dir), tmp)))
+        out[`containerd 2.x: ${k}`] = v;
+    } finally {
+      await script.down(dir);
+    }
+    Object.assign(out, await startup(forms));
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/** `node -e 0`, `inv --version` and `inv node-remove --help`, interleaved, median of 7. */
+async function startup(forms: Form[]): Promise<Record<string, number>> {
+  const saved = preload;
+  preload = '';
+  const bare: number[] = [];
+  const version = new Map<string, number[]>(forms.map((f) => [f.name, []]));
+  const help = new Map<string, number[]>(forms.map((f) => [f.name, []]));
+  try {
+    for (let i = 0; i < 7; i++) {
+      bare.push((await run([], ['-e', '0'])).ms);
+      for (const f of forms) {
+        version.get(f.name)!.push((await run([f.script], ['--version'], f.env)).ms);
+        help.get(f.name)!.push((await run([f.script], ['node-remove', '--help'], f.env)).ms);
+      }
+    }
+  } finally {
+    preload = saved;
+  }
+  const b = median(bare);
+  const out: Record<string, number> = { 'start-up: node -e 0 (ms, median of 7)': Math.round(b) };
+  for (const f of forms) {
+    const v = median(version.get(f.name)!);
+    out[`start-up: ${f.name} --version (ms)`] = Math.round(v);
+    out[`start-up: ${f.name} --version / node -e 0 (target <= 2)`] = Number((v / b).toFixed(2));
+    out[`start-up: ${f.name} node-remove --help (ms)`] = Math.round(median(help.get(f.name)!));
+  }
   return out;
 }
 
 async function measure(
+  forms: Form[],
   endpoint: string,
   criDir: string,
   ctrBin: string,
+  tmp: string,
 ): Promise<Record<string, number | string>> {
-  const ctx = { criDir };
   const address = endpoint.replace(/^unix:\/\//, '');
   let snapshotter = 'overlayfs';
   try {
-    snapshotter = fs.readFileSync(path.join(ctx.criDir, 'snapshotter'), 'utf8').trim();
+    snapshotter = fs.readFileSync(path.join(criDir, 'snapshotter'), 'utf8').trim();
   } catch {
     // default
   }
   const oci = (await import(path.join(repoRoot, 'scripts', 'oci-archive.mjs'))) as OciArchive;
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-bench-nr-'));
   let seq = 0;
+  const tag = `${path.basename(criDir)}-${process.pid}`;
 
-  const seed = (): { ids: Set<string>; list: string } => {
+  const seed = (count: number): { ids: string[]; list: string } => {
     const round = ++seq;
     const file = path.join(tmp, `images-${round}.tar`);
-    const refs = Array.from({ length: IMAGES }, (_, i) => `docker.io/bench/img-${i}:r${round}`);
+    const refs = Array.from({ length: count }, (_, i) => `docker.io/bench/img-${i}:${tag}-r${round}`);
     const started = performance.now();
     const built = oci.writeArchive(
       file,
-      refs.map((r, i) => ({ refs: [r], distinct: `bench-${round}-${i}` })),
+      refs.map((r, i) => ({ refs: [r], distinct: `bench-${tag}-${round}-${i}` })),
     );
     oci.importArchive({ address, file, snapshotter, ctr: ctrBin });
     fs.rmSync(file);
-    log(`round ${round}: imported ${IMAGES} images in ${Math.round(performance.now() - started)} ms`);
+    if (count > 1)
+      log(`round ${round}: imported ${count} images in ${Math.round(performance.now() - started)} ms`);
     const list = path.join(tmp, `targets-${round}.json`);
     fs.writeFileSync(list, JSON.stringify(refs));
-    return { ids: new Set(built.map((b) => b.id)), list };
+    return { ids: built.map((b) => b.id), list };
   };
 
   // CRI learns about ctr imports from events; wait until all are listed before timing.
-  const waitListed = async (ids: Set<string>) => {
-    const client = new (services('v1').ImageService)(`unix://${address}`, grpc.credentials.createInsecure());
+  const waitListed = async (ids: string[]) => {
+    const want = new Set(ids);
+    const client = new (imageService())(`unix://${address}`, grpc.credentials.createInsecure());
     try {
-      for (let i = 0; i < 200; i++) {
+      for (let i = 0; i < 400; i++) {
         const res = await call(client, 'ListImages', {});
-        if ((res.images as { id: string }[]).filter((x) => ids.has(x.id)).length === ids.size) return;
+        if ((res.images as { id: string }[]).filter((x) => want.has(x.id)).length === want.size) return;
         await new Promise((r) => setTimeout(r, 50));
       }
       throw new Error('imported images never all appeared in CRI ListImages');
@@ -180,56 +278,63 @@ async function measure(
     }
   };
 
-  try {
-    const cliMs: number[] = [];
-    const bareMs: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const a = seed();
-      await waitListed(a.ids);
-      const res = await run([
-        'node-remove',
-        '--runtime-endpoint',
-        endpoint,
-        '--imagelist',
-        a.list,
-        '-o',
-        'json',
-      ]);
-      const removed =
-        res.code === 0
-          ? JSON.parse(res.stdout).results.filter((x: { outcome: string }) => x.outcome === 'removed').length
-          : 0;
-      if (removed !== IMAGES)
-        throw new Error(`inv node-remove removed ${removed}/${IMAGES} (exit ${res.code}): ${res.stderr}`);
-      cliMs.push(res.ms);
+  const removeWith = async (f: Form, list: string, count: number): Promise<CliRun> => {
+    const args = ['node-remove', '--runtime-endpoint', endpoint, '--imagelist', list, '-o', 'json'];
+    const res = await run([f.script], args, f.env);
+    const removed =
+      res.code === 0
+        ? (JSON.parse(res.stdout) as { results: { outcome: string }[] }).results.filter(
+            (x) => x.outcome === 'removed',
+          ).length
+        : 0;
+    if (removed !== count)
+      throw new Error(`${f.name} node-remove removed ${removed}/${count} (exit ${res.code}): ${res.stderr}`);
+    return res;
+  };
 
-      const b = seed();
-      await waitListed(b.ids);
-      bareMs.push(await bareLoop(address, b.ids));
+  const many = new Map<string, CliRun[]>(forms.map((f) => [f.name, []]));
+  const bareMs: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const f of forms) {
+      const s = seed(IMAGES);
+      await waitListed(s.ids);
+      many.get(f.name)!.push(await removeWith(f, s.list, IMAGES));
     }
-
-    const startup: number[] = [];
-    const help: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      startup.push((await run(['--version'])).ms);
-      help.push((await run(['node-remove', '--help'])).ms);
-    }
-    const cli = median(cliMs);
-    const bare = median(bareMs);
-    const start = median(startup);
-    return {
-      'images removed per run': IMAGES,
-      rounds: ROUNDS,
-      'inv node-remove, subprocess (ms, median)': Math.round(cli),
-      'bare gRPC loop, in-process (ms, median)': Math.round(bare),
-      'ratio cli/bare (target <= 1.2)': Number((cli / bare).toFixed(2)),
-      'ratio without start-up (cli - start-up)/bare': Number(((cli - start) / bare).toFixed(2)),
-      'start-up: inv --version (ms, median of 5)': Math.round(start),
-      'start-up: inv node-remove --help (ms, median of 5)': Math.round(median(help)),
-    };
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    const s = seed(IMAGES);
+    await waitListed(s.ids);
+    bareMs.push(await bareLoop(address, new Set(s.ids)));
   }
+
+  const one = new Map<string, number[]>(forms.map((f) => [f.name, []]));
+  const bareOneMs: number[] = [];
+  for (let r = 0; r < ONE_ROUNDS; r++) {
+    for (const f of forms) {
+      const s = seed(1);
+      await waitListed(s.ids);
+      one.get(f.name)!.push((await removeWith(f, s.list, 1)).ms);
+    }
+    const s = seed(1);
+    await waitListed(s.ids);
+    bareOneMs.push(await bareOne(address, s.ids[0]!));
+  }
+
+  const bare = median(bareMs);
+  const out: Record<string, number | string> = {
+    [`bare gRPC loop, ${IMAGES} images, in-process (ms, median)`]: Math.round(bare),
+    'bare CRI calls for 1 image, in-process (ms, median)': Math.round(median(bareOneMs)),
+  };
+  for (const f of forms) {
+    const runs = many.get(f.name)!;
+    const ms = median(runs.map((x) => x.ms));
+    out[`${f.name}: ${IMAGES} images (ms, median)`] = Math.round(ms);
+    out[`${f.name}: ${IMAGES} images / bare loop (target <= 1.1)`] = Number((ms / bare).toFixed(2));
+    out[`${f.name}: ${IMAGES} images, peak RSS (MB, max; target <= 60)`] = Math.max(
+      ...runs.map((x) => x.rssMB),
+    );
+    out[`${f.name}: ${IMAGES} images, CPU user+sys (ms, median)`] = median(runs.map((x) => x.cpuMs));
+    out[`${f.name}: 1 image (ms, median of ${ONE_ROUNDS})`] = Math.round(median(one.get(f.name)!));
+  }
+  return out;
 }
 
 // Also runnable alone: node dist/bench/node-remove.js [endpoint] [criDir] (defaults: .cache/cri).

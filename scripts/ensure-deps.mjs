@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // iproute2 (ip), util-linux (unshare, nsenter) and tar serve the whole local cluster's nodes and
-// their tests; Debian base images usually carry them already.
-const packages = ['containerd', 'runc', 'busybox-static', 'iproute2', 'util-linux', 'tar'];
+// their tests; Debian base images usually carry them already. binutils (strip) makes the worker
+// image's Node binary smaller (scripts/strip-node.mjs).
+const packages = ['containerd', 'runc', 'busybox-static', 'iproute2', 'util-linux', 'tar', 'binutils'];
 export const busyboxPath = '/bin/busybox';
 
 function onPath(cmd) {
@@ -19,7 +20,9 @@ function onPath(cmd) {
 
 /** Names of the missing tools (empty when everything is there). */
 export function missing() {
-  const out = ['containerd', 'runc', 'ctr', 'ip', 'unshare', 'nsenter', 'tar'].filter((c) => !onPath(c));
+  const out = ['containerd', 'runc', 'ctr', 'ip', 'unshare', 'nsenter', 'tar', 'strip'].filter(
+    (c) => !onPath(c),
+  );
   // The dynamically linked busybox from package "busybox" would not run in an image without libc.
   const bb = spawnSync('file', ['-L', busyboxPath], { encoding: 'utf8' });
   const isStatic =

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Builds the `inv` worker image from the checkout, without Docker, as an OCI archive that
-// `ctr images import` reads: one layer holding Node.js 24 LTS (scripts/node-runtime.mjs) with exactly the shared
-// libraries it links, the production dependencies (from package-lock.json, never the dev ones),
-// the compiled code (dist/src), bin/, the oclif manifest, the CRI protos and the CRDs. Tests,
-// TypeScript sources, benchmarks and scripts stay out.
+// `ctr images import` reads: one layer holding Node.js 24 LTS (scripts/node-runtime.mjs, with
+// its symbols stripped: the official binary carries 18 MB of them) with exactly the shared
+// libraries it links, the production bundle (dist/bundle, made afresh from dist/src by
+// scripts/bundle.mjs: the program and everything it uses, no node_modules), bin/ and the CRDs.
+// Tests, TypeScript sources, benchmarks, scripts and node_modules stay out.
 //
 // The tag is a digest of the layer's content, so a changed checkout gives a new image name and
 // a node never runs a stale worker. Archives are cached under .cache/worker/ by that digest.
@@ -15,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostArch, imageManifest, sha256, tar, tarEntry } from './oci-archive.mjs';
 import { nodeBinary } from './node-runtime.mjs';
+import { strippedNode } from './strip-node.mjs';
 import { isMain } from './process.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,17 +41,12 @@ function walk(dir, { skip = () => false } = {}) {
   return out;
 }
 
-/**
- * Package folders (relative to the repo) that production needs: every package-lock entry
- * under node_modules that is not dev-only. Nested node_modules are entries of their own.
- */
-export function productionPackages(root = repoRoot) {
-  const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8'));
-  return Object.entries(lock.packages ?? {})
-    .filter(([key, meta]) => key.startsWith('node_modules/') && !meta.dev && !meta.link)
-    .map(([key]) => key)
-    .filter((key) => fs.existsSync(path.join(root, key)))
-    .sort();
+/** package.json as it ships: no scripts, no development dependencies (there are no others). */
+export function shippedPackageJson(root = repoRoot) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  delete pkg.devDependencies;
+  delete pkg.scripts;
+  return pkg;
 }
 
 /** Shared libraries (and the dynamic loader) that `ldd` lists for `binary`, as absolute paths. */
@@ -96,7 +93,7 @@ function layerEntries(root) {
   // The runtime: the Node 24 LTS binary from the npm registry (never the host's), and what it
   // links, at the paths the loader looks them up.
   const node = nodeBinary(24);
-  addFile('usr/bin/node', node, 0o755);
+  addFile('usr/bin/node', strippedNode(node), 0o755);
   for (const lib of sharedLibraries(node)) addFile(lib.replace(/^\//, ''), fs.realpathSync(lib), 0o755);
   addDir('tmp');
   addDir('etc');
@@ -110,21 +107,14 @@ function layerEntries(root) {
 
   // The program.
   const app = (p) => path.join(root, p);
-  const pkg = JSON.parse(fs.readFileSync(app('package.json'), 'utf8'));
-  delete pkg.devDependencies;
-  delete pkg.scripts;
   addDir('app');
-  entries.push({ name: 'app/package.json', data: Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`) });
-  for (const f of ['oclif.manifest.json']) addFile(`app/${f}`, app(f), 0o644);
+  entries.push({
+    name: 'app/package.json',
+    data: Buffer.from(`${JSON.stringify(shippedPackageJson(root), null, 2)}\n`),
+  });
   addTree('app/bin', app('bin'));
-  addTree('app/dist/src', app('dist/src'), (rel) => rel.endsWith('.map') || rel.endsWith('.d.ts'));
-  addTree('app/proto', app('proto'));
+  addTree('app/dist/bundle', app('dist/bundle'));
   addTree('app/crds', app('crds'));
-  for (const key of productionPackages(root)) {
-    // Nested node_modules folders are lock entries of their own (and may be dev-only); .bin
-    // holds links to command-line tools that nothing in production runs.
-    addTree(`app/${key}`, app(key), (rel, name) => name === 'node_modules' || name === '.bin');
-  }
   return entries;
 }
 
@@ -133,18 +123,24 @@ function layerEntries(root) {
  * { file, ref, id, layerBytes, archiveBytes, buildMs, reused }.
  */
 export function buildWorkerImage(root = repoRoot) {
-  // bin/run.js drops a manifest older than the compiled commands (after a bare tsc): make it anew.
-  if (
-    !fs.existsSync(path.join(root, 'oclif.manifest.json')) &&
-    fs.existsSync(path.join(root, 'dist/src/commands'))
-  ) {
-    const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'oclif-manifest.mjs')], { cwd: root });
-    if (r.status !== 0) throw new Error(`oclif manifest: ${r.stderr}`);
-  }
-  for (const need of ['dist/src/commands', 'oclif.manifest.json', 'node_modules']) {
+  for (const need of ['dist/src/commands', 'node_modules']) {
     if (!fs.existsSync(path.join(root, need))) {
       throw new Error(`${need} is missing: run npm ci and npm run build first`);
     }
+  }
+  // The bundle is made from dist/src every time (a few seconds; esbuild's output is the same for
+  // the same input, so the image tag is too), so the image never holds a stale bundle after a
+  // bare tsc. bin/run.js drops a manifest older than the compiled commands: make it anew first.
+  const steps = [
+    ...(fs.existsSync(path.join(root, 'oclif.manifest.json')) ? [] : ['oclif-manifest.mjs']),
+    'bundle.mjs',
+  ];
+  for (const step of steps) {
+    const r = spawnSync(process.execPath, [path.join(root, 'scripts', step)], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`scripts/${step}: ${r.stderr}`);
   }
   const started = Date.now();
   // Stream the layer's blocks through the hash first; the tag is the layer digest.

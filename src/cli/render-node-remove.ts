@@ -5,31 +5,9 @@ import { colors, toJson, toYaml } from './style.js';
 import { renderTable, type TableOptions } from './table.js';
 import { formatBytes } from '../core/size.js';
 import { bytesFreed, type Outcome, type Report } from '../core/noderemove/types.js';
+import { reportData } from './node-remove-data.js';
 
-/** The machine-readable report: exactly these keys, in this order. */
-export function reportData(report: Report) {
-  return {
-    node: report.node,
-    runtime: {
-      name: report.runtime.name,
-      version: report.runtime.version,
-      apiVersion: report.runtime.apiVersion,
-    },
-    results: report.results.map((r) => ({
-      target: r.target,
-      imageId: r.imageId,
-      aliases: r.aliases,
-      size: r.size,
-      outcome: r.outcome,
-      error: r.error,
-      /** Why it was kept (in-use, pinned, excluded, protected); '' otherwise. */
-      reason: r.outcome === 'failed' || r.outcome === 'invalid' ? '' : r.detail,
-    })),
-    /** Bytes the removed images took (would take, in a dry run), each image once. */
-    bytesFreed: bytesFreed(report.results),
-    warnings: [...(report.warnings ?? [])],
-  };
-}
+export { reportData } from './node-remove-data.js';
 
 const shortId = (id: string) => (id.startsWith('sha256:') ? id.slice(7, 19) : id.slice(0, 12));
 
@@ -46,6 +24,7 @@ export function renderReport(
     'would-remove': c.cyan,
     'in-use': c.yellow,
     pinned: c.yellow,
+    'sandbox-image': c.dim,
     excluded: c.dim,
     protected: c.yellow,
     'not-present': c.dim,

@@ -1,14 +1,11 @@
 // `inv node-remove`: the per-node worker of an erase run. Thin on purpose: flags in, a call
 // into src/core/noderemove, a rendered report out. Heavy modules (grpc, table rendering) are
 // imported inside run() so `--help` stays fast.
-import { DEFAULT_RUNTIME_ENDPOINT } from '../core/constants.js';
 import { Command, Flags } from '@oclif/core';
-import os from 'node:os';
 import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { outputFlags, tableOptions } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 
-const DEFAULT_ENDPOINT = DEFAULT_RUNTIME_ENDPOINT;
 const DEFAULT_TERMINATION_PATH = '/dev/termination-log';
 
 export default class NodeRemove extends Command {
@@ -33,9 +30,18 @@ When the runtime's sandbox image cannot be determined (its CRI Status(verbose) f
 name it, and it pins no image), a * prune removes nothing and fails, and targets that look like
 a pause image are refused; name the sandbox image with --exclude (or in --exclude-file) to go on.
 
-Runtime sockets: containerd unix:///run/containerd/containerd.sock, CRI-O
-unix:///var/run/crio/crio.sock, k3s unix:///run/k3s/containerd/containerd.sock, microk8s
-unix:///var/snap/microk8s/common/run/containerd.sock.
+The runtime socket, first found wins: --runtime-endpoint; the CONTAINER_RUNTIME_ENDPOINT
+variable; runtime-endpoint in crictl's configuration (the file CRI_CONFIG_FILE names, or
+/etc/crictl.yaml); then the first of these sockets that exists: containerd
+/run/containerd/containerd.sock, CRI-O /run/crio/crio.sock, cri-dockerd
+/var/run/cri-dockerd.sock, k3s /run/k3s/containerd/containerd.sock, microk8s
+/var/snap/microk8s/common/run/containerd.sock.
+
+The report names the node by --node-name (or the NODE_NAME variable, which the worker Pod sets
+from spec.nodeName); without either it names none: the hostname need not be the Node's name.
+
+--call-timeout bounds connecting and each CRI call, not the whole run (--timeout is its old,
+deprecated name).
 
 In a Pod, a compact JSON summary (at most 4 KB) is also written to --termination-message-path.
 
@@ -64,14 +70,16 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
 
   static override flags = {
     'runtime-endpoint': Flags.string({
-      description: 'CRI socket of the container runtime (unix:///path or /path).',
-      default: DEFAULT_ENDPOINT,
+      description:
+        'CRI socket of the container runtime (unix:///path or /path). Default: CONTAINER_RUNTIME_ENDPOINT, crictl.yaml, or the first well-known socket found.',
       helpGroup: 'RUNTIME',
     }),
-    timeout: Flags.string({
+    'call-timeout': Flags.string({
       description: 'Deadline for connecting and for each CRI call: a duration with its unit (500ms, 5s, 1m).',
       default: '5s',
       helpGroup: 'RUNTIME',
+      aliases: ['timeout'],
+      deprecateAliases: true,
     }),
     images: Flags.string({
       description: 'Comma-separated targets: refs, repo@sha256:… refs, image IDs, or * (repeatable).',
@@ -88,7 +96,10 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
         "Directory of the inventory's protected-image lists (set by the erase controller): a * prune keeps every image they name.",
     }),
     'dry-run': Flags.boolean({ description: 'Decide everything, remove nothing.' }),
-    'node-name': Flags.string({ description: 'Node name for the report.', env: 'NODE_NAME' }),
+    'node-name': Flags.string({
+      description: 'Node name for the report (default: the NODE_NAME variable; never the hostname).',
+      env: 'NODE_NAME',
+    }),
     'termination-message-path': Flags.string({
       description:
         'Where a Pod writes its compact summary (only written in a Pod, or when given explicitly).',
@@ -111,7 +122,7 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
         const { ProtectedIndex } = await import('../core/erase/protected-set.js');
         protection = new ProtectedIndex(core.readProtectedDir(flags['protected-dir']));
       }
-      timeoutMs = core.parseTimeout(flags.timeout);
+      timeoutMs = core.parseTimeout(flags['call-timeout']);
       targets = core.splitImages(flags.images ?? []);
       if (flags.imagelist) targets.push(...core.readImageList(flags.imagelist));
       exclude = [...(flags.exclude ?? [])];
@@ -130,23 +141,31 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
 
     let report;
     try {
+      const { chooseRuntimeEndpoint } = await import('../core/cri/endpoint-choice.js');
+      const { endpoint } = chooseRuntimeEndpoint({ flag: flags['runtime-endpoint'] });
       report = await core.nodeRemove({
-        endpoint: flags['runtime-endpoint'],
+        endpoint,
         timeoutMs,
         targets,
         exclude,
         dryRun: flags['dry-run'],
-        node: flags['node-name'] || os.hostname(),
+        node: flags['node-name'] ?? '',
         protection,
       });
     } catch (e) {
-      // Bad exclusion patterns and an unreachable runtime: nothing was removed.
+      // Bad exclusion patterns, an unreadable crictl.yaml and an unreachable runtime: nothing was removed.
       this.error((e as Error).message, { exit: EXIT_USAGE });
     }
 
-    const { renderReport } = await import('../cli/render-node-remove.js');
     for (const w of report.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
-    process.stdout.write(renderReport(report, output, tableOptions(flags)));
+    if (output === 'json') {
+      // What every worker Pod prints: without the table and spinner libraries.
+      const { reportJson } = await import('../cli/node-remove-data.js');
+      process.stdout.write(reportJson(report));
+    } else {
+      const { renderReport } = await import('../cli/render-node-remove.js');
+      process.stdout.write(renderReport(report, output, tableOptions(flags)));
+    }
     core.writeTerminationMessage(
       flags['termination-message-path'],
       flags['termination-message-path'] !== DEFAULT_TERMINATION_PATH,

@@ -3,12 +3,11 @@
 //   exercise version negotiation); grpc-js answers UNIMPLEMENTED for everything else.
 // To make one call of a real runtime fail, see test/noderemove/fault-proxy.ts.
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loaderOptions, protoDir } from '../../src/core/cri/proto.js';
 import type { CriApiVersion } from '../../src/core/cri/types.js';
+import { loadCriPackage } from '../support/cri-proto-loader.js';
 
 type Handler = (request: Record<string, unknown>) => unknown;
 export type FakeMethods = Partial<Record<'RuntimeService' | 'ImageService', Record<string, Handler>>>;
@@ -21,10 +20,7 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-function pkg(api: CriApiVersion): grpc.GrpcObject {
-  const def = protoLoader.loadSync(path.join(protoDir(), 'runtime', api, 'api.proto'), loaderOptions);
-  return (grpc.loadPackageDefinition(def).runtime as grpc.GrpcObject)[api] as grpc.GrpcObject;
-}
+const pkg = loadCriPackage;
 
 const serviceDef = (api: CriApiVersion, name: string) =>
   (pkg(api)[name] as grpc.ServiceClientConstructor).service;

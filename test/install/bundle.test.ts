@@ -32,7 +32,7 @@ describe('the install bundle', function () {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-pack-'));
     try {
       const packed = JSON.parse(
-        execFileSync('npm', ['pack', '--json', '--pack-destination', tmp], {
+        execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], {
           cwd: repoRoot,
           encoding: 'utf8',
         }),
@@ -45,15 +45,15 @@ describe('the install bundle', function () {
         'deploy/kustomization.yaml',
         'deploy/deployment.yaml',
         'deploy/crds/imageinventory.dev_images.yaml',
-        'dist/src/commands/install.js',
-        'oclif.manifest.json',
+        'dist/bundle/run.js',
+        'dist/bundle/commands/install.js',
+        'dist/bundle/oclif.manifest.json',
       ])
         assert.ok(files.includes(f), `${f} is not in the package`);
-      assert.ok(!files.some((f) => f.startsWith('dist/test/') || f.startsWith('test/')));
+      assert.ok(!files.some((f) => /^(dist\/(test|src)|test|src|node_modules)\//.test(f)));
       execFileSync('tar', ['-xzf', path.join(tmp, packed[0]!.filename), '-C', tmp]);
       const pkg = path.join(tmp, 'package');
-      // The dependencies as an install would provide them; the code and data come from the package.
-      fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(pkg, 'node_modules'));
+      // No node_modules: the package is its bundle, its data and nothing else.
       const run = (dir: string) =>
         spawnSync(process.execPath, [path.join(dir, 'bin', 'run.js'), 'install', '--daemon', '--dry-run'], {
           cwd: tmp,

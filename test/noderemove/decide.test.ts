@@ -35,7 +35,8 @@ const run = (
     images: opts.imgs ?? images,
     containers: opts.containers ?? [],
     targets,
-    exclusions: compileAll([...DEFAULT_SANDBOX_EXCLUSIONS, ...(opts.exclude ?? [])]),
+    exclusions: compileAll(opts.exclude ?? []),
+    sandboxImages: compileAll(DEFAULT_SANDBOX_EXCLUSIONS),
     sandbox: known,
   }).map((d) => ({ target: d.target, id: d.imageId.slice(7, 8), outcome: d.outcome }));
 
@@ -126,8 +127,21 @@ describe('node-remove decisions (pure)', () => {
     });
     assert.deepEqual(
       out.map((r) => `${r.id}=${r.outcome}`),
-      ['a=in-use', 'b=pinned', 'c=excluded', 'e=excluded', 'f=remove', '9=remove'],
+      ['a=in-use', 'b=pinned', 'c=sandbox-image', 'e=excluded', 'f=remove', '9=remove'],
     );
+  });
+
+  it('reports the sandbox image as sandbox-image, even when an exclusion also names it', () => {
+    const out = decide({
+      images: [pause],
+      containers: [],
+      targets: ['registry.k8s.io/pause:3.9'],
+      exclusions: compileAll(['registry.k8s.io/*']),
+      sandboxImages: compileAll(DEFAULT_SANDBOX_EXCLUSIONS),
+      sandbox: known,
+    });
+    assert.equal(out[0]!.outcome, 'sandbox-image');
+    assert.equal(out[0]!.detail, 'sandbox image (registry.k8s.io/pause:*)');
   });
 
   it('matches exclusion patterns with a registry port exactly', () => {
@@ -164,13 +178,13 @@ describe('node-remove decisions (pure)', () => {
     assert.equal(sandboxImageFromStatusInfo({ config: 'not json' }), undefined);
   });
 
-  it('parses --timeout as milliseconds or a duration', () => {
+  it('parses --call-timeout as a duration with its unit', () => {
     assert.throws(() => parseTimeout('750'), /has no unit/);
     assert.equal(parseTimeout('500ms'), 500);
     assert.equal(parseTimeout('5s'), 5000);
     assert.equal(parseTimeout('1.5s'), 1500);
     assert.equal(parseTimeout('1m'), 60000);
-    assert.throws(() => parseTimeout('soon'), /--timeout: must be a duration/);
+    assert.throws(() => parseTimeout('soon'), /--call-timeout: must be a duration/);
     assert.throws(() => parseTimeout('0'), /positive/);
   });
 });

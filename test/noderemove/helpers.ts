@@ -12,7 +12,14 @@ export interface CliRun {
   json?: {
     node: string;
     runtime: { name: string; version: string; apiVersion: string };
-    results: { target: string; imageId: string; aliases: string[]; outcome: string; error: string }[];
+    results: {
+      target: string;
+      imageId: string;
+      aliases: string[];
+      outcome: string;
+      error: string;
+      reason: string;
+    }[];
     warnings: string[];
   };
 }

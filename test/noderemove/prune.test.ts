@@ -92,7 +92,7 @@ for (const runtime of RUNTIMES)
         [id.running!]: 'in-use',
         [id.exited!]: 'in-use',
         [id.excluded!]: 'excluded',
-        [id.pause!]: 'excluded', // default exclusion registry.k8s.io/pause:*
+        [id.pause!]: 'sandbox-image', // the upstream pause image (registry.k8s.io/pause:*)
         // The runtime's sandbox image: it backs the pods' sandboxes (in-use wins over the exclusion
         // that CRI Status also gives it).
         [sandboxId]: 'in-use',

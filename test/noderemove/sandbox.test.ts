@@ -318,7 +318,9 @@ describe("inv node-remove: a mirror-named sandbox image on a containerd of its o
     await waitFor('no sandboxes', async () => (await cri.listPodSandboxes()).length === 0);
     const direct = await runNodeRemove(endpoint, ['--images', '*', '--dry-run', '-o', 'json']);
     assert.equal(direct.code, 0, direct.stderr);
-    assert.equal(idsByOutcome(direct)[mirrorId], 'excluded');
+    assert.equal(idsByOutcome(direct)[mirrorId], 'sandbox-image', "the runtime's configured sandbox image");
+    const row = direct.json!.results.find((x) => x.imageId === mirrorId)!;
+    assert.match(row.reason, /^sandbox image \(/);
     const viaProxy = await runNodeRemove(proxy.endpoint, ['--images', '*', '--dry-run', '-o', 'json']);
     assert.equal(viaProxy.code, 1);
     assert.deepEqual(outcomes(viaProxy), { '*': 'failed' });

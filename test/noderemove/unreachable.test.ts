@@ -28,7 +28,7 @@ for (const runtime of RUNTIMES)
 
     it('exits 2 with a clear message for a missing socket', async () => {
       const endpoint = `unix://${path.join(tmp, 'missing.sock')}`;
-      const r = await runNodeRemove(endpoint, ['--images', 'nginx:1', '--timeout', '1s']);
+      const r = await runNodeRemove(endpoint, ['--images', 'nginx:1', '--call-timeout', '1s']);
       assert.equal(r.code, 2);
       assert.match(r.stderr, /does not exist/);
       assert.ok(r.stderr.includes('missing.sock'), r.stderr);
@@ -36,13 +36,13 @@ for (const runtime of RUNTIMES)
       assert.ok(r.ms < 1000 + STARTUP_ALLOWANCE, `took ${r.ms} ms`);
     });
 
-    it('exits 2 within --timeout for a listener that never answers', async () => {
+    it('exits 2 within --call-timeout for a listener that never answers', async () => {
       const sock = path.join(tmp, 'silent.sock');
       const conns: net.Socket[] = [];
       const server = net.createServer((c) => conns.push(c));
       await new Promise<void>((r) => server.listen(sock, r));
       try {
-        const r = await runNodeRemove(`unix://${sock}`, ['--images', 'nginx:1', '--timeout', '700ms']);
+        const r = await runNodeRemove(`unix://${sock}`, ['--images', 'nginx:1', '--call-timeout', '700ms']);
         assert.equal(r.code, 2);
         assert.match(r.stderr, /within 700 ms/);
         assert.ok(r.stderr.includes('silent.sock'), r.stderr);

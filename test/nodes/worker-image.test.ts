@@ -1,6 +1,6 @@
 // The worker image that the whole local cluster builds from the checkout (scripts/worker-image.mjs):
-// a Node.js runtime with its libraries, the production dependencies and the compiled code, and
-// nothing a worker does not run: no dev dependencies, tests, TypeScript sources or scripts.
+// a stripped Node.js runtime with its libraries and the production bundle, and nothing a worker
+// does not run: no node_modules, tests, TypeScript sources or scripts. Its size is measured here.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -52,15 +52,16 @@ describe('worker image (built without Docker)', function () {
     );
   });
 
-  it('holds the runtime, its libraries, the compiled code and the production dependencies', () => {
+  it('holds the runtime, its libraries and the bundle, and no node_modules', () => {
     for (const f of [
       'usr/bin/node',
       'app/bin/run.js',
-      'app/oclif.manifest.json',
       'app/package.json',
-      'app/dist/src/commands/node-remove.js',
-      'app/node_modules/@grpc/grpc-js/package.json',
-      'app/node_modules/@oclif/core/package.json',
+      'app/dist/bundle/run.js',
+      'app/dist/bundle/package.json',
+      'app/dist/bundle/oclif.manifest.json',
+      'app/dist/bundle/commands/node-remove.js',
+      'app/dist/bundle/commands/watch.js',
     ]) {
       assert.ok(files.includes(f), `${f} in the image`);
     }
@@ -72,12 +73,28 @@ describe('worker image (built without Docker)', function () {
       files.some((f) => /libstdc\+\+\.so/.test(f)),
       'the C++ runtime node links',
     );
-    assert.ok(files.some((f) => f.startsWith('app/proto/')) && files.some((f) => f.startsWith('app/crds/')));
-    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
-    for (const dep of Object.keys(pkg.dependencies))
-      assert.ok(files.includes(`app/node_modules/${dep}/package.json`), `dependency ${dep}`);
+    assert.ok(files.some((f) => f.startsWith('app/crds/')));
+    assert.deepEqual(
+      files.filter(
+        (f) => f.includes('node_modules/') || f.startsWith('app/proto/') || f.startsWith('app/dist/src/'),
+      ),
+      [],
+      'no node_modules, .proto files or tsc output: the bundle is the program',
+    );
+  });
+
+  it('measures its size: a stripped Node 24 and its libraries, plus a program of a few MB', () => {
+    const node = Number(/\d+/.exec(tarList(['-tv', 'usr/bin/node'], layer)[0]!.split(/\s+/)[2]!)![0]);
+    const program = files.filter((f) => f.startsWith('app/') && !f.endsWith('/'));
+    process.stderr.write(
+      `      (layer ${(built.layerBytes / 2 ** 20).toFixed(1)} MiB = ${(built.layerBytes / 1e6).toFixed(1)} MB; node ${(node / 2 ** 20).toFixed(1)} MiB; ${program.length} program files)\n`,
+    );
+    // Node 24's official binary is 121 MiB unstripped, 103.7 MiB stripped; glibc and libstdc++
+    // add 5.2 MiB. The issue's target (110 MB) is below what the stock binary allows; this
+    // bounds what the project controls: the program (bundle, bin, CRDs) stays under 3 MiB.
+    assert.ok(node < 110 * 2 ** 20, `node is ${node} bytes: not stripped?`);
+    assert.ok(built.layerBytes - node < 9 * 2 ** 20, `libraries + program: ${built.layerBytes - node} bytes`);
+    assert.ok(built.layerBytes < 112 * 2 ** 20, `layer ${built.layerBytes} bytes`);
   });
 
   it("runs Node 24 LTS from the npm registry's node-linux package, not the host's Node", async () => {
@@ -91,22 +108,28 @@ describe('worker image (built without Docker)', function () {
       input: layer,
       maxBuffer: 512 * 2 ** 20,
     }).stdout;
-    assert.ok(shipped.equals(fs.readFileSync(nodeBinary(24))), 'usr/bin/node is the pinned Node 24 binary');
+    const { strippedNode } = (await import(path.join(repoRoot, 'scripts', 'strip-node.mjs'))) as {
+      strippedNode(binary: string): string;
+    };
+    const stripped = strippedNode(nodeBinary(24));
+    assert.ok(
+      shipped.equals(fs.readFileSync(stripped)),
+      'usr/bin/node is the pinned Node 24 binary, stripped',
+    );
+    assert.ok(shipped.length < fs.statSync(nodeBinary(24)).size, 'smaller than the official binary');
     assert.match(NODE_VERSIONS[24]!, /^24\./);
-    const v = spawnSync(nodeBinary(24), ['--version'], { encoding: 'utf8' }).stdout.trim();
+    // The stripped binary runs the bundle: the worker's own start-up path.
+    const v = spawnSync(stripped, ['--version'], { encoding: 'utf8' }).stdout.trim();
     assert.equal(v, `v${NODE_VERSIONS[24]}`);
+    const help = spawnSync(stripped, [path.join(repoRoot, 'bin', 'run.js'), 'node-remove', '--help'], {
+      encoding: 'utf8',
+      env: { ...process.env, INV_BUNDLE: '1' },
+    });
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /--runtime-endpoint/);
   });
 
-  it('holds no dev dependencies, tests, TypeScript sources, benchmarks or scripts', () => {
-    const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as {
-      packages: Record<string, { dev?: boolean }>;
-    };
-    const devOnly = Object.entries(lock.packages)
-      .filter(([k, v]) => k.startsWith('node_modules/') && v.dev)
-      .map(([k]) => `app/${k}/`);
-    assert.ok(devOnly.some((d) => d.endsWith('/typescript/')) && devOnly.some((d) => d.endsWith('/mocha/')));
-    const leaked = devOnly.filter((d) => files.some((f) => f.startsWith(d)));
-    assert.deepEqual(leaked, [], 'dev-only packages in the image');
+  it('holds no tests, TypeScript sources, benchmarks or scripts, and ships no dependency list', () => {
     for (const dir of [
       'app/src/',
       'app/test/',
@@ -121,18 +144,10 @@ describe('worker image (built without Docker)', function () {
       [],
       'no sources or source maps of ours',
     );
-    const devDeps = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
-      devDependencies: Record<string, string>;
-    };
     const shipped = JSON.parse(
       spawnSync('tar', ['-xO', 'app/package.json'], { input: layer }).stdout.toString(),
     ) as Record<string, unknown>;
     assert.equal(shipped.devDependencies, undefined, 'the shipped package.json lists no dev dependencies');
-    // A dev dependency that production also needs (e.g. @types/node, through client-node) is a
-    // production package in the lockfile; every other one must be absent.
-    for (const dep of Object.keys(devDeps.devDependencies)) {
-      if (!lock.packages[`node_modules/${dep}`]?.dev) continue;
-      assert.ok(!files.includes(`app/node_modules/${dep}/package.json`), `dev dependency ${dep}`);
-    }
+    assert.equal(shipped.scripts, undefined);
   });
 });

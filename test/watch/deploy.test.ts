@@ -149,13 +149,20 @@ describe('deploy/ install bundle', function () {
         `${kind} missing from the bundle`,
       );
     }
-    // The Dockerfile: official Node LTS base, non-root numeric user matching the Pod's.
+    // The Dockerfile: built on the official Node LTS image pinned by digest; the runtime stage is
+    // `scratch` holding the stripped node, its libraries and the bundle (as the worker image);
+    // non-root numeric user matching the Pod's.
     const dockerfile = fs.readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
     const froms = [...dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]!);
     assert.ok(
-      froms.length >= 2 && froms.every((f) => /^node:(20|22|24)-/.test(f)),
+      froms.length >= 2 &&
+        froms.slice(0, -1).every((f) => /^node:(20|22|24)-[\w.-]+@sha256:[0-9a-f]{64}$/.test(f)) &&
+        froms.at(-1) === 'scratch',
       `FROM lines: ${froms.join(', ')}`,
     );
+    assert.match(dockerfile, /strip --strip-all/);
+    assert.match(dockerfile, /dist\/bundle/);
+    assert.doesNotMatch(dockerfile, /node_modules \.\/node_modules|COPY --from=\w+ \/app\/node_modules/);
     const user = /^USER\s+(\d+)/m.exec(dockerfile)?.[1];
     assert.equal(Number(user), pod.securityContext?.runAsUser);
   });

@@ -17,12 +17,12 @@ describe('inv watch units', () => {
     assert.throws(() => d('90'), /--x: "90" has no unit: write e\.g\. 90s or 90ms/);
     assert.throws(() => d('5x'), /--x: must be a duration like 500ms/);
     assert.throws(() => d(''), /--x: must be a duration/);
-    // The same rules behind the erase configuration (seconds) and node-remove --timeout (ms).
+    // The same rules behind the erase configuration (seconds) and node-remove --call-timeout (ms).
     assert.equal(parseDuration('1m30s', 'jobTimeout'), 90);
     assert.throws(() => parseDuration(30, 'jobTimeout'), /jobTimeout: must be a duration with its unit/);
     assert.throws(() => parseDuration('30', 'jobTimeout'), /jobTimeout: "30" has no unit/);
     assert.equal(parseTimeout('750ms'), 750);
-    assert.throws(() => parseTimeout('750'), /--timeout: "750" has no unit/);
+    assert.throws(() => parseTimeout('750'), /--call-timeout: "750" has no unit/);
   });
 
   it('pod predicate: containers, init, ephemeral, owners and deletionTimestamp only', () => {

@@ -1,40 +1,13 @@
-// Loads the project's CRI .proto files (proto/runtime/<version>/api.proto) into grpc-js client
-// constructors. The files ship with the package ("files" in package.json), and are found by
-// walking up from this module, so the same code works from src/ and from dist/src/.
+// grpc-js client constructors for the CRI services, from the message schemas generated at build
+// time (scripts/cri-codegen.mjs → generated/) and the codec in codec.ts: no .proto file is read
+// or parsed at run time. Method names are the proto's (Version, ListImages, …).
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { decode, encode, type ProtoSchema } from './codec.js';
+import { schema as v1 } from './generated/v1.js';
+import { schema as v1alpha2 } from './generated/v1alpha2.js';
 import type { CriApiVersion } from './types.js';
 
-/**
- * Decoding options shared by the client and the tests' fake servers: camelCase field names,
- * enums as names, int64 as strings (no precision loss), defaults filled (no undefined lists).
- */
-export const loaderOptions: protoLoader.Options = {
-  keepCase: false,
-  longs: String,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-};
-
-let root: string | undefined;
-
-/** Directory holding runtime/v1/api.proto and runtime/v1alpha2/api.proto. */
-export function protoDir(): string {
-  if (root) return root;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = path.join(dir, 'proto');
-    if (fs.existsSync(path.join(candidate, 'runtime', 'v1', 'api.proto'))) return (root = candidate);
-    const parent = path.dirname(dir);
-    if (parent === dir)
-      throw new Error('CRI proto files not found (expected proto/runtime/v1/api.proto in the package)');
-    dir = parent;
-  }
-}
+const schemas: Record<CriApiVersion, ProtoSchema> = { v1, v1alpha2 };
 
 export interface CriServices {
   RuntimeService: grpc.ServiceClientConstructor;
@@ -43,15 +16,30 @@ export interface CriServices {
 
 const cache = new Map<CriApiVersion, CriServices>();
 
-/** Client constructors for one API version; parsed once per process, and only when needed. */
+function serviceClient(schema: ProtoSchema, service: string): grpc.ServiceClientConstructor {
+  const methods: Record<string, grpc.MethodDefinition<Record<string, unknown>, Record<string, unknown>>> = {};
+  for (const [name, [req, res]] of Object.entries(schema.services[service] ?? {})) {
+    methods[name] = {
+      path: `/${schema.package}.${service}/${name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (v: Record<string, unknown>) => encode(schema, req, v),
+      requestDeserialize: (b: Buffer) => decode(schema, req, b),
+      responseSerialize: (v: Record<string, unknown>) => encode(schema, res, v),
+      responseDeserialize: (b: Buffer) => decode(schema, res, b),
+      originalName: name,
+    };
+  }
+  return grpc.makeGenericClientConstructor(methods, `${schema.package}.${service}`);
+}
+
+/** Client constructors for one API version; built once per process, and only when needed. */
 export function services(api: CriApiVersion): CriServices {
   const hit = cache.get(api);
   if (hit) return hit;
-  const def = protoLoader.loadSync(path.join(protoDir(), 'runtime', api, 'api.proto'), loaderOptions);
-  const pkg = (grpc.loadPackageDefinition(def).runtime as grpc.GrpcObject)[api] as grpc.GrpcObject;
   const out: CriServices = {
-    RuntimeService: pkg.RuntimeService as grpc.ServiceClientConstructor,
-    ImageService: pkg.ImageService as grpc.ServiceClientConstructor,
+    RuntimeService: serviceClient(schemas[api], 'RuntimeService'),
+    ImageService: serviceClient(schemas[api], 'ImageService'),
   };
   cache.set(api, out);
   return out;

@@ -107,7 +107,8 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
   if (summary && summary.counts && typeof summary.counts === 'object') {
     const c = summary.counts;
     r.removed = count(c, 'removed', 'would-remove');
-    r.inUse = count(c, 'in-use', 'pinned');
+    // The sandbox image is one the runtime uses (for every pod it starts).
+    r.inUse = count(c, 'in-use', 'pinned', 'sandbox-image');
     r.excluded = count(c, 'excluded');
     r.failed = count(c, 'failed', 'invalid');
     r.protected = count(c, 'protected');

@@ -59,7 +59,7 @@ export function workerArgs(job: ImageJob, settings: WorkerSettings): string[] {
     `${EXCLUDE_DIR}/${EXCLUDE_FILE}`,
     '--runtime-endpoint',
     `unix://${CRI_SOCKET_IN_POD}`,
-    '--timeout',
+    '--call-timeout',
     settings.worker.criTimeout,
     '-o',
     'json',

@@ -8,14 +8,13 @@
 // test/install/bundle.test.ts compares its output with `kubectl kustomize deploy/`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../kube/apply.js';
+import { packageRoot } from '../package-root.js';
 
-/** The package root, from the compiled location dist/src/core/install/. */
-export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-export const deployDir = path.join(packageRoot, 'deploy');
-export const crdDir = path.join(packageRoot, 'crds');
+/** The package's deploy/ and crds/ folders (src/core/package-root.ts finds the package). */
+export const deployDir = path.join(packageRoot(), 'deploy');
+export const crdDir = path.join(packageRoot(), 'crds');
 
 /** Every object of the bundle carries this label; uninstall deletes nothing without it. */
 export const PART_OF_LABEL = 'app.kubernetes.io/part-of';

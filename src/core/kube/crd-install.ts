@@ -2,14 +2,14 @@
 // server reports them Established, so callers can use the new types right away.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { packageRoot } from '../package-root.js';
 import { isNotFound, type KubeRest } from './rest.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-/** The repository's crds/ directory, from the compiled location dist/src/core/kube/. */
-export const crdDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../crds');
+/** The package's crds/ directory (src/core/package-root.ts finds the package). */
+export const crdDir = path.join(packageRoot(), 'crds');
 
 interface Crd {
   metadata: { name: string; resourceVersion?: string };

@@ -5,8 +5,9 @@
 //
 // Order of the keep rules, most fundamental first: an image a container or a pod sandbox uses
 // is `in-use` (removing it would break the container or its restart), then `pinned` (the
-// runtime asked us not to), then `excluded` (the operator asked us not to). When the sandbox
-// image cannot be determined, a `*` prune and pause-like targets are refused (`failed`).
+// runtime asked us not to), then `sandbox-image` (the runtime needs it for the next pod), then
+// `excluded` (the operator asked us not to). When the sandbox image cannot be determined, a `*`
+// prune and pause-like targets are refused (`failed`).
 import { matchesExclusion, type ExclusionMatcher } from '../refs/exclusion.js';
 import {
   aliasesOf,
@@ -37,7 +38,13 @@ export interface DecideInput {
   sandboxes?: readonly SandboxView[];
   /** Targets as the user wrote them, in order (duplicates are reported once). */
   targets: readonly string[];
+  /** The operator's exclusion patterns. */
   exclusions: readonly ExclusionMatcher[];
+  /**
+   * Patterns of the sandbox (pause) image: the upstream pause image's names and the runtime's
+   * configured sandbox image. A match is kept as `sandbox-image`, not as an exclusion.
+   */
+  sandboxImages?: readonly ExclusionMatcher[];
   /** Whether the runtime's sandbox image is known (sandbox.ts assessSandbox). */
   sandbox: SandboxGuard;
   /**
@@ -99,10 +106,13 @@ export function keepReason(
   img: ImageView,
   inUse: InUseIndex,
   exclusions: readonly ExclusionMatcher[],
-): { outcome: 'in-use' | 'pinned' | 'excluded'; detail: string } | undefined {
+  sandboxImages: readonly ExclusionMatcher[] = [],
+): { outcome: 'in-use' | 'pinned' | 'sandbox-image' | 'excluded'; detail: string } | undefined {
   const user = inUse.usedBy(img);
   if (user !== undefined) return { outcome: 'in-use', detail: describeUser(user) };
   if (img.pinned) return { outcome: 'pinned', detail: 'pinned by the runtime' };
+  const sandbox = matchesExclusion(sandboxImages, aliasesOf(img));
+  if (sandbox !== undefined) return { outcome: 'sandbox-image', detail: `sandbox image (${sandbox})` };
   const pattern = matchesExclusion(exclusions, aliasesOf(img));
   if (pattern !== undefined) return { outcome: 'excluded', detail: `excluded by ${pattern}` };
   return undefined;
@@ -160,7 +170,7 @@ export function decide(input: DecideInput): Decision[] {
       continue;
     }
     for (const img of matched) {
-      const keep = keepReason(img, inUse, input.exclusions);
+      const keep = keepReason(img, inUse, input.exclusions, input.sandboxImages);
       const base = { target: raw, imageId: img.id, aliases: aliasesOf(img), size: img.size ?? 0 };
       const protectedBy =
         !keep && target.kind === 'all' && input.protection

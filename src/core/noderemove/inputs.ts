@@ -52,15 +52,15 @@ export function splitImages(values: readonly string[]): string[] {
     .filter((s) => s !== '');
 }
 
-/** `--timeout`: a duration with its unit (500ms, 5s, 1m), positive. */
+/** `--call-timeout`: a duration with its unit (500ms, 5s, 1m), positive. */
 export function parseTimeout(text: string): number {
   let ms: number;
   try {
-    ms = parseDurationMs(text, '--timeout');
+    ms = parseDurationMs(text, '--call-timeout');
   } catch (e) {
     throw new InputError((e as Error).message);
   }
-  if (ms <= 0) throw new InputError('--timeout must be positive');
+  if (ms <= 0) throw new InputError('--call-timeout must be positive');
   return ms;
 }
 

@@ -25,7 +25,7 @@ export interface NodeRemoveOptions {
   endpoint: string;
   timeoutMs: number;
   targets: readonly string[];
-  /** The operator's patterns; the sandbox defaults are added here. */
+  /** The operator's patterns (the sandbox image is recognised apart from them). */
   exclude: readonly string[];
   dryRun: boolean;
   node: string;
@@ -40,7 +40,8 @@ export interface NodeRemoveOptions {
  */
 export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
   const operator: ExclusionMatcher[] = compileAll(opts.exclude);
-  const exclusions: ExclusionMatcher[] = [...compileAll(DEFAULT_SANDBOX_EXCLUSIONS), ...operator];
+  // The sandbox image is kept for what it is (outcome sandbox-image), not as an exclusion.
+  const sandboxImages: ExclusionMatcher[] = compileAll(DEFAULT_SANDBOX_EXCLUSIONS);
   const cri = await connectCri({ endpoint: opts.endpoint, timeoutMs: opts.timeoutMs });
   try {
     // Status(verbose) is optional in CRI: its failure is not fatal, but it is remembered, and
@@ -52,7 +53,7 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
         const m = compileExclusion(image);
         if (!m.ok)
           return { unknown: `names a sandbox image inv cannot read (${JSON.stringify(image)}: ${m.reason})` };
-        exclusions.push(m.matcher);
+        sandboxImages.push(m.matcher);
         return { image };
       },
       (e: Error) => ({ unknown: `failed: ${e.message}` }),
@@ -73,7 +74,8 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
       containers: containers.map(containerView),
       sandboxes: sandboxRead.sandboxes,
       targets: opts.targets,
-      exclusions,
+      exclusions: operator,
+      sandboxImages,
       sandbox: guard,
       protection: opts.protection,
     });

@@ -5,6 +5,8 @@ export type Outcome =
   | 'would-remove'
   | 'in-use'
   | 'pinned'
+  /** The sandbox (pause) image: the runtime's configured one, or the upstream pause image. */
+  | 'sandbox-image'
   | 'excluded'
   /** A `*` prune kept it: a workload in the cluster references it (the job's protected set). */
   | 'protected'
