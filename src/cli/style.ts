@@ -3,6 +3,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import ora, { type Ora } from 'ora';
+import { clearOnInterrupt, exitOnInterrupt } from './interrupt.js';
 import { stringify } from 'yaml';
 
 const noColor = (): boolean => process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
@@ -23,10 +24,27 @@ export function table(head: string[]): Table.Table {
   });
 }
 
-/** A spinner on stderr when it is a TTY; otherwise a no-op, so pipes and CI logs stay clean. */
+/**
+ * A spinner on stderr when it is a TTY; otherwise a no-op, so pipes and CI logs stay clean.
+ * ^C stops the command while it spins (src/cli/interrupt.ts): ora's stdin discarding is off,
+ * as it puts the terminal in raw mode and ^C would arrive as a byte instead of SIGINT.
+ */
 export function spinner(text: string, enabled = true): Ora | undefined {
+  exitOnInterrupt();
   if (!enabled || !process.stderr.isTTY) return undefined;
-  return ora({ text, stream: process.stderr, color: noColor() ? 'white' : 'cyan' }).start();
+  const spin = ora({
+    text,
+    stream: process.stderr,
+    color: noColor() ? 'white' : 'cyan',
+    discardStdin: false,
+  });
+  const forget = clearOnInterrupt(spin);
+  const stop = spin.stop.bind(spin);
+  spin.stop = () => {
+    forget();
+    return stop();
+  };
+  return spin.start();
 }
 
 export function toJson(data: unknown): string {
