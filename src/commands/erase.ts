@@ -26,6 +26,7 @@ import { DEFAULT_TIME_ZONE, nextTick, scheduleProblems } from '../core/erase/sch
 import { parseSelector } from '../core/erase/selector.js';
 import { DEFAULT_IMAGELIST, IMAGELISTS_PATH, type ImageList } from '../core/erase/types.js';
 import { loadKubeConfig } from '../core/kube/config.js';
+import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
 import { KubeApiError, KubeRest, KubeTransportError } from '../core/kube/rest.js';
 
 export default class Erase extends Command {
@@ -231,6 +232,8 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     let controllers: Promise<void> | undefined;
     const { submitErase, EraseRequestError, ScheduledListError } = await import('../core/erase/request.js');
     try {
+      // Without the CRDs nothing else matters: one line naming the missing CRD (exit 2).
+      if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
       const pre = await this.preflight(rest, flags);
       const targets = images.filter((i) => i !== PRUNE_ALL);
       const nodes =
