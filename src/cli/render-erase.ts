@@ -36,17 +36,20 @@ export function progressLine(r: EraseReport, elapsedMs: number): string {
   return `${who}: ${n.running} running, ${n.pending} pending, ${finished}/${n.desired} finished (${n.succeeded} succeeded, ${n.failed} failed, ${n.skipped} skipped), ${formatElapsed(elapsedMs)}`;
 }
 
+// Fits 80 columns with node names and reasons truncated; -o wide splits KEPT into its reasons
+// and adds the worker Pod.
 const nodeColumns = (dry: boolean): Column[] => [
-  { header: 'NODE', shrink: true, minWidth: 16 },
+  { header: 'NODE', shrink: true, minWidth: 10 },
   { header: 'OUTCOME' },
   { header: dry ? 'WOULD REMOVE' : 'REMOVED', align: 'right' },
-  { header: 'IN USE', align: 'right' },
-  { header: 'EXCLUDED', align: 'right' },
-  { header: 'PROTECTED', align: 'right' },
+  { header: 'KEPT', align: 'right' },
+  { header: 'IN USE', align: 'right', wide: true },
+  { header: 'EXCLUDED', align: 'right', wide: true },
+  { header: 'PROTECTED', align: 'right', wide: true },
   { header: 'FAILED', align: 'right' },
   { header: dry ? 'WOULD FREE' : 'FREED', align: 'right' },
   { header: 'POD', wide: true },
-  { header: 'REASON', shrink: true, minWidth: 20 },
+  { header: 'REASON', shrink: true, minWidth: 10 },
 ];
 
 function nodeRow(n: NodeReport, dry: boolean): string[] {
@@ -56,6 +59,7 @@ function nodeRow(n: NodeReport, dry: boolean): string[] {
     n.node,
     color(n.outcome),
     String(dry ? n.wouldRemove : n.removed),
+    String(n.inUse + n.excluded + n.protected),
     String(n.inUse),
     String(n.excluded),
     String(n.protected),
@@ -67,11 +71,11 @@ function nodeRow(n: NodeReport, dry: boolean): string[] {
 }
 
 const imageColumns: Column[] = [
-  { header: 'NODE', shrink: true, minWidth: 16 },
-  { header: 'TARGET', shrink: true, minWidth: 16 },
+  { header: 'NODE', shrink: true, minWidth: 10 },
+  { header: 'TARGET', shrink: true, minWidth: 12 },
   { header: 'IMAGE' },
   { header: 'OUTCOME' },
-  { header: 'DETAIL', shrink: true, minWidth: 16 },
+  { header: 'DETAIL', shrink: true, minWidth: 10 },
 ];
 
 /** The human view: summary lines, the node table, the image table. */

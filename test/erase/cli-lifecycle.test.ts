@@ -265,10 +265,7 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     const tbl = await inv(args);
     assert.equal(tbl.code, 0, tbl.stderr);
     const lines = tbl.stdout.split('\n');
-    assert.match(
-      lines[0]!,
-      /^NODE\s+OUTCOME\s+WOULD REMOVE\s+IN USE\s+EXCLUDED\s+PROTECTED\s+FAILED\s+WOULD FREE\s+REASON$/,
-    );
+    assert.match(lines[0]!, /^NODE\s+OUTCOME\s+WOULD REMOVE\s+KEPT\s+FAILED\s+WOULD FREE\s+REASON$/);
     assert.ok(lines.some((l) => new RegExp(`^${nodes[2]}\\s+Skipped\\s.*cordoned$`).test(l)));
     assert.ok(lines.some((l) => /^NODE\s+TARGET\s+IMAGE\s+OUTCOME\s+DETAIL$/.test(l)));
     const short = img!.id.replace('sha256:', '').slice(0, 13);

@@ -4,7 +4,7 @@
 # Input (JSON on stdin): {"argv": [...], "env": {...}, "cwd": "...", "cols": 80, "rows": 24,
 #   "steps": [{"wait": "<regex on the output, ANSI codes removed>", "send": "\u0003"}],
 #   "timeoutMs": 60000}
-# Output: {"output": "...", "raw": "...", "exitCode": n | null, "signal": n | null,
+# Output: {"output": "..." (ANSI codes removed, each line as left after carriage returns), "raw": "...", "exitCode": n | null, "signal": n | null,
 #   "stepsDone": k, "sentAtMs": [...], "exitedAtMs": t, "timedOut": bool}
 import fcntl, json, os, pty, re, select, signal, struct, sys, termios, time
 
@@ -13,6 +13,8 @@ cols, rows = spec.get("cols", 80), spec.get("rows", 24)
 steps = spec.get("steps", [])
 timeout = spec.get("timeoutMs", 60000) / 1000.0
 ansi = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# Moves to column 0 and line erases (how ora redraws a spinner) count as carriage returns.
+to_column0 = re.compile(r"\x1b\[[01]?G|\x1b\[2K")
 
 pid, fd = pty.fork()
 if pid == 0:
@@ -68,11 +70,18 @@ while True:
                 break
         break
 
+def shown(line):
+    """What a terminal line shows after carriage returns: the last text written from column 0."""
+    parts = [p for p in line.split("\r") if p]
+    return parts[-1] if parts else ""
+
+
 exited = int((time.monotonic() - start) * 1000)
 out = raw.decode("utf-8", "replace")
 json.dump(
     {
-        "output": ansi.sub("", out).replace("\r\n", "\n"),
+        # As the terminal shows it: a carriage return starts the line over (spinner frames).
+        "output": "\n".join(shown(l) for l in ansi.sub("", to_column0.sub("\r", out)).replace("\r\n", "\n").split("\n")),
         "raw": out,
         "exitCode": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
