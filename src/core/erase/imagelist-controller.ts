@@ -10,7 +10,7 @@
 import { isAlreadyExists, isNotFound, isTransient, type KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
-import { validateImages } from './images.js';
+import { summarizeImages, validateImages } from './images.js';
 import { loadConfig, loadExclusions } from './settings.js';
 import { parseSelector } from './selector.js';
 import { reconcileScheduled } from './scheduled-runs.js';
@@ -123,6 +123,7 @@ export class ImageListController {
         this.log.warn('request rejected', { imagelist: name, error: problem });
       }
     }
+    status.targets = summarizeImages(list.spec.images ?? []);
     status.observedGeneration = gen;
     if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {
       await rest.request('PUT', `${IMAGELISTS_PATH}/${name}/status`, { body: { ...list, status } });
