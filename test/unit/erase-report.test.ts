@@ -171,7 +171,7 @@ describe('erase report (pure)', () => {
     assert.equal(summarizeImages(['*']), '* (every unused image)');
     const many = Array.from({ length: 20 }, (_, i) => `registry.example.com/team/app-${i}:v1`);
     assert.equal(summarizeImages(many), 'registry.example.com/team/app-0:v1 (+19 more)');
-    assert.equal(summarizeImages(['a:1', 'b:1', 'c:1'], 18), 'a:1, b:1 (+1 more)');
+    assert.equal(summarizeImages(['a:1', 'b:1', 'c:1'], 12), 'a:1 (+2 more)');
   });
 
   it('the node table fits the width it is given', () => {
