@@ -182,6 +182,8 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       if (flags['all-unused']) images.push(PRUNE_ALL);
       if (images.length === 0)
         throw new Error('nothing to remove: pass --images, --imagelist or --all-unused');
+      if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run'] && !process.stdin.isTTY)
+        throw new Error('--all-unused removes every image not in use: confirm with --yes');
       const problems = validateImages(images);
       if (problems.length) throw new Error(problems.join('\n'));
       if (flags['node-selector']) parseSelector(flags['node-selector']);
@@ -230,21 +232,20 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     const rest = new KubeRest(kc, restOpts);
     const stop = new AbortController();
     let controllers: Promise<void> | undefined;
-    const { submitErase, EraseRequestError, ScheduledListError } = await import('../core/erase/request.js');
+    const { submitErase, refuseScheduledList, EraseRequestError, ScheduledListError } =
+      await import('../core/erase/request.js');
     try {
       // Without the CRDs nothing else matters: one line naming the missing CRD (exit 2).
       if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
+      // A one-off request on a scheduled list is refused whoever runs it: say so before the rest.
+      if (!flags.schedule) await refuseScheduledList(rest, flags.name);
       const pre = await this.preflight(rest, flags);
       const targets = images.filter((i) => i !== PRUNE_ALL);
-      const nodes =
-        images.includes(PRUNE_ALL) || targets.length
-          ? await this.nodeSummary(rest, pre.config, flags['node-selector'])
-          : undefined;
+      // Nodes are listed only to ask (a prompt names how many nodes it touches).
+      const nodes = () => this.nodeSummary(rest, pre.config, flags['node-selector']);
       if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run']) {
-        if (!process.stdin.isTTY)
-          failLine(this, '--all-unused removes every image not in use: confirm with --yes');
         const ok = await confirm(
-          `Remove every unused image on ${nodes ?? 'every selected node'}${flags.schedule ? `, on every tick of "${flags.schedule}" (${flags['time-zone'] ?? DEFAULT_TIME_ZONE})` : ''}, in context ${context}?`,
+          `Remove every unused image on ${(await nodes()) ?? 'every selected node'}${flags.schedule ? `, on every tick of "${flags.schedule}" (${flags['time-zone'] ?? DEFAULT_TIME_ZONE})` : ''}, in context ${context}?`,
         );
         if (!ok) failLine(this, 'aborted: nothing was submitted');
       }
@@ -252,7 +253,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
         rest,
         targets,
         Boolean(flags.yes || flags['dry-run'] || flags.schedule),
-        `${nodes ? `from ${nodes} ` : ''}in context ${context}`,
+        async () => `${await nodes().then((n) => (n ? `from ${n} ` : ''))}in context ${context}`,
       );
       if (flags.standalone)
         controllers = (await startStandalone(kc, rest, flags['workers-namespace'], stop.signal)).done;
@@ -400,7 +401,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     rest: KubeRest,
     targets: string[],
     noPrompt: boolean,
-    where: string,
+    where: () => Promise<string>,
   ): Promise<void> {
     if (targets.length === 0) return;
     const { findReferencedTargets } = await import('../core/erase/referenced-targets.js');
@@ -419,7 +420,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       process.stderr.write(c.yellow(`warning: ${f.target} is referenced by ${f.users.join(', ')}\n`));
     if (noPrompt || !process.stdin.isTTY) return;
     const ok = await confirm(
-      `Remove them anyway ${where}? The next start of those workloads pulls them again.`,
+      `Remove them anyway ${await where()}? The next start of those workloads pulls them again.`,
     );
     if (!ok) failLine(this, 'aborted: nothing was submitted');
   }
