@@ -4,7 +4,8 @@
 # Input (JSON on stdin): {"argv": [...], "env": {...}, "cwd": "...", "cols": 80, "rows": 24,
 #   "steps": [{"wait": "<regex on the output, ANSI codes removed>", "send": "\u0003"}],
 #   "timeoutMs": 60000}
-# Output: {"output": "..." (ANSI codes removed, each line as left after carriage returns), "raw": "...", "exitCode": n | null, "signal": n | null,
+# Output: {"output": "..." (each line as a terminal shows it: carriage returns, cursor-to-column
+#   and erase-line codes applied, other ANSI codes removed), "raw": "...", "exitCode": n | null, "signal": n | null,
 #   "stepsDone": k, "sentAtMs": [...], "exitedAtMs": t, "timedOut": bool}
 import fcntl, json, os, pty, re, select, signal, struct, sys, termios, time
 
@@ -13,8 +14,6 @@ cols, rows = spec.get("cols", 80), spec.get("rows", 24)
 steps = spec.get("steps", [])
 timeout = spec.get("timeoutMs", 60000) / 1000.0
 ansi = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-# Moves to column 0 and line erases (how ora redraws a spinner) count as carriage returns.
-to_column0 = re.compile(r"\x1b\[[01]?G|\x1b\[2K")
 
 pid, fd = pty.fork()
 if pid == 0:
@@ -71,9 +70,34 @@ while True:
         break
 
 def shown(line):
-    """What a terminal line shows after carriage returns: the last text written from column 0."""
-    parts = [p for p in line.split("\r") if p]
-    return parts[-1] if parts else ""
+    """What a terminal line shows: \r (and ESC[G) moves to column 0, ESC[2K (and ESC[K) erases."""
+    buf, col, k = [], 0, 0
+    while k < len(line):
+        m = re.match(r"\x1b\[([0-9;?]*)([A-Za-z])", line[k:])
+        if m:
+            arg, cmd = m.group(1), m.group(2)
+            if cmd == "G":
+                col = max(0, int(arg or "1") - 1)
+            elif cmd == "K":
+                if arg == "2":
+                    buf = []
+                else:
+                    del buf[col:]
+            k += m.end()
+            continue
+        ch = line[k]
+        k += 1
+        if ch == "\r":
+            col = 0
+            continue
+        while len(buf) < col:
+            buf.append(" ")
+        if col < len(buf):
+            buf[col] = ch
+        else:
+            buf.append(ch)
+        col += 1
+    return "".join(buf).rstrip()
 
 
 exited = int((time.monotonic() - start) * 1000)
@@ -81,7 +105,7 @@ out = raw.decode("utf-8", "replace")
 json.dump(
     {
         # As the terminal shows it: a carriage return starts the line over (spinner frames).
-        "output": "\n".join(shown(l) for l in ansi.sub("", to_column0.sub("\r", out)).replace("\r\n", "\n").split("\n")),
+        "output": "\n".join(shown(l) for l in out.replace("\r\n", "\n").split("\n")),
         "raw": out,
         "exitCode": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
