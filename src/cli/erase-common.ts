@@ -8,13 +8,7 @@ import type { EraseReport } from '../core/erase/report.js';
 import { DEFAULT_NAMESPACE } from '../core/erase/types.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import { cliControllerLogger } from './controller-log.js';
-import {
-  formatElapsed,
-  progressLine,
-  renderEraseReport,
-  renderJobStatus,
-  reportName,
-} from './render-erase.js';
+import { progressLine, renderEraseReport, renderJobStatus, reportName } from './render-erase.js';
 import { spinner, toJson, toYaml } from './style.js';
 import { terminalWidth } from './table.js';
 
@@ -66,6 +60,15 @@ export async function startStandalone(
 }
 
 /**
+ * Without a terminal, whether to print the progress line now: the first one at once, a change
+ * at most every 5 s (5,000 nodes finishing would otherwise print a line a second), and a line at
+ * least every 30 s whatever happens, so a CI log shows the command is alive.
+ */
+export function progressDue(printedAt: number, changed: boolean, now: number): boolean {
+  return printedAt === 0 || (changed && now - printedAt >= 5000) || now - printedAt >= 30_000;
+}
+
+/**
  * Follows a job to its end: a spinner with the counts and elapsed time on a TTY, otherwise a
  * progress line on stderr when something changes (at most every 5 s) and at least every 30 s.
  */
@@ -76,37 +79,34 @@ export async function followWithProgress(
 ): Promise<EraseReport> {
   const started = Date.now();
   const spin = spinner('Waiting for the job to start', opts.spin);
-  let lastLine = '';
-  let lastKey = '';
-  let lastAt = 0;
+  let last: EraseReport | undefined;
+  let printedKey = '';
+  let printedAt = 0;
   const key = (r: EraseReport) => JSON.stringify([r.job, r.phase, r.nodes]);
-  const tick = (r?: EraseReport) => {
-    if (r) lastLine = progressLine(r, Date.now() - started);
+  // Called on every poll and every second between polls (the elapsed time moves on, and the
+  // 30 s line is due even while a poll hangs).
+  const tick = () => {
+    if (!last) return;
+    const line = progressLine(last, Date.now() - started);
     if (spin) {
-      if (r) spin.text = lastLine;
+      spin.text = line;
       return;
     }
-    if (!lastLine) return;
     const now = Date.now();
-    const changed = r !== undefined && key(r) !== lastKey;
-    if ((changed && now - lastAt >= 5000) || now - lastAt >= 30_000 || lastAt === 0) {
-      if (r) lastKey = key(r);
-      lastAt = now;
-      process.stderr.write(`${lastLine}\n`);
+    if (progressDue(printedAt, key(last) !== printedKey, now)) {
+      printedKey = key(last);
+      printedAt = now;
+      process.stderr.write(`${line}\n`);
     }
   };
-  // The elapsed time moves on between polls; so does the 30 s line when a poll hangs.
-  const timer = setInterval(() => {
-    if (spin && lastLine)
-      spin.text = lastLine.replace(/, [^,]+$/, `, ${formatElapsed(Date.now() - started)}`);
-    else if (!spin) tick();
-  }, 1000);
+  const timer = setInterval(tick, 1000);
   try {
     return await follow(rest, look, {
       ...opts,
       onProgress: (r) => {
         opts.onReport?.(r);
-        tick(r);
+        last = r;
+        tick();
       },
     });
   } finally {

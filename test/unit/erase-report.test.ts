@@ -2,6 +2,7 @@
 // Pods; the Lease verdict of the preflight; what cancel may touch; the progress line; the
 // IMAGES printer column's summary; tables fitted to the width.
 import assert from 'node:assert/strict';
+import { progressDue } from '../../src/cli/erase-common.js';
 import { formatElapsed, progressLine, renderEraseReport, shortImageId } from '../../src/cli/render-erase.js';
 import { foreignJob, ownedWorker } from '../../src/core/erase/cancel.js';
 import { summarizeImages } from '../../src/core/erase/images.js';
@@ -189,5 +190,13 @@ describe('erase report (pure)', () => {
       for (const l of table) assert.ok(l.length <= width, `${l.length} > ${width}: ${l}`);
     }
     assert.ok(renderEraseReport(r, {}).includes(long), 'piped: never cut');
+  });
+
+  it('without a terminal, a progress line at once, on a change at most every 5 s, and at least every 30 s', () => {
+    assert.ok(progressDue(0, false, 1_000));
+    assert.ok(!progressDue(1_000, true, 4_000));
+    assert.ok(progressDue(1_000, true, 6_000));
+    assert.ok(!progressDue(1_000, false, 30_000));
+    assert.ok(progressDue(1_000, false, 31_000));
   });
 });

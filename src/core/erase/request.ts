@@ -3,7 +3,7 @@
 // scheduled request writes the schedule instead and carries no request id: its ticks start the
 // jobs, and writing the same schedule twice changes nothing.
 import { randomUUID } from 'node:crypto';
-import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
+import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import {
   API_VERSION,
   IMAGEJOBS_PATH,
@@ -41,7 +41,8 @@ export async function refuseScheduledList(rest: KubeRest, name: string): Promise
     const cur = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
     if (cur.spec.schedule) throw new ScheduledListError(scheduledListMessage(name, cur.spec.schedule));
   } catch (e) {
-    if (!isNotFound(e)) throw e;
+    // Absent: nothing to refuse. Forbidden: the preflight names the missing permission.
+    if (!isNotFound(e) && !(e instanceof KubeApiError && e.code === 403)) throw e;
   }
 }
 
