@@ -109,7 +109,9 @@ export async function follow(
   let podsAt = 0;
   for (;;) {
     const st = await look();
-    if (st.job && (st.finished || Date.now() - podsAt >= (opts.podsEveryMs ?? 3000))) {
+    // Listing every worker Pod of a 5,000-node job is tens of MB: the bigger the job, the rarer.
+    const every = Math.max(opts.podsEveryMs ?? 3000, (st.job?.status?.desired ?? 0) * 2);
+    if (st.job && (st.finished || Date.now() - podsAt >= every)) {
       pods = await workerPods(rest, st.job);
       podsAt = Date.now();
     }
