@@ -1,6 +1,7 @@
 // How `inv erase` and `inv erase status` draw an EraseReport: a few summary lines, one row per
 // node, and each node's targets and images (a dry run's point: which images would go). Also the
 // one-line progress the spinner and non-TTY stderr show while a job runs.
+import type { JobEvent } from '../core/erase/follow.js';
 import type { EraseReport, NodeReport } from '../core/erase/report.js';
 import { formatBytes } from '../core/size.js';
 import { renderTable, type Column } from './table.js';
@@ -30,7 +31,10 @@ export const shortImageId = (id: string): string => id.replace(/^sha256:/, '').s
 export function progressLine(r: EraseReport, elapsedMs: number): string {
   const n = r.nodes;
   const who = r.job ?? `imagelist/${r.imageList}`;
-  if (!r.job) return `${who}: waiting for the controller to start the job, ${formatElapsed(elapsedMs)}`;
+  if (!r.job)
+    return `${who}: waiting for the controller to start the job, ${formatElapsed(elapsedMs)}${
+      elapsedMs >= 30_000 ? ' (no job yet: does the daemon run its erase controllers? see its logs)' : ''
+    }`;
   const finished = n.succeeded + n.failed + n.skipped;
   if (n.desired === 0 && r.phase === 'Running') return `${who}: choosing nodes, ${formatElapsed(elapsedMs)}`;
   return `${who}: ${n.running} running, ${n.pending} pending, ${finished}/${n.desired} finished (${n.succeeded} succeeded, ${n.failed} failed, ${n.skipped} skipped), ${formatElapsed(elapsedMs)}`;
@@ -142,6 +146,27 @@ export function renderJobStatus(r: EraseReport, now: number, o: EraseRenderOptio
     );
   }
   return `${lines.join('\n')}\n\n${renderEraseReport(r, { ...o, images: true })}`;
+}
+
+/** The Events section of `inv erase status`, as kubectl describe shows it. */
+export function renderEvents(events: JobEvent[], now: number, o: EraseRenderOptions = {}): string {
+  if (events.length === 0) return 'Events:  <none>\n';
+  const rows = events.map((e) => [
+    e.last ? formatElapsed(now - Date.parse(e.last)) : '-',
+    e.type,
+    e.reason,
+    e.count > 1 ? `${e.message} (x${e.count})` : e.message,
+  ]);
+  return `Events:\n${renderTable(
+    [
+      { header: 'LAST SEEN' },
+      { header: 'TYPE' },
+      { header: 'REASON' },
+      { header: 'MESSAGE', shrink: true, minWidth: 20 },
+    ],
+    rows,
+    { wide: o.wide, width: o.width },
+  )}`;
 }
 
 /** `-o name`: the job (or, before it exists, the list). */

@@ -290,6 +290,8 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     assert.match(st.stdout, new RegExp(`^Job:\\s+${job}$`, 'm'));
     assert.match(st.stdout, /^Request:\s+dry run: erase-cli-/m);
     assert.match(st.stdout, /^Finished:\s+\S+ \(took \d+/m);
+    // The job's Events, as kubectl describe lists them (<none> when the controller wrote none).
+    assert.match(st.stdout, /^Events:(\s+<none>|\nLAST SEEN\s+TYPE\s+REASON\s+MESSAGE)$/m);
     const stj = await inv([
       'erase',
       'status',

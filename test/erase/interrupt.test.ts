@@ -67,7 +67,7 @@ describe('inv erase on a terminal: Ctrl-C, prompts, widths (real pseudo-terminal
       [
         'erase',
         '--images',
-        'busybox:1',
+        `nothing-${env.tag}:1`,
         '--name',
         `int-${env.tag}`,
         ...common(),
@@ -92,7 +92,7 @@ describe('inv erase on a terminal: Ctrl-C, prompts, widths (real pseudo-terminal
     await env.nodes([{ name: 'a' }]);
     env.startKubelet(() => 'hang');
     const r = await runOnPty(
-      ['erase', '--images', 'busybox:1', '--name', `sa-${env.tag}`, ...common(), '--standalone'],
+      ['erase', '--images', `nothing-${env.tag}:1`, '--name', `sa-${env.tag}`, ...common(), '--standalone'],
       {
         cols: 200,
         steps: [{ wait: '1 running, 0 pending, 0/1 finished', send: CTRL_C }],

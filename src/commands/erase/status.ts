@@ -16,9 +16,12 @@ import { exitIfCrdMissing, failLine } from '../../cli/fail.js';
 import { kubeFlags, restOptions } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/interrupt.js';
+import { renderEvents } from '../../cli/render-erase.js';
+import { terminalWidth } from '../../cli/table.js';
 import { parseDuration } from '../../core/erase/config.js';
 import {
   FollowTimeoutError,
+  jobEvents,
   jobSnapshot,
   JobNotFoundError,
   newestJob,
@@ -38,8 +41,8 @@ export default class EraseStatus extends Command {
   static override description =
     paragraphs(`Shows one ImageJob readably, at any time: the request (images, dry run),
 its phase and timing, one row per node (outcome, counts, bytes, the reason a node failed, was
-skipped or waits: its worker Pod's state), and each node's targets, images and outcomes while
-the job's worker Pods still exist (they are deleted with the job, after the configuration's
+skipped or waits: its worker Pod's state), each node's targets, images and outcomes while
+the job's worker Pods still exist, and the job's Events (they are deleted with the job, after the configuration's
 delayOnSuccess / delayOnFailure).
 
 JOB defaults to the last job of the ImageList --name (a request the controller has not started yet
@@ -112,6 +115,10 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
           submitted: !first.job,
         });
         printReport(report, output, { noHeaders: flags['no-headers'], status: true });
+        if ((output === 'table' || output === 'wide') && !flags['no-headers'] && report.job)
+          process.stdout.write(
+            `\n${renderEvents(await jobEvents(rest, report.job), Date.now(), { wide: output === 'wide', width: terminalWidth() })}`,
+          );
         if (report.phase === 'Failed' || report.phase === 'Error') this.exit(EXIT_PARTIAL_FAILURE);
         return;
       }

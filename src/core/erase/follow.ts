@@ -126,3 +126,58 @@ export async function follow(
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
   }
 }
+
+export interface JobEvent {
+  type: string;
+  reason: string;
+  message: string;
+  /** RFC 3339; the last time it was seen. */
+  last: string;
+  count: number;
+}
+
+/**
+ * The Events about ImageJob `name` (the controller's phase changes and node failures), oldest
+ * first, at most `limit`; [] when Events cannot be read.
+ */
+export async function jobEvents(rest: KubeRest, name: string, limit = 20): Promise<JobEvent[]> {
+  interface Ev {
+    type?: string;
+    reason?: string;
+    message?: string;
+    note?: string;
+    count?: number;
+    lastTimestamp?: string | null;
+    eventTime?: string | null;
+    firstTimestamp?: string | null;
+    metadata?: { creationTimestamp?: string };
+    series?: { count?: number; lastObservedTime?: string };
+  }
+  let items: Ev[];
+  try {
+    items = (
+      await rest.list<Ev>('/api/v1/events', {
+        query: { fieldSelector: `involvedObject.kind=ImageJob,involvedObject.name=${name}` },
+      })
+    ).items;
+  } catch (e) {
+    if (e instanceof KubeApiError && (e.code === 403 || e.code === 404)) return [];
+    throw e;
+  }
+  return items
+    .map((e) => ({
+      type: e.type ?? 'Normal',
+      reason: e.reason ?? '',
+      message: e.message ?? e.note ?? '',
+      last:
+        e.series?.lastObservedTime ??
+        e.lastTimestamp ??
+        e.eventTime ??
+        e.firstTimestamp ??
+        e.metadata?.creationTimestamp ??
+        '',
+      count: e.series?.count ?? e.count ?? 1,
+    }))
+    .sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : 0))
+    .slice(-limit);
+}
