@@ -1,8 +1,8 @@
 // Terminal styling: chalk for color (off when NO_COLOR is set, per no-color.org, or when
-// the stream is not a TTY), cli-table3 for tables, ora for spinners on a TTY only.
+// the stream is not a TTY) and ora for spinners on a TTY only. Tables: table.ts.
 import { Chalk, type ChalkInstance } from 'chalk';
-import Table from 'cli-table3';
 import ora, { type Ora } from 'ora';
+import { clearOnInterrupt, exitOnInterrupt } from './interrupt.js';
 import { stringify } from 'yaml';
 
 const noColor = (): boolean => process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
@@ -13,20 +13,27 @@ export function colors(stream: NodeJS.WriteStream = process.stdout): ChalkInstan
   return new Chalk({ level: stream.isTTY ? 1 : 0 });
 }
 
-export function table(head: string[]): Table.Table {
-  const c = colors();
-  return new Table({
-    head: head.map((h) => c.bold(h)),
-    style: { head: [], border: [] },
-    // No rule between rows: long inventories stay compact and greppable.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-}
-
-/** A spinner on stderr when it is a TTY; otherwise a no-op, so pipes and CI logs stay clean. */
+/**
+ * A spinner on stderr when it is a TTY; otherwise a no-op, so pipes and CI logs stay clean.
+ * ^C stops the command while it spins (src/cli/interrupt.ts): ora's stdin discarding is off,
+ * as it puts the terminal in raw mode and ^C would arrive as a byte instead of SIGINT.
+ */
 export function spinner(text: string, enabled = true): Ora | undefined {
+  exitOnInterrupt();
   if (!enabled || !process.stderr.isTTY) return undefined;
-  return ora({ text, stream: process.stderr, color: noColor() ? 'white' : 'cyan' }).start();
+  const spin = ora({
+    text,
+    stream: process.stderr,
+    color: noColor() ? 'white' : 'cyan',
+    discardStdin: false,
+  });
+  const forget = clearOnInterrupt(spin);
+  const stop = spin.stop.bind(spin);
+  spin.stop = () => {
+    forget();
+    return stop();
+  };
+  return spin.start();
 }
 
 export function toJson(data: unknown): string {

@@ -2,22 +2,32 @@
 // Thin: validation, a call into src/core/erase, rendering.
 import { Command, Flags } from '@oclif/core';
 import fs from 'node:fs';
-import readline from 'node:readline/promises';
-import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { cliControllerLogger } from '../cli/controller-log.js';
+import {
+  eraseOutputFlags,
+  followWithProgress,
+  printReport,
+  standaloneFlag,
+  startStandalone,
+  workersNamespaceFlag,
+  type EraseOutput,
+} from '../cli/erase-common.js';
+import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
 import { exitIfCrdMissing, failLine } from '../cli/fail.js';
-import { kubeFlags, outputFlag, restOptions, type OutputFormat } from '../cli/flags.js';
-import { colors, spinner, table, toJson, toYaml } from '../cli/style.js';
-import { formatBytes } from '../core/size.js';
-import { parseDuration } from '../core/erase/config.js';
+import { kubeFlags, restOptions } from '../cli/flags.js';
+import { paragraphs } from '../cli/help-text.js';
+import { exitOnInterrupt, setInterruptHint } from '../cli/interrupt.js';
+import { confirm } from '../cli/prompt.js';
+import { colors, spinner, toJson, toYaml } from '../cli/style.js';
+import { DEFAULT_CONFIG, parseDuration, type EraseConfig } from '../core/erase/config.js';
 import { validateImages, PRUNE_ALL } from '../core/erase/images.js';
-import { decodeResult } from '../core/erase/results.js';
+import { selectNodes, type NodeLike } from '../core/erase/nodes.js';
+import { DEFAULT_CONTROLLER_LEASE, preflight, type PreflightResult } from '../core/erase/preflight.js';
 import { DEFAULT_TIME_ZONE, nextTick, scheduleProblems } from '../core/erase/schedule.js';
 import { parseSelector } from '../core/erase/selector.js';
-import { DEFAULT_IMAGELIST, DEFAULT_NAMESPACE, type ImageJob, type ImageList } from '../core/erase/types.js';
+import { DEFAULT_IMAGELIST, IMAGELISTS_PATH, type ImageList } from '../core/erase/types.js';
 import { loadKubeConfig } from '../core/kube/config.js';
-import { KubeRest } from '../core/kube/rest.js';
-import { paragraphs } from '../cli/help-text.js';
+import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
+import { KubeApiError, KubeRest, KubeTransportError } from '../core/kube/rest.js';
 
 export default class Erase extends Command {
   static override summary =
@@ -30,7 +40,17 @@ starts an ImageJob, which runs one \`inv node-remove\` worker Pod per selected n
 pinned and excluded images are never removed; nodes matching the configured node filter, and
 NotReady or cordoned nodes, are skipped.
 
---wait (the default on a TTY) follows the job with a spinner, then prints one row per node.
+Before writing anything, erase checks that it can run: a controller holds the Lease
+(--controller-lease; not with --standalone), the workers' namespace and the configuration
+exist, and you have the permissions it needs (SelfSubjectAccessReview). Each problem is named,
+and nothing is written (exit 2).
+
+By default erase waits for the job (on a terminal and in CI alike): a spinner shows the running,
+pending and finished nodes and the elapsed time (without a terminal, a progress line on stderr
+at least every 30 s), then one row per node and, for a dry run, every node's targets, images and
+outcomes. --no-wait returns once the request is written; \`inv erase status\` shows the job at any
+time (--follow re-attaches) and \`inv erase cancel JOB\` stops it. Ctrl-C stops waiting (exit 130);
+the job keeps running in the cluster.
 
 An ImageList chooses which images go and, with --node-selector, narrows the nodes; what the
 workers run as (image, runtime socket, namespace) comes only from the administrator's
@@ -48,8 +68,9 @@ daemon (\`inv watch --erase-controllers\`) starts the runs. The schedule is vali
 again by the controller. A scheduled list starts no run when it is written; a one-off \`inv
 erase\` on it is refused (use another --name).
 
-Exit codes: 0 the job Completed (or the request was submitted without --wait, or a schedule
-was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cluster.`);
+Exit codes: 0 the job Completed (or the request was submitted with --no-wait, or a schedule
+was written); 1 the job Failed, or --timeout passed first; 2 bad input, a failed preflight, a
+rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
 
   static override examples = [
     {
@@ -69,16 +90,25 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
       description: 'From a file, on a cluster without the daemon, JSON result',
       command: '<%= config.bin %> erase --imagelist targets.json --standalone -o json',
     },
+    {
+      description: 'Submit and return; follow the job later',
+      command:
+        '<%= config.bin %> erase --images nginx:1.25 --no-wait && <%= config.bin %> erase status --name imagelist --follow',
+    },
   ];
 
   static override flags = {
     images: Flags.string({
-      description: 'Comma-separated images: refs, repo@sha256:… refs or image IDs (repeatable).',
+      description:
+        'Comma-separated images: refs, repo@sha256:… refs or image IDs (repeatable: --images a --images b).',
       multiple: true,
+      // One value per --images: a stray word after it is an error, never one more target.
+      multipleNonGreedy: true,
     }),
     imagelist: Flags.string({ description: 'JSON file with an array of images.' }),
     'all-unused': Flags.boolean({
       description: 'Remove every image not in use (the "*" target). Asks on a TTY unless --yes.',
+      exclusive: ['images', 'imagelist'],
     }),
     yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.' }),
     'protect-inventory': Flags.boolean({
@@ -93,19 +123,23 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
       description: 'Job deadline (e.g. 10m); unfinished nodes fail with reason timeout.',
     }),
     name: Flags.string({ description: 'Name of the ImageList.', default: DEFAULT_IMAGELIST }),
-    namespace: Flags.string({
-      char: 'n',
-      description: 'Namespace of the controllers (workers, configuration).',
-      default: DEFAULT_NAMESPACE,
+    ...workersNamespaceFlag,
+    'controller-lease': Flags.string({
+      description:
+        'namespace/name of the Lease the erase controllers hold (inv watch --leader-elect-namespace/--leader-elect-id); the request is refused when nobody holds it, unless --standalone.',
+      default: DEFAULT_CONTROLLER_LEASE,
     }),
-    standalone: Flags.boolean({
-      description: 'Run the controllers in this process until the job finishes (no daemon needed).',
-    }),
+    ...standaloneFlag,
     wait: Flags.boolean({
-      description: 'Follow the job until it finishes (default on a TTY).',
+      description:
+        'Follow the job until it finishes and exit with its result (the default, on a terminal or not); --no-wait returns once the request is written.',
       allowNo: true,
     }),
-    timeout: Flags.string({ description: 'With --wait: give up waiting after this long.', default: '1h' }),
+    timeout: Flags.string({
+      description:
+        'The whole wait for the job, from the request on (e.g. 30m); the job keeps running after it (exit 1).',
+      default: '1h',
+    }),
     schedule: Flags.string({
       description: "Run on each tick of this 5-field cron expression (e.g. '0 3 * * *') instead of once now.",
     }),
@@ -122,14 +156,18 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
         'With --schedule: write the schedule paused (no tick runs until written again without it).',
       dependsOn: ['schedule'],
     }),
-    ...outputFlag,
+    ...eraseOutputFlags,
     ...kubeFlags,
   };
 
   async run(): Promise<void> {
+    exitOnInterrupt();
+    setInterruptHint(() => 'nothing was submitted');
+    this.refuseMisreadFlags(this.argv);
     const { flags } = await this.parse(Erase);
-    const output = flags.output as OutputFormat;
+    const output = flags.output as EraseOutput;
     let deadline: number | undefined;
+    let timeoutMs = 0;
     const images = (flags.images ?? [])
       .flatMap((v) => v.split(','))
       .map((s) => s.trim())
@@ -142,11 +180,18 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
         images.push(...v);
       }
       if (flags['all-unused']) images.push(PRUNE_ALL);
+      if (images.length === 0)
+        throw new Error('nothing to remove: pass --images, --imagelist or --all-unused');
+      if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run'] && !process.stdin.isTTY)
+        throw new Error('--all-unused removes every image not in use: confirm with --yes');
       const problems = validateImages(images);
       if (problems.length) throw new Error(problems.join('\n'));
       if (flags['node-selector']) parseSelector(flags['node-selector']);
       if (flags['job-timeout'] && !(parseDuration(flags['job-timeout'], '--job-timeout') > 0))
         throw new Error('--job-timeout must be longer than 0s');
+      timeoutMs = parseDuration(flags.timeout, '--timeout') * 1000;
+      if (!(timeoutMs > 0))
+        throw new Error(`--timeout must be longer than 0s, got ${JSON.stringify(flags.timeout)}`);
       if (flags.schedule !== undefined) {
         deadline = flags['starting-deadline']
           ? parseDuration(flags['starting-deadline'], '--starting-deadline')
@@ -170,18 +215,10 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
           throw new Error('--schedule returns without waiting for a run: it cannot run with --wait');
       }
     } catch (e) {
-      this.error((e as Error).message, { exit: EXIT_USAGE });
+      failLine(this, (e as Error).message);
     }
-    if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run']) {
-      if (!process.stdin.isTTY)
-        this.error('--all-unused removes every image not in use: confirm with --yes', { exit: EXIT_USAGE });
-      const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-      const answer = await rl.question(
-        `Remove every unused image on every selected node${flags['node-selector'] ? ` (${flags['node-selector']})` : ''}${flags.schedule ? `, on every tick of "${flags.schedule}"` : ''}? [y/N] `,
-      );
-      rl.close();
-      if (!/^y(es)?$/i.test(answer.trim())) this.error('aborted', { exit: EXIT_USAGE });
-    }
+    // Waiting is the default on a terminal and off it alike, so a command behaves the same in CI.
+    const wait = !flags.schedule && (flags.standalone || (flags.wait ?? true));
 
     let kc;
     let restOpts;
@@ -191,25 +228,35 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
     } catch (e) {
       failLine(this, (e as Error).message);
     }
+    const context = kc.getCurrentContext() || '(in-cluster)';
     const rest = new KubeRest(kc, restOpts);
-    await this.warnReferenced(rest, images, Boolean(flags.yes || flags['dry-run'] || flags.schedule));
-    const wait = !flags.schedule && (flags.standalone || (flags.wait ?? Boolean(process.stdout.isTTY)));
     const stop = new AbortController();
     let controllers: Promise<void> | undefined;
-    const { submitErase, waitForJob, EraseRequestError, ScheduledListError } =
+    const { submitErase, refuseScheduledList, EraseRequestError, ScheduledListError } =
       await import('../core/erase/request.js');
     try {
-      if (flags.standalone) {
-        const { installCrds } = await import('../core/kube/crd-install.js');
-        await installCrds(rest);
-        const { EraseControllers } = await import('../core/erase/controllers.js');
-        controllers = new EraseControllers({
-          kubeConfig: kc,
-          namespace: flags.namespace,
-          jobResyncMs: 2000,
-          logger: cliControllerLogger(),
-        }).start(stop.signal);
+      // Without the CRDs nothing else matters: one line naming the missing CRD (exit 2).
+      if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
+      // A one-off request on a scheduled list is refused whoever runs it: say so before the rest.
+      if (!flags.schedule) await refuseScheduledList(rest, flags.name);
+      const pre = await this.preflight(rest, flags);
+      const targets = images.filter((i) => i !== PRUNE_ALL);
+      // Nodes are listed only to ask (a prompt names how many nodes it touches).
+      const nodes = () => this.nodeSummary(rest, pre.config, flags['node-selector']);
+      if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run']) {
+        const ok = await confirm(
+          `Remove every unused image on ${(await nodes()) ?? 'every selected node'}${flags.schedule ? `, on every tick of "${flags.schedule}" (${flags['time-zone'] ?? DEFAULT_TIME_ZONE})` : ''}, in context ${context}?`,
+        );
+        if (!ok) failLine(this, 'aborted: nothing was submitted');
       }
+      await this.warnReferenced(
+        rest,
+        targets,
+        Boolean(flags.yes || flags['dry-run'] || flags.schedule),
+        async () => `${await nodes().then((n) => (n ? `from ${n} ` : ''))}in context ${context}`,
+      );
+      if (flags.standalone)
+        controllers = (await startStandalone(kc, rest, flags['workers-namespace'], stop.signal)).done;
       const generation = await submitErase(rest, {
         name: flags.name,
         images,
@@ -223,34 +270,43 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
         suspend: flags.suspend,
       });
       if (flags.schedule) return this.renderScheduled(flags.name, generation, output, flags);
+      let job: string | undefined;
+      setInterruptHint(() => interruptHint(flags.name, generation, job, flags.standalone));
       if (!wait) {
-        process.stdout.write(
-          output === 'table'
-            ? `imagelist/${flags.name} generation ${generation} submitted\n`
-            : toJson({ imageList: flags.name, generation }),
-        );
+        const { buildReport } = await import('../core/erase/report.js');
+        const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${flags.name}`);
+        const report = buildReport(list, { generation, submitted: true });
+        if (output === 'table' || output === 'wide')
+          process.stdout.write(
+            `imagelist/${flags.name} generation ${generation} submitted; follow it with \`${this.config.bin} erase status --name ${flags.name} --follow\`\n`,
+          );
+        else printReport(report, output, {});
         return;
       }
-      const spin = spinner('Waiting for the job to start', output === 'table');
-      let result: { list: ImageList; job?: ImageJob };
+      const { requestSnapshot, FollowTimeoutError } = await import('../core/erase/follow.js');
+      let report;
       try {
-        result = await waitForJob(rest, flags.name, generation, {
-          timeoutMs: parseDuration(flags.timeout, '--timeout') * 1000,
-          onProgress: (job) => {
-            const s = job?.status;
-            if (spin && s)
-              spin.text = `${job!.metadata.name}: desired ${s.desired ?? 0}, succeeded ${s.succeeded ?? 0}, failed ${s.failed ?? 0}, skipped ${s.skipped ?? 0}`;
+        report = await followWithProgress(rest, () => requestSnapshot(rest, flags.name, generation), {
+          timeoutMs,
+          spin: output === 'table' || output === 'wide',
+          onReport: (r) => {
+            job = r.job ?? undefined;
           },
         });
-      } finally {
-        spin?.stop();
+      } catch (e) {
+        if (!(e instanceof FollowTimeoutError)) throw e;
+        printReport(e.report, output, { noHeaders: flags['no-headers'] });
+        failLine(
+          this,
+          `${e.message}: ${interruptHint(flags.name, generation, job, flags.standalone)}`,
+          EXIT_PARTIAL_FAILURE,
+        );
       }
-      this.render(result, output, flags['dry-run']);
-      const phase = result.job?.status?.phase ?? result.list.status?.phase;
-      if (phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
+      printReport(report, output, { noHeaders: flags['no-headers'] });
+      if (report.phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
     } catch (e) {
       if (e instanceof Error && 'oclif' in e) throw e;
-      if (e instanceof EraseRequestError) this.error(`request rejected: ${e.message}`, { exit: EXIT_USAGE });
+      if (e instanceof EraseRequestError) failLine(this, `request rejected: ${e.message}`);
       exitIfCrdMissing(this, e);
       if (e instanceof ScheduledListError) failLine(this, e.message);
       failLine(this, `erase failed: ${(e as Error).message}`);
@@ -262,17 +318,96 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
   }
 
   /**
+   * Words kubectl users type that mean something else here: `--dry-run=client|server` (a boolean
+   * here; with a value, oclif would read the value as a target) and `-n` (the target namespace
+   * on scan; erase works on nodes).
+   */
+  private refuseMisreadFlags(argv: string[]): void {
+    for (const a of argv) {
+      if (a === '--') break;
+      const dry = /^--dry-run=(.*)$/.exec(a);
+      if (dry)
+        failLine(
+          this,
+          `--dry-run takes no value (got --dry-run=${dry[1]}): an erase dry run has every selected node's worker report what it would remove, and removes nothing; there is no client- or server-side variant as in kubectl`,
+        );
+      if (a === '-n' || a.startsWith('-n=') || a === '--namespace' || a.startsWith('--namespace='))
+        failLine(
+          this,
+          `${a.split('=')[0]} is not an erase flag: erase works on nodes, not on a namespace; the namespace of the worker Pods and the erase configuration is --workers-namespace`,
+        );
+    }
+  }
+
+  /** The preflight (src/core/erase/preflight.ts): every problem at once, exit 2. */
+  private async preflight(
+    rest: KubeRest,
+    flags: {
+      'workers-namespace': string;
+      standalone: boolean;
+      'controller-lease': string;
+      schedule?: string;
+    },
+  ): Promise<PreflightResult> {
+    const spin = spinner('Checking the cluster');
+    let pre: PreflightResult;
+    try {
+      pre = await preflight(rest, {
+        workersNamespace: flags['workers-namespace'],
+        standalone: flags.standalone,
+        lease: flags['controller-lease'],
+      });
+    } catch (e) {
+      spin?.stop();
+      if (e instanceof KubeTransportError) failLine(this, `cannot reach the cluster: ${e.message}`);
+      throw e;
+    }
+    spin?.stop();
+    // A schedule only needs a controller by its first tick: say so, but write it.
+    const late = flags.schedule ? pre.problems.filter((p) => p.startsWith('no erase controller')) : [];
+    for (const p of late) process.stderr.write(`warning: ${p}\n`);
+    const problems = pre.problems.filter((p) => !late.includes(p));
+    if (problems.length === 1) failLine(this, problems[0]!);
+    if (problems.length)
+      failLine(this, `the cluster cannot run this request:\n  - ${problems.join('\n  - ')}`);
+    return pre;
+  }
+
+  /** "3 of 5 nodes (2 skipped: cordoned, not ready)", or undefined when Nodes cannot be read. */
+  private async nodeSummary(
+    rest: KubeRest,
+    config: EraseConfig | undefined,
+    selector: string | undefined,
+  ): Promise<string | undefined> {
+    try {
+      const nodes = await rest.list<NodeLike>('/api/v1/nodes');
+      const sel = selectNodes(nodes.items, config ?? DEFAULT_CONFIG, selector ?? '');
+      const total = sel.selected.length + sel.skipped.length;
+      const why = [...new Set(sel.skipped.map((s) => s.reason.replace('-', ' ')))].join(', ');
+      return `${sel.selected.length} of ${total} node(s)${selector ? ` matching ${selector}` : ''}${
+        sel.skipped.length ? ` (${sel.skipped.length} skipped: ${why})` : ''
+      }`;
+    } catch (e) {
+      if (e instanceof KubeApiError && e.code === 403) return undefined;
+      throw e;
+    }
+  }
+
+  /**
    * A targeted removal of an image that workloads reference goes ahead (it was named on
    * purpose), but the user hears who uses it first, and is asked on a TTY.
    */
-  private async warnReferenced(rest: KubeRest, images: string[], noPrompt: boolean): Promise<void> {
+  private async warnReferenced(
+    rest: KubeRest,
+    targets: string[],
+    noPrompt: boolean,
+    where: () => Promise<string>,
+  ): Promise<void> {
+    if (targets.length === 0) return;
     const { findReferencedTargets } = await import('../core/erase/referenced-targets.js');
     let found;
     try {
-      found = await findReferencedTargets(
-        rest,
-        images.filter((i) => i !== PRUNE_ALL),
-      );
+      found = await findReferencedTargets(rest, targets);
     } catch (e) {
       process.stderr.write(
         `warning: could not read the inventory to check who uses these images: ${(e as Error).message}\n`,
@@ -280,26 +415,21 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
       return;
     }
     if (found.length === 0) return;
-    const c = colors();
+    const c = colors(process.stderr);
     for (const f of found)
       process.stderr.write(c.yellow(`warning: ${f.target} is referenced by ${f.users.join(', ')}\n`));
     if (noPrompt || !process.stdin.isTTY) return;
-    const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-    const answer = await rl.question(
-      'Remove them anyway? The next start of those workloads pulls them again. [y/N] ',
+    const ok = await confirm(
+      `Remove them anyway ${await where()}? The next start of those workloads pulls them again.`,
     );
-    rl.close();
-    if (!/^y(es)?$/i.test(answer.trim())) {
-      rest.close();
-      this.error('aborted', { exit: EXIT_USAGE });
-    }
+    if (!ok) failLine(this, 'aborted: nothing was submitted');
   }
 
   /** A schedule was written: say when it runs next, and that nothing waits for it. */
   private renderScheduled(
     name: string,
     generation: number,
-    output: OutputFormat,
+    output: EraseOutput,
     flags: { schedule?: string; 'time-zone'?: string; suspend?: boolean },
   ): void {
     const spec = { schedule: flags.schedule!, timeZone: flags['time-zone'] ?? DEFAULT_TIME_ZONE };
@@ -313,68 +443,25 @@ was written); 1 the job Failed; 2 bad input, a rejected request, or no usable cl
     };
     if (output === 'json') return void process.stdout.write(toJson(out));
     if (output === 'yaml') return void process.stdout.write(toYaml(out));
+    if (output === 'name') return void process.stdout.write(`imagelist/${name}\n`);
     process.stdout.write(
       `imagelist/${name} generation ${generation}: schedule "${spec.schedule}" (${spec.timeZone})${
         flags.suspend ? ', suspended' : `, next run ${out.nextRun}`
       }.\nNot waiting for a run: the erase controllers of \`inv watch\` start each run; \`kubectl get imagelist ${name}\` shows the last and next run.\n`,
     );
   }
+}
 
-  private render(r: { list: ImageList; job?: ImageJob }, output: OutputFormat, dryRun: boolean): void {
-    const s = r.job?.status;
-    const nodes = (s?.nodes ?? []).map(decodeResult);
-    const full = {
-      imageList: r.list.metadata.name,
-      job: r.job?.metadata.name ?? r.list.status?.lastJob,
-      phase: s?.phase ?? r.list.status?.phase,
-      dryRun,
-      desired: s?.desired ?? r.list.status?.desired,
-      succeeded: s?.succeeded ?? r.list.status?.success,
-      failed: s?.failed ?? r.list.status?.failed,
-      skipped: s?.skipped ?? r.list.status?.skipped,
-      removed: s?.removed ?? r.list.status?.removed ?? 0,
-      protected: s?.protected ?? r.list.status?.protected ?? 0,
-      bytesFreed: s?.bytesFreed ?? r.list.status?.bytesFreed ?? 0,
-      message: s?.message ?? r.list.status?.message,
-      collisions: s?.collisions ?? [],
-      nodes,
-    };
-    if (output === 'json') return void process.stdout.write(toJson(full));
-    if (output === 'yaml') return void process.stdout.write(toYaml(full));
-    const c = colors();
-    const t = table([
-      'NODE',
-      'OUTCOME',
-      dryRun ? 'WOULD REMOVE' : 'REMOVED',
-      'IN USE',
-      'EXCLUDED',
-      'PROTECTED',
-      'FAILED',
-      dryRun ? 'WOULD FREE' : 'FREED',
-      'REASON',
-    ]);
-    for (const n of nodes) {
-      const color = n.outcome === 'Succeeded' ? c.green : n.outcome === 'Failed' ? c.red : c.yellow;
-      t.push([
-        n.node,
-        color(n.outcome),
-        n.removed,
-        n.inUse,
-        n.excluded,
-        n.protected,
-        n.failed,
-        formatBytes(n.bytes),
-        n.reason,
-      ]);
-    }
-    if (nodes.length) process.stdout.write(`${t.toString()}\n`);
-    const phaseColor = full.phase === 'Completed' ? c.green : c.red;
-    process.stdout.write(
-      `${full.job}: ${phaseColor(String(full.phase))} desired ${full.desired ?? 0}, succeeded ${full.succeeded ?? 0}, failed ${full.failed ?? 0}, skipped ${full.skipped ?? 0}\n`,
-    );
-    const freedOn = nodes.filter((n) => n.bytes > 0).length;
-    process.stdout.write(
-      `${dryRun ? 'would free' : 'freed'} ${formatBytes(full.bytesFreed)} on ${freedOn} node(s)${full.protected ? `; ${full.protected} referenced image(s) kept by the inventory's protection` : ''}\n`,
-    );
-  }
+/** What ^C leaves behind, and how to follow or cancel it. */
+function interruptHint(
+  list: string,
+  generation: number,
+  job: string | undefined,
+  standalone: boolean,
+): string {
+  if (!job)
+    return `imagelist/${list} generation ${generation} was submitted and its job starts without this command: follow it with \`inv erase status --name ${list} --follow\`, then cancel it with \`inv erase cancel JOB\` if you must`;
+  if (standalone)
+    return `job ${job} stays in the cluster, unfinished, and nothing runs it now that this process (--standalone) stops; its worker Pods may still be running: finish it with \`inv erase status ${job} --follow --standalone\`, or cancel it with \`inv erase cancel ${job} --standalone\``;
+  return `job ${job} keeps running in the cluster: follow it with \`inv erase status ${job} --follow\`, or cancel it with \`inv erase cancel ${job}\``;
 }

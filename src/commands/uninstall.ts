@@ -1,7 +1,8 @@
 // `inv uninstall`: the daemon bundle, and the CRDs only with --crds after a confirmation.
 import { Command, Flags } from '@oclif/core';
-import readline from 'node:readline/promises';
 import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
+import { confirm } from '../cli/prompt.js';
+import { setInterruptHint } from '../cli/interrupt.js';
 import { failLine } from '../cli/fail.js';
 import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
@@ -73,10 +74,9 @@ cluster configured.`);
               this,
               'refusing to delete the CRDs without confirmation: no terminal to ask on; pass --yes',
             );
-          const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-          const answer = await rl.question('Delete them? [y/N] ');
-          rl.close();
-          if (!/^y(es)?$/i.test(answer.trim())) failLine(this, 'aborted: nothing was deleted');
+          setInterruptHint(() => 'nothing was deleted');
+          if (!(await confirm('Delete them?'))) failLine(this, 'aborted: nothing was deleted');
+          setInterruptHint(undefined);
         }
         // CRDs first: while the daemon still runs, it cleans up the worker objects of the
         // ImageJobs being deleted.

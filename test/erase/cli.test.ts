@@ -41,7 +41,7 @@ describe('inv erase (CLI)', function () {
     const common = [
       '--kubeconfig',
       kubeconfigPath(),
-      '-n',
+      '--workers-namespace',
       env.namespace,
       '--standalone',
       '-o',
@@ -61,14 +61,14 @@ describe('inv erase (CLI)', function () {
     let out = JSON.parse(r.stdout);
     assert.equal(out.phase, 'Completed');
     assert.deepEqual(
-      out.nodes.map((n: { node: string; outcome: string }) => [n.node, n.outcome]),
+      out.results.map((n: { node: string; outcome: string }) => [n.node, n.outcome]),
       [[nodes[0], 'Succeeded']],
     );
     r = await inv(['erase', '--images', 'busybox:1', '--node-selector', `erase-test=${env.tag}`, ...common]);
     assert.equal(r.code, 1, r.stderr);
     out = JSON.parse(r.stdout);
     assert.equal(out.phase, 'Failed');
-    assert.deepEqual([out.desired, out.succeeded, out.failed], [2, 1, 1]);
+    assert.deepEqual([out.nodes.desired, out.nodes.succeeded, out.nodes.failed], [2, 1, 1]);
   });
 
   it('warns who references an image named for removal, and ends with the bytes it freed', async () => {
@@ -115,7 +115,7 @@ describe('inv erase (CLI)', function () {
       `erase-test=${env.tag},kubernetes.io/hostname=${nodes[0]}`,
       '--kubeconfig',
       kubeconfigPath(),
-      '-n',
+      '--workers-namespace',
       env.namespace,
       '--standalone',
       '--dry-run',
@@ -128,7 +128,10 @@ describe('inv erase (CLI)', function () {
       new RegExp(`warning: busybox:1 is referenced by Deployment/web in ${env.namespace}`),
     );
     assert.match(r.stdout, /WOULD FREE/);
-    assert.match(r.stdout, /^would free \d+(\.\d+)? (B|kB|MB|GB) on \d+ node\(s\)/m);
+    assert.match(
+      r.stdout,
+      /^would remove \d+ image\(s\), would free \d+(\.\d+)? (B|kB|MB|GB) on \d+ node\(s\)/m,
+    );
   });
 
   it('bad input exits 2 before touching the cluster; --all-unused needs --yes off a TTY', async () => {

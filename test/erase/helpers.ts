@@ -30,6 +30,8 @@ export class EraseEnv {
   async setup(): Promise<this> {
     await installCrds(this.rest);
     this.namespace = await newNamespace('erase');
+    // An empty configuration (every default), as `inv install` writes one: inv erase checks it exists.
+    await this.config('');
     return this;
   }
 

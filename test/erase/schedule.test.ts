@@ -291,7 +291,7 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
     const common = [
       '--kubeconfig',
       kubeconfigPath(),
-      '-n',
+      '--workers-namespace',
       env.namespace,
       '--name',
       name,

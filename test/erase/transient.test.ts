@@ -130,7 +130,7 @@ describe('erase: refused worker Pods are retried with backoff (real API server)'
           `erase-test=${env.tag}`,
           '--kubeconfig',
           kubeconfigPath(),
-          '-n',
+          '--workers-namespace',
           env.namespace,
           '--name',
           `standalone-${env.tag}`,

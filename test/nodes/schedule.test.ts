@@ -92,7 +92,7 @@ describe('erase: a schedule of every minute under inv watch, SIGKILLed between t
       'erase',
       '--kubeconfig',
       c.kubeconfig,
-      '-n',
+      '--workers-namespace',
       env.namespace,
       '--name',
       name,

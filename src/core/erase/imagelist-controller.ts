@@ -17,7 +17,7 @@ import {
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { listConditions } from './conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
-import { validateImages } from './images.js';
+import { summarizeImages, validateImages } from './images.js';
 import { RestReader, type EraseReader } from './reader.js';
 import { loadConfig, loadExclusions } from './settings.js';
 import { parseSelector } from './selector.js';
@@ -139,6 +139,7 @@ export class ImageListController implements Reconciler {
         this.log.warn('request rejected', { imagelist: name, error: problem });
       }
     }
+    status.targets = summarizeImages(list.spec.images ?? []);
     status.observedGeneration = gen;
     status.conditions = listConditions(status, gen, this.now());
     if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {

@@ -19,6 +19,26 @@ export function validateImages(images: readonly string[]): string[] {
   return problems;
 }
 
+/**
+ * The targets as a person reads them, for the ImageList's IMAGES printer column (status.targets):
+ * `nginx:1.25, redis:7 (+3 more)` instead of a JSON array; Docker Hub's default prefixes dropped,
+ * `*` spelled out, at most about `max` characters.
+ */
+export function summarizeImages(images: readonly string[], max = 60): string {
+  const shown = images.map((i) =>
+    i === PRUNE_ALL ? '* (every unused image)' : i.replace(/^docker\.io\/(library\/)?/, ''),
+  );
+  let out = '';
+  for (let k = 0; k < shown.length; k++) {
+    const next = out ? `${out}, ${shown[k]}` : shown[k]!;
+    const rest = shown.length - k - 1;
+    const suffix = rest ? ` (+${rest} more)` : '';
+    if (out && next.length + suffix.length > max) return `${out} (+${shown.length - k} more)`;
+    out = next;
+  }
+  return out.length > max * 2 ? `${out.slice(0, max * 2 - 1)}…` : out;
+}
+
 /** Exclusion ConfigMap data: every value is a JSON array of patterns or {"excluded": [...]}. */
 export function parseExclusionData(source: string, data: Record<string, string> | undefined): string[] {
   const out: string[] = [];

@@ -3,7 +3,7 @@
 // scheduled request writes the schedule instead and carries no request id: its ticks start the
 // jobs, and writing the same schedule twice changes nothing.
 import { randomUUID } from 'node:crypto';
-import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
+import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import {
   API_VERSION,
   IMAGEJOBS_PATH,
@@ -32,6 +32,20 @@ export interface EraseRequest {
 /** A one-off request aimed at a scheduled list: it would silently drop the schedule. */
 export class ScheduledListError extends Error {}
 
+const scheduledListMessage = (name: string, schedule: string) =>
+  `imagelist/${name} runs on the schedule "${schedule}": a one-off run needs another --name; pass --schedule to change the schedule (with --suspend to pause it), or delete the list to stop it`;
+
+/** Throws ScheduledListError when ImageList `name` exists and runs on a schedule. */
+export async function refuseScheduledList(rest: KubeRest, name: string): Promise<void> {
+  try {
+    const cur = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
+    if (cur.spec.schedule) throw new ScheduledListError(scheduledListMessage(name, cur.spec.schedule));
+  } catch (e) {
+    // Absent: nothing to refuse. Forbidden: the preflight names the missing permission.
+    if (!isNotFound(e) && !(e instanceof KubeApiError && e.code === 403)) throw e;
+  }
+}
+
 /** Writes the request; returns the ImageList generation it became. */
 export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<number> {
   const spec: ImageListSpec = {
@@ -53,9 +67,7 @@ export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<nu
     try {
       const cur = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${req.name}`);
       if (cur.spec.schedule && !req.schedule)
-        throw new ScheduledListError(
-          `imagelist/${req.name} runs on the schedule "${cur.spec.schedule}": a one-off run needs another --name; pass --schedule to change the schedule (with --suspend to pause it), or delete the list to stop it`,
-        );
+        throw new ScheduledListError(scheduledListMessage(req.name, cur.spec.schedule));
       const out = await rest.request<ImageList>('PUT', `${IMAGELISTS_PATH}/${req.name}`, {
         body: { ...cur, spec },
       });

@@ -74,6 +74,8 @@ export interface ImageListSpec {
 export interface ImageListStatus extends ScheduleStatus {
   observedGeneration?: number;
   conditions?: Condition[];
+  /** spec.images as people read them (summarizeImages), for the IMAGES printer column. */
+  targets?: string;
   lastJob?: string;
   lastJobGeneration?: number;
   phase?: 'Running' | 'Completed' | 'Failed' | 'Error';

@@ -1,0 +1,122 @@
+// What `inv erase`, `inv erase status` and `inv erase cancel` share: output and namespace flags,
+// the in-process controllers of --standalone, following a job with a spinner (TTY) or a
+// progress line on stderr at least every 30 s (no TTY), and printing an EraseReport.
+import { Flags } from '@oclif/core';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { follow, type FollowOptions, type RequestSnapshot } from '../core/erase/follow.js';
+import type { EraseReport } from '../core/erase/report.js';
+import { DEFAULT_NAMESPACE } from '../core/erase/types.js';
+import type { KubeRest } from '../core/kube/rest.js';
+import { cliControllerLogger } from './controller-log.js';
+import { progressLine, renderEraseReport, renderJobStatus, reportName } from './render-erase.js';
+import { spinner, toJson, toYaml } from './style.js';
+import { terminalWidth } from './table.js';
+import { outputFlags } from './flags.js';
+
+export const ERASE_OUTPUTS = ['table', 'wide', 'name', 'json', 'yaml'] as const;
+export type EraseOutput = (typeof ERASE_OUTPUTS)[number];
+
+/** The shared `-o` and `--no-headers` (src/cli/flags.ts); json and yaml print an EraseReport. */
+export const eraseOutputFlags = outputFlags(ERASE_OUTPUTS);
+
+export const workersNamespaceFlag = {
+  'workers-namespace': Flags.string({
+    description:
+      "Namespace of the erase controllers' worker Pods and configuration (ConfigMap inv-erase-config): the daemon's --erase-namespace.",
+    default: DEFAULT_NAMESPACE,
+  }),
+};
+
+export const standaloneFlag = {
+  standalone: Flags.boolean({
+    description: 'Run the erase controllers in this process until the job finishes (no daemon needed).',
+  }),
+};
+
+/** Starts the controllers in this process (installing the CRDs first); stop them with `signal`. */
+export async function startStandalone(
+  kc: KubeConfig,
+  rest: KubeRest,
+  namespace: string,
+  signal: AbortSignal,
+): Promise<{ done: Promise<void> }> {
+  const { installCrds } = await import('../core/kube/crd-install.js');
+  await installCrds(rest);
+  const { EraseControllers } = await import('../core/erase/controllers.js');
+  const done = new EraseControllers({
+    kubeConfig: kc,
+    namespace,
+    jobResyncMs: 2000,
+    logger: cliControllerLogger(),
+  }).start(signal);
+  return { done };
+}
+
+/**
+ * Without a terminal, whether to print the progress line now: the first one at once, a change
+ * at most every 5 s (5,000 nodes finishing would otherwise print a line a second), and a line at
+ * least every 30 s whatever happens, so a CI log shows the command is alive.
+ */
+export function progressDue(printedAt: number, changed: boolean, now: number): boolean {
+  return printedAt === 0 || (changed && now - printedAt >= 5000) || now - printedAt >= 30_000;
+}
+
+/**
+ * Follows a job to its end: a spinner with the counts and elapsed time on a TTY, otherwise a
+ * progress line on stderr when something changes (at most every 5 s) and at least every 30 s.
+ */
+export async function followWithProgress(
+  rest: KubeRest,
+  look: () => Promise<RequestSnapshot>,
+  opts: FollowOptions & { spin: boolean; onReport?: (r: EraseReport) => void },
+): Promise<EraseReport> {
+  const started = Date.now();
+  const spin = spinner('Waiting for the job to start', opts.spin);
+  let last: EraseReport | undefined;
+  let printedKey = '';
+  let printedAt = 0;
+  const key = (r: EraseReport) => JSON.stringify([r.job, r.phase, r.nodes]);
+  // Called on every poll and every second between polls (the elapsed time moves on, and the
+  // 30 s line is due even while a poll hangs).
+  const tick = () => {
+    if (!last) return;
+    const line = progressLine(last, Date.now() - started);
+    if (spin) {
+      spin.text = line;
+      return;
+    }
+    const now = Date.now();
+    if (progressDue(printedAt, key(last) !== printedKey, now)) {
+      printedKey = key(last);
+      printedAt = now;
+      process.stderr.write(`${line}\n`);
+    }
+  };
+  const timer = setInterval(tick, 1000);
+  try {
+    return await follow(rest, look, {
+      ...opts,
+      onProgress: (r) => {
+        opts.onReport?.(r);
+        last = r;
+        tick();
+      },
+    });
+  } finally {
+    clearInterval(timer);
+    spin?.stop();
+  }
+}
+
+/** Prints a report in the chosen output; `status` adds the job's identity and timing. */
+export function printReport(
+  r: EraseReport,
+  output: EraseOutput,
+  opts: { noHeaders?: boolean; status?: boolean },
+): void {
+  if (output === 'json') return void process.stdout.write(toJson(r));
+  if (output === 'yaml') return void process.stdout.write(toYaml(r));
+  if (output === 'name') return void process.stdout.write(reportName(r));
+  const o = { wide: output === 'wide', noHeaders: opts.noHeaders, width: terminalWidth() };
+  process.stdout.write(opts.status ? renderJobStatus(r, Date.now(), o) : renderEraseReport(r, o));
+}

@@ -1,0 +1,70 @@
+// Ctrl-C, the same way in every command: whatever is on screen (a spinner, a prompt) is cleared,
+// one line says what was interrupted and what is left behind, and the process exits 130 at once
+// (EXIT_INTERRUPTED), without waiting for requests in flight. Commands that leave work running
+// elsewhere (an ImageJob in the cluster) set a hint saying how to follow or cancel it.
+//
+// Why a handler at all: Node's default for SIGINT kills the process by the signal, which leaves
+// the cursor hidden by a spinner and tells the user nothing. Why not ora's stdin discarding: it
+// puts the terminal in raw mode, so ^C reaches the process as a byte instead of a signal (the
+// cause of issue 18's ignored ^C); spinner() turns it off.
+import { EXIT_INTERRUPTED } from './exit-codes.js';
+
+interface Clearable {
+  stop(): unknown;
+}
+
+let hint: (() => string | undefined) | undefined;
+const onScreen = new Set<Clearable>();
+let installed = false;
+let exiting = false;
+
+/** What the interrupted line should add, read at the moment of ^C (e.g. the job's name once known). */
+export function setInterruptHint(h: (() => string | undefined) | undefined): void {
+  hint = h;
+}
+
+/** Something to clear on ^C (a spinner, a prompt); returns the function that forgets it. */
+export function clearOnInterrupt(thing: Clearable): () => void {
+  onScreen.add(thing);
+  return () => onScreen.delete(thing);
+}
+
+/** The line printed on ^C. */
+export function interruptMessage(): string {
+  let extra: string | undefined;
+  try {
+    extra = hint?.();
+  } catch {
+    extra = undefined;
+  }
+  return `interrupted${extra ? `: ${extra}` : ''}`;
+}
+
+/** Clears the screen state, prints the interrupted line and exits 130. */
+export function interrupted(): never {
+  if (!exiting) {
+    exiting = true;
+    for (const t of onScreen) {
+      try {
+        t.stop();
+      } catch {
+        // the exit matters more than a clean screen
+      }
+    }
+    // A spinner or prompt may have left the cursor mid-line (the terminal echoed ^C there).
+    process.stderr.write(`\n${interruptMessage()}\n`);
+    // Show the cursor again (ora hides it); harmless when it was never hidden.
+    if (process.stderr.isTTY) process.stderr.write('\u001b[?25h');
+  }
+  process.exit(EXIT_INTERRUPTED);
+}
+
+/**
+ * Installs the SIGINT handler once per process. Commands with their own shutdown (inv watch
+ * drains and releases its Lease) do not call it.
+ */
+export function exitOnInterrupt(): void {
+  if (installed) return;
+  installed = true;
+  process.on('SIGINT', () => interrupted());
+}

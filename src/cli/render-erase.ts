@@ -1,0 +1,174 @@
+// How `inv erase` and `inv erase status` draw an EraseReport: a few summary lines, one row per
+// node, and each node's targets and images (a dry run's point: which images would go). Also the
+// one-line progress the spinner and non-TTY stderr show while a job runs.
+import type { JobEvent } from '../core/erase/follow.js';
+import type { EraseReport, NodeReport } from '../core/erase/report.js';
+import { formatBytes } from '../core/size.js';
+import { renderTable, type Column } from './table.js';
+import { colors } from './style.js';
+
+export interface EraseRenderOptions {
+  wide?: boolean;
+  noHeaders?: boolean;
+  width?: number;
+  /** Show the per-image table even for a real run (status, -o wide); a dry run always shows it. */
+  images?: boolean;
+}
+
+/** "1m05s", "12s", "2h03m". */
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** Image IDs as crictl shows them: the first 13 hex digits, without "sha256:". */
+export const shortImageId = (id: string): string => id.replace(/^sha256:/, '').slice(0, 13);
+
+/** "imagelist-3-ab12c: 2 running, 1 pending, 5/8 finished (4 succeeded, 1 failed, 0 skipped), 1m05s" */
+export function progressLine(r: EraseReport, elapsedMs: number): string {
+  const n = r.nodes;
+  const who = r.job ?? `imagelist/${r.imageList}`;
+  if (!r.job)
+    return `${who}: waiting for the controller to start the job, ${formatElapsed(elapsedMs)}${
+      elapsedMs >= 30_000 ? ' (no job yet: does the daemon run its erase controllers? see its logs)' : ''
+    }`;
+  const finished = n.succeeded + n.failed + n.skipped;
+  if (n.desired === 0 && r.phase === 'Running') return `${who}: choosing nodes, ${formatElapsed(elapsedMs)}`;
+  return `${who}: ${n.running} running, ${n.pending} pending, ${finished}/${n.desired} finished (${n.succeeded} succeeded, ${n.failed} failed, ${n.skipped} skipped), ${formatElapsed(elapsedMs)}`;
+}
+
+// Fits 80 columns with node names and reasons truncated; -o wide splits KEPT into its reasons
+// and adds the worker Pod.
+const nodeColumns = (dry: boolean): Column[] => [
+  { header: 'NODE', shrink: true, minWidth: 10 },
+  { header: 'OUTCOME' },
+  { header: dry ? 'WOULD REMOVE' : 'REMOVED', align: 'right' },
+  { header: 'KEPT', align: 'right' },
+  { header: 'IN USE', align: 'right', wide: true },
+  { header: 'EXCLUDED', align: 'right', wide: true },
+  { header: 'PROTECTED', align: 'right', wide: true },
+  { header: 'FAILED', align: 'right' },
+  { header: dry ? 'WOULD FREE' : 'FREED', align: 'right' },
+  { header: 'POD', wide: true },
+  { header: 'REASON', shrink: true, minWidth: 10 },
+];
+
+function nodeRow(n: NodeReport, dry: boolean): string[] {
+  const c = colors();
+  const color = n.outcome === 'Succeeded' ? c.green : n.outcome === 'Failed' ? c.red : c.yellow;
+  return [
+    n.node,
+    color(n.outcome),
+    String(dry ? n.wouldRemove : n.removed),
+    String(n.inUse + n.excluded + n.protected),
+    String(n.inUse),
+    String(n.excluded),
+    String(n.protected),
+    String(n.failed),
+    formatBytes(n.bytes),
+    n.pod ?? '',
+    n.reason,
+  ];
+}
+
+const imageColumns: Column[] = [
+  { header: 'NODE', shrink: true, minWidth: 10 },
+  { header: 'TARGET', shrink: true, minWidth: 12 },
+  { header: 'IMAGE' },
+  { header: 'OUTCOME' },
+  { header: 'DETAIL', shrink: true, minWidth: 10 },
+];
+
+/** The human view: summary lines, the node table, the image table. */
+export function renderEraseReport(r: EraseReport, o: EraseRenderOptions = {}): string {
+  const c = colors();
+  const dry = r.dryRun;
+  let out = '';
+  const t = { wide: o.wide, noHeaders: o.noHeaders, width: o.width };
+  if (r.results.length)
+    out += renderTable(
+      nodeColumns(dry),
+      r.results.map((n) => nodeRow(n, dry)),
+      t,
+    );
+  const withImages = r.results.filter((n) => n.images);
+  if ((dry || o.images || o.wide) && withImages.length) {
+    const rows = withImages.flatMap((n) =>
+      (n.images ?? []).map((i) => [
+        n.node,
+        i.target,
+        i.image ? (o.wide ? i.image : shortImageId(i.image)) : '-',
+        i.outcome,
+        i.detail ?? '',
+      ]),
+    );
+    if (rows.length) out += `${out ? '\n' : ''}${renderTable(imageColumns, rows, t)}`;
+    const cut = withImages.filter((n) => n.imagesTruncated).map((n) => n.node);
+    if (cut.length)
+      out += `(the list of ${cut.join(', ')} was shortened to fit the worker's 4 KiB termination message: removed and would-remove rows were left out, the counts above are complete)\n`;
+  }
+  if (o.noHeaders) return out;
+  const phaseColor = r.phase === 'Completed' ? c.green : r.phase === 'Running' ? c.yellow : c.red;
+  const n = r.nodes;
+  const who = r.job ?? `imagelist/${r.imageList}`;
+  if (out) out += '\n';
+  out += `${who}: ${phaseColor(r.phase)}${dry ? ' (dry run)' : ''}, ${n.desired} node(s): ${n.succeeded} succeeded, ${n.failed} failed, ${n.skipped} skipped${n.running + n.pending ? `, ${n.running} running, ${n.pending} pending` : ''}\n`;
+  if (r.message) out += `${r.message}\n`;
+  const freedOn = r.results.filter((x) => x.bytes > 0).length;
+  out += dry
+    ? `would remove ${r.wouldRemove} image(s), would free ${formatBytes(r.bytesWouldFree)} on ${freedOn} node(s)`
+    : `removed ${r.removed} image(s), freed ${formatBytes(r.bytesFreed)} on ${freedOn} node(s)`;
+  out += r.protected ? `; ${r.protected} referenced image(s) kept by the inventory's protection\n` : '\n';
+  if (r.collisions.length) out += `collisions: ${r.collisions.join(', ')}\n`;
+  return out;
+}
+
+/** `inv erase status`: the job's identity and timing first, then the same view as `inv erase`. */
+export function renderJobStatus(r: EraseReport, now: number, o: EraseRenderOptions = {}): string {
+  if (o.noHeaders) return renderEraseReport(r, { ...o, images: true });
+  const lines = [
+    `Job:        ${r.job ?? '-'}`,
+    `ImageList:  ${r.imageList}${r.generation !== null ? ` (generation ${r.generation})` : ''}`,
+    `Request:    ${r.dryRun ? 'dry run: ' : ''}${r.images.map((i) => (i === '*' ? '* (every unused image)' : i)).join(', ')}`,
+    `Phase:      ${r.phase}`,
+  ];
+  if (r.startTime) {
+    const start = Date.parse(r.startTime);
+    const end = r.completionTime ? Date.parse(r.completionTime) : now;
+    lines.push(
+      `Started:    ${r.startTime} (${formatElapsed(now - start)} ago)`,
+      r.completionTime
+        ? `Finished:   ${r.completionTime} (took ${formatElapsed(end - start)})`
+        : `Running:    ${formatElapsed(end - start)}`,
+    );
+  }
+  return `${lines.join('\n')}\n\n${renderEraseReport(r, { ...o, images: true })}`;
+}
+
+/** The Events section of `inv erase status`, as kubectl describe shows it. */
+export function renderEvents(events: JobEvent[], now: number, o: EraseRenderOptions = {}): string {
+  if (events.length === 0) return 'Events:  <none>\n';
+  const rows = events.map((e) => [
+    e.last ? formatElapsed(now - Date.parse(e.last)) : '-',
+    e.type,
+    e.reason,
+    e.count > 1 ? `${e.message} (x${e.count})` : e.message,
+  ]);
+  return `Events:\n${renderTable(
+    [
+      { header: 'LAST SEEN' },
+      { header: 'TYPE' },
+      { header: 'REASON' },
+      { header: 'MESSAGE', shrink: true, minWidth: 20 },
+    ],
+    rows,
+    { wide: o.wide, width: o.width },
+  )}`;
+}
+
+/** `-o name`: the job (or, before it exists, the list). */
+export const reportName = (r: EraseReport): string =>
+  r.job ? `imagejob/${r.job}\n` : `imagelist/${r.imageList}\n`;

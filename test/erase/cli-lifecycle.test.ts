@@ -1,0 +1,421 @@
+// `inv erase`, `inv erase status` and `inv erase cancel` as real subprocesses against the real
+// API server (issue 18): the preflight refuses in seconds what could only time out; a job run
+// by a controller other than the CLI (the test's, holding a Lease the CLI checks) is followed
+// with progress; a dry run lists every node's targets, images and outcomes, and its JSON is a
+// valid EraseReport (docs/schemas/EraseReport.json, checked with ajv); status renders any job;
+// cancel stops a running one and touches nothing it does not own.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/types.js';
+import { criAvailable } from '../support/cri.js';
+import { addImages } from '../support/oci.js';
+import { kubeconfigPath } from '../support/kube.js';
+import { repoRoot } from '../support/paths.js';
+import { EraseEnv, sleep } from './helpers.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function inv(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [path.join(repoRoot, 'bin', 'run.js'), ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => p.kill('SIGKILL'), 100_000);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+const schema = JSON.parse(
+  fs.readFileSync(path.join(repoRoot, 'docs/schemas/EraseReport.json'), 'utf8'),
+) as object;
+const ajv = new Ajv2020({ allErrors: true, validateFormats: false });
+const validateReport = ajv.compile(schema);
+function assertReport(json: unknown): void {
+  assert.ok(validateReport(json), JSON.stringify(validateReport.errors, null, 2));
+}
+
+/** A Lease that looks held by a live controller: the CLI's preflight accepts it. */
+async function holdLease(env: EraseEnv, name: string): Promise<() => Promise<void>> {
+  const path_ = `/apis/coordination.k8s.io/v1/namespaces/${env.namespace}/leases`;
+  const body = () => ({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name },
+    spec: {
+      holderIdentity: `test-${env.tag}`,
+      leaseDurationSeconds: 15,
+      renewTime: new Date().toISOString().replace('Z', '000Z'),
+    },
+  });
+  await env.rest.request('POST', path_, { body: body() });
+  let stopped = false;
+  // Renewed as a leader would, so a long test does not see it expire.
+  const loop = (async () => {
+    while (!stopped) {
+      await sleep(2000);
+      const cur = await env.rest.get<{ metadata: object }>(`${path_}/${name}`);
+      await env.rest.request('PUT', `${path_}/${name}`, { body: { ...body(), metadata: cur.metadata } });
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop.catch(() => undefined);
+  };
+}
+
+describe('inv erase lifecycle (CLI, real API server)', function () {
+  this.timeout(150_000);
+  let env: EraseEnv;
+  let release: (() => Promise<void>) | undefined;
+  before(function () {
+    if (!criAvailable()) this.skip();
+  });
+  beforeEach(async () => {
+    env = await new EraseEnv().setup();
+  });
+  afterEach(async () => {
+    await release?.();
+    release = undefined;
+    await env.teardown();
+  });
+
+  const base = () => ['--kubeconfig', kubeconfigPath(), '--workers-namespace', env.namespace];
+
+  it('preflight: no controller, no workers namespace, no configuration: exit 2 in seconds, every reason named', async () => {
+    await env.nodes([{ name: 'a' }]);
+    const sel = ['--node-selector', `erase-test=${env.tag}`, '--name', `pre-${env.tag}`];
+    // No Lease at all.
+    let r = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      ...sel,
+      ...base(),
+      '--controller-lease',
+      `${env.namespace}/nobody`,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.ok(r.ms < 10_000, `took ${r.ms} ms`);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `no erase controller is running: Lease ${env.namespace}/nobody does not exist;.*--standalone`,
+      ),
+    );
+    // A Lease whose holder stopped renewing a minute ago.
+    await env.rest.request('POST', `/apis/coordination.k8s.io/v1/namespaces/${env.namespace}/leases`, {
+      body: {
+        metadata: { name: 'stale' },
+        spec: {
+          holderIdentity: 'gone-1',
+          leaseDurationSeconds: 15,
+          renewTime: new Date(Date.now() - 60_000).toISOString().replace('Z', '000Z'),
+        },
+      },
+    });
+    r = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      ...sel,
+      ...base(),
+      '--controller-lease',
+      `${env.namespace}/stale`,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /its holder gone-1 last renewed it \d+s ago/);
+    // No workers' namespace (and so no configuration in it), with --standalone: both named at once.
+    r = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      ...sel,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--workers-namespace',
+      `missing-${env.tag}`,
+      '--standalone',
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`the workers' namespace missing-${env.tag} does not exist`));
+    assert.match(r.stderr, new RegExp(`ConfigMap missing-${env.tag}/inv-erase-config does not exist`));
+    // A bad configuration is named with its key.
+    await env.config('successRatio: 2\n');
+    r = await inv(['erase', '--images', 'busybox:1', ...sel, ...base(), '--standalone']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /inv-erase-config is invalid: successRatio/);
+    // Nothing was written by any of these.
+    const lists = await env.rest.list<{ metadata: { name: string } }>(
+      '/apis/erase.imageinventory.dev/v1alpha1/imagelists',
+    );
+    assert.ok(!lists.items.some((l) => l.metadata.name === `pre-${env.tag}`));
+  });
+
+  it('preflight: a caller without the permissions is told which (SelfSubjectAccessReview), exit 2', async () => {
+    // A ServiceAccount that may only read ImageJobs, with a token of its own.
+    const sa = `reader-${env.tag}`;
+    await env.rest.request('POST', `/api/v1/namespaces/${env.namespace}/serviceaccounts`, {
+      body: { metadata: { name: sa } },
+    });
+    const tok = await env.rest.request<{ status: { token: string } }>(
+      'POST',
+      `/api/v1/namespaces/${env.namespace}/serviceaccounts/${sa}/token`,
+      {
+        body: {
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'TokenRequest',
+          spec: { expirationSeconds: 600 },
+        },
+      },
+    );
+    const admin = fs.readFileSync(kubeconfigPath(), 'utf8');
+    const kc = JSON.parse(JSON.stringify((await import('yaml')).parse(admin))) as {
+      users: { name: string; user: Record<string, unknown> }[];
+    };
+    for (const u of kc.users) u.user = { token: tok.status.token };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-sa-'));
+    const file = path.join(dir, 'config');
+    fs.writeFileSync(file, JSON.stringify(kc));
+    try {
+      const r = await inv([
+        'erase',
+        '--images',
+        'busybox:1',
+        '--kubeconfig',
+        file,
+        '--workers-namespace',
+        env.namespace,
+        '--standalone',
+      ]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        r.stderr,
+        /you lack permissions erase needs with --standalone: .*create imagelists\.erase\.imageinventory\.dev \(cluster-wide\)/,
+      );
+      assert.match(r.stderr, new RegExp(`create pods in namespace ${env.namespace}`));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('follows a job the daemon runs (Lease held): progress on stderr; dry run lists node, target, image, outcome; -o json is a valid EraseReport', async () => {
+    const t = env.tag;
+    const [img] = await addImages([{ refs: [`docker.io/library/erase-cli-${t}:1`], distinct: `cli-${t}` }]);
+    const nodes = await env.nodes([{ name: 'a' }, { name: 'b' }, { name: 'c', cordoned: true }]);
+    release = await holdLease(env, 'ctl');
+    env.startControllers();
+    env.startKubelet();
+    const args = [
+      'erase',
+      '--images',
+      `erase-cli-${t}:1`,
+      '--dry-run',
+      '--node-selector',
+      `erase-test=${t}`,
+      '--name',
+      `dry-${t}`,
+      ...base(),
+      '--controller-lease',
+      `${env.namespace}/ctl`,
+    ];
+    const r = await inv([...args, '-o', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assertReport(out);
+    assert.equal(out.kind, 'EraseReport');
+    assert.equal(out.phase, 'Completed');
+    assert.equal(out.dryRun, true);
+    assert.equal(out.removed, 0, 'nothing removed in a dry run');
+    assert.equal(out.wouldRemove, 2);
+    assert.deepEqual(out.nodes, { desired: 3, running: 0, pending: 0, succeeded: 2, failed: 0, skipped: 1 });
+    const byNode = Object.fromEntries(out.results.map((n: { node: string }) => [n.node, n]));
+    for (const n of nodes.slice(0, 2))
+      assert.deepEqual(byNode[n].images, [
+        { target: `erase-cli-${t}:1`, image: img!.id, outcome: 'would-remove' },
+      ]);
+    assert.equal(byNode[nodes[2]!].outcome, 'Skipped');
+    assert.equal(byNode[nodes[2]!].reason, 'cordoned');
+    assert.equal(byNode[nodes[2]!].images, null);
+    // Without a terminal: progress lines on stderr, with the counts and the elapsed time.
+    assert.match(
+      r.stderr,
+      /: (waiting for the controller|choosing nodes|\d+ running, \d+ pending, \d+\/3 finished)/,
+    );
+
+    // The table, piped (never truncated): node rows, then one row per node and image.
+    const tbl = await inv(args);
+    assert.equal(tbl.code, 0, tbl.stderr);
+    const lines = tbl.stdout.split('\n');
+    assert.match(lines[0]!, /^NODE\s+OUTCOME\s+WOULD REMOVE\s+KEPT\s+FAILED\s+WOULD FREE\s+REASON$/);
+    assert.ok(lines.some((l) => new RegExp(`^${nodes[2]}\\s+Skipped\\s.*cordoned$`).test(l)));
+    assert.ok(lines.some((l) => /^NODE\s+TARGET\s+IMAGE\s+OUTCOME\s+DETAIL$/.test(l)));
+    const short = img!.id.replace('sha256:', '').slice(0, 13);
+    for (const n of nodes.slice(0, 2))
+      assert.ok(
+        lines.some((l) => new RegExp(`^${n}\\s+erase-cli-${t}:1\\s+${short}\\s+would-remove$`).test(l)),
+        tbl.stdout,
+      );
+    assert.match(tbl.stdout, /\(dry run\), 3 node\(s\): 2 succeeded, 0 failed, 1 skipped/);
+    assert.match(tbl.stdout, /^would remove 2 image\(s\), would free /m);
+    // --no-headers: rows only; -o name: the job.
+    const bare = await inv([...args, '--no-headers']);
+    assert.doesNotMatch(bare.stdout, /NODE|would remove/);
+    assert.ok(bare.stdout.trim().split('\n').length >= 5);
+    const name = await inv([...args, '-o', 'name']);
+    assert.match(name.stdout, /^imagejob\/dry-[0-9a-f]+-\d+-[0-9a-z]{5}\n$/);
+
+    // inv erase status renders the same job at any time, and its JSON validates too.
+    const job = name.stdout.trim().split('/')[1]!;
+    const st = await inv(['erase', 'status', job, '--kubeconfig', kubeconfigPath()]);
+    assert.equal(st.code, 0, st.stderr);
+    assert.match(st.stdout, new RegExp(`^Job:\\s+${job}$`, 'm'));
+    assert.match(st.stdout, /^Request:\s+dry run: erase-cli-/m);
+    assert.match(st.stdout, /^Finished:\s+\S+ \(took \d+/m);
+    // The job's Events, as kubectl describe lists them (<none> when the controller wrote none).
+    assert.match(st.stdout, /^Events:(\s+<none>|\nLAST SEEN\s+TYPE\s+REASON\s+MESSAGE)$/m);
+    const stj = await inv([
+      'erase',
+      'status',
+      '--name',
+      `dry-${t}`,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '-o',
+      'json',
+    ]);
+    assert.equal(stj.code, 0, stj.stderr);
+    assertReport(JSON.parse(stj.stdout));
+    assert.equal(JSON.parse(stj.stdout).job, job);
+  });
+
+  it('--no-wait returns once written; status --follow re-attaches; cancel stops a running job and deletes only its own Pods', async () => {
+    const t = env.tag;
+    await env.nodes([{ name: 'a' }, { name: 'b' }]);
+    release = await holdLease(env, 'ctl');
+    env.startControllers();
+    env.startKubelet(() => 'hang');
+    const submitted = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      '--node-selector',
+      `erase-test=${t}`,
+      '--name',
+      `hang-${t}`,
+      '--no-wait',
+      ...base(),
+      '--controller-lease',
+      `${env.namespace}/ctl`,
+      '-o',
+      'json',
+    ]);
+    assert.equal(submitted.code, 0, submitted.stderr);
+    const sub = JSON.parse(submitted.stdout);
+    assertReport(sub);
+    assert.equal(sub.phase, 'Submitted');
+    // Wait until both workers run.
+    let job: ImageJob | undefined;
+    for (let i = 0; i < 200; i++) {
+      const jobs = await env.rest.list<ImageJob>(IMAGEJOBS_PATH, {
+        query: { labelSelector: `erase.imageinventory.dev/imagelist=hang-${t}` },
+      });
+      job = jobs.items[0];
+      if ((await env.objects('pods')).length === 2 && env.kubelet!.runs.length + 0 >= 0) break;
+      await sleep(100);
+    }
+    assert.ok(job);
+    const name = job.metadata.name;
+    // status --follow gives up after its --timeout with the running counts (exit 1).
+    const f = await inv([
+      'erase',
+      'status',
+      name,
+      '--follow',
+      '--timeout',
+      '3s',
+      '--kubeconfig',
+      kubeconfigPath(),
+      '-o',
+      'json',
+    ]);
+    assert.equal(f.code, 1, f.stderr);
+    assert.match(f.stderr, /gave up waiting after 3s \(--timeout\); the job keeps running/);
+    assert.equal(JSON.parse(f.stdout).phase, 'Running');
+    // A Pod with the job's label that the job does not own is not ours to delete.
+    await env.rest.request('POST', `/api/v1/namespaces/${env.namespace}/pods`, {
+      body: {
+        metadata: { name: `stranger-${t}`, labels: { 'erase.imageinventory.dev/job': name } },
+        spec: { nodeName: 'nowhere', containers: [{ name: 'c', image: 'busybox' }] },
+      },
+    });
+    const c = await inv(['erase', 'cancel', name, '--kubeconfig', kubeconfigPath(), '-o', 'json']);
+    assert.equal(c.code, 0, c.stderr);
+    const res = JSON.parse(c.stdout);
+    assert.equal(res.cancelled, true);
+    assert.equal(res.podsDeleted.length, 2);
+    assert.deepEqual(res.podsLeft, [`stranger-${t}`]);
+    assert.equal(res.cleanedUp, true);
+    assert.match(c.stderr, /stranger-.* does not own it: left alone/);
+    assert.equal(await env.job(name), undefined);
+    await env.rest.get(`/api/v1/namespaces/${env.namespace}/pods/stranger-${t}`);
+    // Cancelling something that is not inv's job is refused.
+    await env.rest.request('POST', IMAGEJOBS_PATH, {
+      body: {
+        apiVersion: 'erase.imageinventory.dev/v1alpha1',
+        kind: 'ImageJob',
+        metadata: { name: `foreign-${t}` },
+        spec: {
+          imageList: { name: 'x', uid: 'x', generation: 1 },
+          namespace: env.namespace,
+          images: ['busybox'],
+          config: {},
+        },
+      },
+    });
+    const refused = await inv(['erase', 'cancel', `foreign-${t}`, '--kubeconfig', kubeconfigPath()]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /was not created by inv's erase controllers .*: not touching it/);
+    assert.notEqual(await env.job(`foreign-${t}`), undefined);
+  });
+
+  it('flags: --dry-run=client, stray words, -n and --all-unused with --images are errors naming the rule (exit 2)', async () => {
+    const k = ['--kubeconfig', kubeconfigPath()];
+    let r = await inv(['erase', '--images', 'nginx', '--dry-run=client', ...k]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /--dry-run takes no value \(got --dry-run=client\): an erase dry run has every selected node's worker report what it would remove/,
+    );
+    r = await inv(['erase', '--images', 'nginx', 'client', ...k]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /Unexpected argument: client/);
+    r = await inv(['erase', '--images', 'nginx', '-n', 'shop', ...k]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /-n is not an erase flag: .*--workers-namespace/);
+    r = await inv(['erase', '--images', 'nginx', '--all-unused', '--yes', ...k]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--images=nginx cannot also be provided when using --all-unused/);
+    r = await inv(['erase', ...k]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /nothing to remove: pass --images, --imagelist or --all-unused/);
+  });
+});
