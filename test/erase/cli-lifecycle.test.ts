@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv } from 'ajv';
 import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/types.js';
 import { criAvailable } from '../support/cri.js';
 import { addImages } from '../support/oci.js';
@@ -47,7 +47,7 @@ function inv(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
 const schema = JSON.parse(
   fs.readFileSync(path.join(repoRoot, 'docs/schemas/EraseReport.json'), 'utf8'),
 ) as object;
-const ajv = new Ajv2020({ allErrors: true, validateFormats: false });
+const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
 const validateReport = ajv.compile(schema);
 function assertReport(json: unknown): void {
   assert.ok(validateReport(json), JSON.stringify(validateReport.errors, null, 2));
