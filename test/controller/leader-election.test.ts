@@ -134,7 +134,13 @@ describe('leader election (real API server)', function () {
     await until(() => a.elector.isLeader(), 5000, 'a to lead');
     const b = candidate('b');
     await until(() => b.newLeaders.length === 1, 5000, 'b to observe a');
-    await sleep(500);
+    // Two of a's renewals while b polls: a held Lease is never taken.
+    const renewals = new Set<string>();
+    await until(
+      async () => renewals.add(String((await readLease()).spec?.renewTime)).size >= 3,
+      5000,
+      'a to renew twice',
+    );
     assert.equal(b.elector.isLeader(), false);
 
     await a.elector.stop();
