@@ -137,7 +137,16 @@ describe('erase: scenarios', function () {
         ).status?.lastJobGeneration === g2,
     );
     const g3 = await env.erase({ name, images });
-    await sleep(1500);
+    // The controller has looked at generation 3 and said it waits (observedGeneration is written
+    // in the same status update as that decision).
+    await waitFor('generation 3 observed', async () => {
+      const st = (
+        await env.rest.get<{ status?: { observedGeneration?: number; message?: string } }>(
+          `/apis/erase.imageinventory.dev/v1alpha1/imagelists/${name}`,
+        )
+      ).status;
+      return st?.observedGeneration === g3 && /waits for job/.test(st.message ?? '');
+    });
     const jobs = (
       await env.rest.list<{ metadata: { name: string } }>(IMAGEJOBS_PATH, {
         query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` },

@@ -128,8 +128,7 @@ export class LeaderElector {
   private leading = false;
   private running: Promise<void> | undefined;
   private stopped = false;
-  private killed = false;
-  // Aborted by stop() and kill(): wakes sleeps and aborts requests of the election loop.
+  // Aborted by stop(): wakes sleeps and aborts requests of the election loop.
   private readonly stopController = new AbortController();
   private termController: AbortController | undefined;
 
@@ -186,18 +185,6 @@ export class LeaderElector {
     await this.running;
   }
 
-  /**
-   * Test hook simulating a crash: aborts the term's signal and every timer and request, and
-   * neither releases the Lease nor calls onStoppedLeading. The Lease is left to expire.
-   */
-  kill(): void {
-    this.killed = true;
-    this.stopped = true;
-    this.leading = false;
-    this.termController?.abort();
-    this.stopController.abort();
-  }
-
   private async loop(): Promise<void> {
     while (!this.stopped) {
       if (!(await this.acquire())) break;
@@ -245,13 +232,11 @@ export class LeaderElector {
         break;
       }
     }
-    if (this.killed) return;
 
     this.leading = false;
     term.abort();
     if (lost) this.log.warn('lost leader lease: renewal did not succeed within the renew deadline');
     await work;
-    if (this.killed) return;
     if (this.opts.releaseOnCancel ?? true) await this.release();
     this.termController = undefined;
     try {
@@ -319,11 +304,10 @@ export class LeaderElector {
       };
       try {
         const updated = await this.replaceLease(body, signal);
-        if (this.killed) return false;
         this.observe(updated, Date.now());
         return true;
       } catch (err) {
-        if (this.killed || this.stopped) return false;
+        if (this.stopped) return false;
         this.log.debug('optimistic lease renewal failed; reading the lease', { err: String(err) });
       }
     }
@@ -332,7 +316,6 @@ export class LeaderElector {
     try {
       current = await this.readLease(signal);
     } catch (err) {
-      if (this.killed) return false;
       if (statusCode(err) !== 404) {
         this.log.warn('cannot read leader lease', { code: statusCode(err), err: String(err) });
         return false;
@@ -351,7 +334,6 @@ export class LeaderElector {
       };
       try {
         const created = await this.rest.request<Lease>('POST', this.path, { body, signal });
-        if (this.killed) return false;
         this.observe(created, Date.now());
         return true;
       } catch (createErr) {
@@ -360,7 +342,6 @@ export class LeaderElector {
         return false;
       }
     }
-    if (this.killed) return false;
     // Observation time is when the read returned: the later, the more conservative the expiry.
     const seen = Date.now();
     this.observe(current, seen);
@@ -383,7 +364,6 @@ export class LeaderElector {
     };
     try {
       const updated = await this.replaceLease(body, signal);
-      if (this.killed) return false;
       this.observe(updated, Date.now());
       return true;
     } catch (err) {
