@@ -2,6 +2,7 @@
 // fake kubelet, and Nodes labeled per test (every request narrows to them with a node
 // selector, so tests never see each other's Nodes).
 import { randomBytes } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../../src/core/erase/controllers.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config.js';
 import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/request.js';
@@ -56,10 +57,12 @@ export class EraseEnv {
     });
   }
 
-  startControllers(opts: { jobResyncMs?: number; metrics?: EraseMetrics } = {}): EraseControllers {
+  startControllers(
+    opts: { jobResyncMs?: number; metrics?: EraseMetrics; kubeConfig?: KubeConfig } = {},
+  ): EraseControllers {
     this.abort = new AbortController();
     this.controllers = new EraseControllers({
-      kubeConfig: this.kc,
+      kubeConfig: opts.kubeConfig ?? this.kc,
       namespace: this.namespace,
       jobResyncMs: opts.jobResyncMs ?? 1000,
       metrics: opts.metrics,
