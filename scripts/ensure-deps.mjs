@@ -8,8 +8,18 @@ import path from 'node:path';
 
 // iproute2 (ip), util-linux (unshare, nsenter) and tar serve the whole local cluster's nodes and
 // their tests; Debian base images usually carry them already. binutils (strip) makes the worker
-// image's Node binary smaller (scripts/strip-node.mjs).
-const packages = ['containerd', 'runc', 'busybox-static', 'iproute2', 'util-linux', 'tar', 'binutils'];
+// image's Node binary smaller (scripts/strip-node.mjs). python3 drives the CLI through a real
+// pseudo-terminal in the Ctrl-C and table-width tests (test/support/pty-run.py, its pty module).
+const packages = [
+  'containerd',
+  'runc',
+  'busybox-static',
+  'iproute2',
+  'util-linux',
+  'tar',
+  'binutils',
+  'python3',
+];
 export const busyboxPath = '/bin/busybox';
 
 function onPath(cmd) {
@@ -20,7 +30,7 @@ function onPath(cmd) {
 
 /** Names of the missing tools (empty when everything is there). */
 export function missing() {
-  const out = ['containerd', 'runc', 'ctr', 'ip', 'unshare', 'nsenter', 'tar', 'strip'].filter(
+  const out = ['containerd', 'runc', 'ctr', 'ip', 'unshare', 'nsenter', 'tar', 'strip', 'python3'].filter(
     (c) => !onPath(c),
   );
   // The dynamically linked busybox from package "busybox" would not run in an image without libc.
