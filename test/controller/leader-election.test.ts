@@ -94,6 +94,16 @@ describe('leader election (real API server)', function () {
 
   const readLease = () => leases.readNamespacedLease({ name: leaseName, namespace });
 
+  /** Waits until the holder has renewed the Lease twice (three distinct renewTimes seen). */
+  async function renewedTwice(): Promise<void> {
+    const seen = new Set<string>();
+    await until(
+      async () => seen.add(String((await readLease()).spec?.renewTime)).size >= 3,
+      5000,
+      'two renewals',
+    );
+  }
+
   it('elects exactly one of two candidates and records it in the Lease', async () => {
     const a = candidate('a');
     const b = candidate('b');
@@ -135,12 +145,7 @@ describe('leader election (real API server)', function () {
     const b = candidate('b');
     await until(() => b.newLeaders.length === 1, 5000, 'b to observe a');
     // Two of a's renewals while b polls: a held Lease is never taken.
-    const renewals = new Set<string>();
-    await until(
-      async () => renewals.add(String((await readLease()).spec?.renewTime)).size >= 3,
-      5000,
-      'a to renew twice',
-    );
+    await renewedTwice();
     assert.equal(b.elector.isLeader(), false);
 
     await a.elector.stop();
@@ -196,12 +201,7 @@ describe('leader election (real API server)', function () {
       const b = candidate('b');
       await until(() => b.newLeaders.length === 1, 5000, 'b to observe a');
       // A few of a's renewals, seen by b as changes of the Lease's renewTime.
-      const renewals = new Set<string>();
-      await until(
-        async () => renewals.add(String((await readLease()).spec?.renewTime)).size >= 3,
-        5000,
-        'a to renew twice',
-      );
+      await renewedTwice();
 
       proc.kill('SIGKILL');
       await exited;

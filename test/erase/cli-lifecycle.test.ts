@@ -15,7 +15,7 @@ import { criAvailable } from '../support/cri.js';
 import { addImages } from '../support/oci.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
-import { EraseEnv, sleep } from './helpers.js';
+import { EraseEnv, sleep, holdLease } from './helpers.js';
 
 interface Run {
   code: number | null;
@@ -51,35 +51,6 @@ const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
 const validateReport = ajv.compile(schema);
 function assertReport(json: unknown): void {
   assert.ok(validateReport(json), JSON.stringify(validateReport.errors, null, 2));
-}
-
-/** A Lease that looks held by a live controller: the CLI's preflight accepts it. */
-async function holdLease(env: EraseEnv, name: string): Promise<() => Promise<void>> {
-  const path_ = `/apis/coordination.k8s.io/v1/namespaces/${env.namespace}/leases`;
-  const body = () => ({
-    apiVersion: 'coordination.k8s.io/v1',
-    kind: 'Lease',
-    metadata: { name },
-    spec: {
-      holderIdentity: `test-${env.tag}`,
-      leaseDurationSeconds: 15,
-      renewTime: new Date().toISOString().replace('Z', '000Z'),
-    },
-  });
-  await env.rest.request('POST', path_, { body: body() });
-  let stopped = false;
-  // Renewed as a leader would, so a long test does not see it expire.
-  const loop = (async () => {
-    while (!stopped) {
-      await sleep(2000);
-      const cur = await env.rest.get<{ metadata: object }>(`${path_}/${name}`);
-      await env.rest.request('PUT', `${path_}/${name}`, { body: { ...body(), metadata: cur.metadata } });
-    }
-  })();
-  return async () => {
-    stopped = true;
-    await loop.catch(() => undefined);
-  };
 }
 
 describe('inv erase lifecycle (CLI, real API server)', function () {

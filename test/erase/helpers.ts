@@ -135,5 +135,35 @@ export class EraseEnv {
   }
 }
 
+/**
+ * A Lease in the env's namespace that looks held by a live controller (renewed every 2 s, as a
+ * leader renews it), so the CLI's preflight accepts it. Returns the function that stops renewing.
+ */
+export async function holdLease(env: EraseEnv, name: string): Promise<() => Promise<void>> {
+  const base = `/apis/coordination.k8s.io/v1/namespaces/${env.namespace}/leases`;
+  const spec = () => ({
+    holderIdentity: `test-${env.tag}`,
+    leaseDurationSeconds: 15,
+    renewTime: new Date().toISOString().replace('Z', '000Z'),
+  });
+  await env.rest.request('POST', base, {
+    body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: spec() },
+  });
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await sleep(2000);
+      const cur = await env.rest.get<{ metadata: object }>(`${base}/${name}`);
+      await env.rest.request('PUT', `${base}/${name}`, {
+        body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: cur.metadata, spec: spec() },
+      });
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop.catch(() => undefined);
+  };
+}
+
 export const results = (job: ImageJob): Record<string, NodeResult> =>
   Object.fromEntries((job.status?.nodes ?? []).map(decodeResult).map((r) => [r.node, r]));

@@ -8,30 +8,7 @@ import { EXIT_INTERRUPTED } from '../../src/cli/exit-codes.js';
 import { criAvailable } from '../support/cri.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { CTRL_C, runOnPty } from '../support/pty.js';
-import { EraseEnv, sleep } from './helpers.js';
-
-/** A Lease held by a "controller" that renews it, as the daemon's leader does. */
-async function holdLease(env: EraseEnv, name: string): Promise<() => Promise<void>> {
-  const base = `/apis/coordination.k8s.io/v1/namespaces/${env.namespace}/leases`;
-  const spec = () => ({
-    holderIdentity: `test-${env.tag}`,
-    leaseDurationSeconds: 15,
-    renewTime: new Date().toISOString().replace('Z', '000Z'),
-  });
-  await env.rest.request('POST', base, { body: { metadata: { name }, spec: spec() } });
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      await sleep(2000);
-      const cur = await env.rest.get<{ metadata: object }>(`${base}/${name}`);
-      await env.rest.request('PUT', `${base}/${name}`, { body: { metadata: cur.metadata, spec: spec() } });
-    }
-  })();
-  return async () => {
-    stopped = true;
-    await loop.catch(() => undefined);
-  };
-}
+import { EraseEnv, holdLease } from './helpers.js';
 
 describe('inv erase on a terminal: Ctrl-C, prompts, widths (real pseudo-terminal)', function () {
   this.timeout(120_000);
