@@ -66,7 +66,7 @@ import { describeWorker, startFailure, type StartFailure } from './start-failure
 import {
   countResults,
   decodeResult,
-  encodeResult,
+  encodeResults,
   jobPhase,
   pendingResult,
   resultFromPod,
@@ -874,7 +874,7 @@ export class ImageJobController implements Reconciler {
     st.removed = c.removed;
     st.protected = c.protected;
     st.bytesFreed = c.bytes;
-    st.nodes = results.map(encodeResult);
+    st.nodes = encodeResults(results);
     st.inventory = encodeInventory(inv);
   }
 
