@@ -31,7 +31,7 @@ export class EraseEnv {
   async setup(): Promise<this> {
     await installCrds(this.rest);
     this.namespace = await newNamespace('erase');
-    // An empty configuration (every default), as `inv install` writes one: inv erase checks it exists.
+    // An empty configuration (every default; a missing one means the same).
     await this.config('');
     return this;
   }

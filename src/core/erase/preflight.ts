@@ -179,7 +179,7 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
       } catch (e) {
         if (isNotFound(e))
           out.problems.push(
-            `the workers' namespace ${ns} does not exist: worker Pods could not start; create it with \`inv install\` (or \`kubectl apply -k deploy/\`), or pass the namespace your controller uses with --workers-namespace`,
+            `the workers' namespace ${ns} does not exist: worker Pods could not start; create it with \`inv install --daemon\` (or \`kubectl apply -k deploy/\`), or pass the namespace your controller uses with --workers-namespace`,
           );
         // Reading Namespaces is not something erase needs: when forbidden, the ConfigMap tells.
         else if (!forbidden(e)) throw e;
@@ -200,10 +200,8 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
           );
         }
       } catch (e) {
-        if (isNotFound(e))
-          out.problems.push(
-            `the erase configuration ConfigMap ${ns}/${CONFIG_MAP_NAME} does not exist: \`inv install\` creates it (an empty ${CONFIG_KEY} takes every default)`,
-          );
+        // No configuration means every default, for the controllers too (settings.ts loadConfig).
+        if (isNotFound(e)) out.config = parseConfig(undefined);
         // A caller who may not read ConfigMaps there finds out below (standalone) or need not.
         else if (!forbidden(e)) throw e;
       }
