@@ -20,12 +20,16 @@ export function colors(stream: NodeJS.WriteStream = process.stdout): ChalkInstan
  */
 export function spinner(text: string, enabled = true): Ora | undefined {
   exitOnInterrupt();
-  if (!enabled || !process.stderr.isTTY) return undefined;
+  // A dumb terminal cannot redraw a line: callers print progress lines instead, as without a TTY.
+  if (!enabled || !process.stderr.isTTY || process.env.TERM === 'dumb') return undefined;
   const spin = ora({
     text,
     stream: process.stderr,
     color: noColor() ? 'white' : 'cyan',
     discardStdin: false,
+    // On a terminal, always animate. ora's own default turns the spinner off whenever CI is set,
+    // and then prints only the first text: the progress a user at that terminal needs vanishes.
+    isEnabled: true,
   });
   const forget = clearOnInterrupt(spin);
   const stop = spin.stop.bind(spin);
