@@ -1,14 +1,15 @@
 // `inv check`: preflight and health report. Thin: flags, core/check, rendering.
+import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { failLine } from '../cli/fail.js';
+import { connect } from '../cli/connect.js';
 import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderChecks } from '../cli/render-check.js';
 import { spinner } from '../cli/style.js';
-import { loadKubeConfig } from '../core/kube/config.js';
 import { validateNamespaceName } from '../core/kube/names.js';
-import { KubeRest } from '../core/kube/rest.js';
+import type { KubeRest } from '../core/kube/rest.js';
 
 export default class Check extends Command {
   static override summary = 'Check that inv is installed and healthy on the cluster, one line per check.';
@@ -62,9 +63,8 @@ to do); 2 bad flags or no cluster configured.`);
     }
     let nodesTimeoutMs = 0;
     if (flags.nodes) {
-      const { parseDuration } = await import('../core/erase/config.js');
       try {
-        nodesTimeoutMs = parseDuration(flags['nodes-timeout'], '--nodes-timeout') * 1000;
+        nodesTimeoutMs = parseDurationMs(flags['nodes-timeout'], '--nodes-timeout');
         if (!(nodesTimeoutMs > 0)) throw new Error('--nodes-timeout must be longer than 0s');
       } catch (e) {
         failLine(this, (e as Error).message);
@@ -72,7 +72,7 @@ to do); 2 bad flags or no cluster configured.`);
     }
     let rest: KubeRest;
     try {
-      rest = new KubeRest(loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }));
+      ({ rest } = connect(flags));
     } catch (e) {
       failLine(this, (e as Error).message);
     }

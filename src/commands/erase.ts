@@ -1,5 +1,6 @@
-// `inv erase`: writes an ImageList request and (by default on a TTY) follows its ImageJob.
+// `inv erase`: writes an ImageList request and (unless --no-wait) follows its ImageJob.
 // Thin: validation, a call into src/core/erase, rendering.
+import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
 import fs from 'node:fs';
 import {
@@ -189,7 +190,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       if (flags['node-selector']) parseSelector(flags['node-selector']);
       if (flags['job-timeout'] && !(parseDuration(flags['job-timeout'], '--job-timeout') > 0))
         throw new Error('--job-timeout must be longer than 0s');
-      timeoutMs = parseDuration(flags.timeout, '--timeout') * 1000;
+      timeoutMs = parseDurationMs(flags.timeout, '--timeout');
       if (!(timeoutMs > 0))
         throw new Error(`--timeout must be longer than 0s, got ${JSON.stringify(flags.timeout)}`);
       if (flags.schedule !== undefined) {

@@ -1,12 +1,13 @@
 // `inv install`: the CRDs (and with --daemon the deploy/ bundle) from inside the package.
+import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { failLine } from '../cli/fail.js';
+import { connect } from '../cli/connect.js';
 import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { colors } from '../cli/style.js';
-import { loadKubeConfig } from '../core/kube/config.js';
-import { KubeRest } from '../core/kube/rest.js';
+import type { KubeRest } from '../core/kube/rest.js';
 
 export default class Install extends Command {
   static override summary = 'Install or upgrade the CRDs (and with --daemon, the daemon) on the cluster.';
@@ -52,10 +53,9 @@ Established in time (the output says which); 2 bad flags or no cluster configure
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Install);
-    const { parseDuration } = await import('../core/erase/config.js');
     let timeoutMs: number;
     try {
-      timeoutMs = parseDuration(flags.timeout, '--timeout') * 1000;
+      timeoutMs = parseDurationMs(flags.timeout, '--timeout');
       if (flags.image !== undefined && !/^[^\s@]+(@sha256:[0-9a-f]{64})?$/.test(flags.image))
         throw new Error(`--image "${flags.image}": not an image reference (name[:tag][@sha256:digest])`);
     } catch (e) {
@@ -70,7 +70,7 @@ Established in time (the output says which); 2 bad flags or no cluster configure
     }
     let rest: KubeRest;
     try {
-      rest = new KubeRest(loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }));
+      ({ rest } = connect(flags));
     } catch (e) {
       failLine(this, (e as Error).message);
     }

@@ -4,11 +4,11 @@ import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
 import { confirm } from '../cli/prompt.js';
 import { setInterruptHint } from '../cli/interrupt.js';
 import { failLine } from '../cli/fail.js';
+import { connect } from '../cli/connect.js';
 import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { colors } from '../cli/style.js';
-import { loadKubeConfig } from '../core/kube/config.js';
-import { KubeRest } from '../core/kube/rest.js';
+import type { KubeRest } from '../core/kube/rest.js';
 
 export default class Uninstall extends Command {
   static override summary =
@@ -47,7 +47,7 @@ cluster configured.`);
     const { flags } = await this.parse(Uninstall);
     let rest: KubeRest;
     try {
-      rest = new KubeRest(loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }));
+      ({ rest } = connect(flags));
     } catch (e) {
       failLine(this, (e as Error).message);
     }

@@ -1,17 +1,17 @@
 // `inv erase cancel JOB`: stops a running erase job now. Only inv's own jobs and their own
 // worker Pods are touched (src/core/erase/cancel.ts).
+import { parseDurationMs } from '../../core/duration.js';
 import { Args, Command, Flags } from '@oclif/core';
 import { standaloneFlag, startStandalone, workersNamespaceFlag } from '../../cli/erase-common.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/exit-codes.js';
 import { exitIfCrdMissing, failLine } from '../../cli/fail.js';
-import { kubeFlags, restOptions } from '../../cli/flags.js';
+import { connect } from '../../cli/connect.js';
+import { kubeFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/interrupt.js';
 import { spinner, toJson, toYaml } from '../../cli/style.js';
 import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase/cancel.js';
-import { parseDuration } from '../../core/erase/config.js';
-import { loadKubeConfig } from '../../core/kube/config.js';
-import { isNotFound, KubeRest } from '../../core/kube/rest.js';
+import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
 
 export default class EraseCancel extends Command {
   static override summary = 'Stop a running erase job: delete it and its worker Pods.';
@@ -70,9 +70,8 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
     let kc;
     let rest: KubeRest;
     try {
-      timeoutMs = parseDuration(flags.timeout, '--timeout') * 1000;
-      kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
-      rest = new KubeRest(kc, restOptions(flags));
+      timeoutMs = parseDurationMs(flags.timeout, '--timeout');
+      ({ kc, rest } = connect(flags));
     } catch (e) {
       failLine(this, (e as Error).message);
     }

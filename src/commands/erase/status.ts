@@ -1,6 +1,7 @@
 // `inv erase status [JOB]`: one erase job as people read it, at any moment: what it was asked,
 // its phase and timing, one row per node with its reason, each node's images; --follow
 // re-attaches to a running job as `inv erase` does.
+import { parseDurationMs } from '../../core/duration.js';
 import { Args, Command, Flags } from '@oclif/core';
 import {
   eraseOutputFlags,
@@ -13,12 +14,12 @@ import {
 } from '../../cli/erase-common.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/exit-codes.js';
 import { exitIfCrdMissing, failLine } from '../../cli/fail.js';
-import { kubeFlags, restOptions } from '../../cli/flags.js';
+import { connect } from '../../cli/connect.js';
+import { kubeFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/interrupt.js';
 import { renderEvents } from '../../cli/render-erase.js';
 import { terminalWidth } from '../../cli/table.js';
-import { parseDuration } from '../../core/erase/config.js';
 import {
   FollowTimeoutError,
   jobEvents,
@@ -32,8 +33,7 @@ import {
 import { buildReport } from '../../core/erase/report.js';
 import { EraseRequestError } from '../../core/erase/request.js';
 import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/types.js';
-import { loadKubeConfig } from '../../core/kube/config.js';
-import { isNotFound, KubeRest } from '../../core/kube/rest.js';
+import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
 
 export default class EraseStatus extends Command {
   static override summary = 'Show an erase job: its phase, every node with its reason, every image.';
@@ -89,14 +89,13 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
     let rest: KubeRest;
     let kc;
     try {
-      timeoutMs = parseDuration(flags.timeout, '--timeout') * 1000;
+      timeoutMs = parseDurationMs(flags.timeout, '--timeout');
       if (!(timeoutMs > 0))
         throw new Error(`--timeout must be longer than 0s, got ${JSON.stringify(flags.timeout)}`);
       if (args.job && flags.name) throw new Error('give JOB or --name, not both');
       if (flags.standalone && !flags.follow)
         throw new Error('--standalone runs the controllers while following: add --follow');
-      kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
-      rest = new KubeRest(kc, restOptions(flags));
+      ({ kc, rest } = connect(flags));
     } catch (e) {
       failLine(this, (e as Error).message);
     }

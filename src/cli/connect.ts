@@ -1,0 +1,17 @@
+// The cluster a command talks to, from the shared flags: --kubeconfig and --context pick the
+// kubeconfig (falling back to $KUBECONFIG, ~/.kube/config, then in-cluster), --request-timeout
+// sets every request's deadline. Its own module, so commands that never talk to a cluster
+// (node-remove) do not load client-node with flags.ts.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from '../core/kube/config.js';
+import { KubeRest } from '../core/kube/rest.js';
+import { restOptions } from './flags.js';
+
+/** Throws a message naming what is wrong (no cluster configured, a bad --request-timeout). */
+export function connect(flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string }): {
+  kc: KubeConfig;
+  rest: KubeRest;
+} {
+  const kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+  return { kc, rest: new KubeRest(kc, restOptions(flags)) };
+}
