@@ -7,6 +7,7 @@
 //                                    hook are entries of the bundle; commands: ./commands)
 //   dist/bundle/oclif.manifest.json  the manifest of `npm run build`, pointing at the bundle's files
 //   dist/bundle/run.js               what bin/run.js imports when there is no dist/src
+//   dist/bundle/direct.js            the worker's start without oclif (src/bundle/direct.ts)
 //   dist/bundle/commands/<id>.js     one entry point per command (oclif's pattern discovery),
 //   dist/bundle/hooks/<event>.js      and the hooks of package.json (command_not_found)
 //   dist/bundle/chunks/*.js          code shared by entries (ESM code splitting), so each command
@@ -145,7 +146,10 @@ export async function buildBundle(root = repoRoot) {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
 
-  const entryPoints = [{ in: path.join(root, 'dist/src/bundle/oclif.js'), out: 'oclif' }];
+  const entryPoints = [
+    { in: path.join(root, 'dist/src/bundle/oclif.js'), out: 'oclif' },
+    { in: path.join(root, 'dist/src/bundle/direct.js'), out: 'direct' },
+  ];
   const commands = {};
   for (const [id, c] of Object.entries(manifest.commands)) {
     const name = `commands/${id.split(':').join('/')}`;
@@ -226,8 +230,12 @@ export async function buildBundle(root = repoRoot) {
     path.join(out, 'run.js'),
     [
       '// Written by scripts/bundle.mjs: runs the bundled program (bin/run.js imports this).',
-      "import { run } from './oclif.js';",
-      "await run(new URL('./package.json', import.meta.url).href);",
+      "// The worker's node-remove starts without oclif when it can (src/bundle/direct.ts).",
+      "import { runDirect } from './direct.js';",
+      "if (!(await runDirect(process.argv.slice(2), new URL('./oclif.manifest.json', import.meta.url)))) {",
+      "  const { run } = await import('./oclif.js');",
+      "  await run(new URL('./package.json', import.meta.url).href);",
+      '}',
       '',
     ].join('\n'),
   );

@@ -1,12 +1,12 @@
-// `inv node-remove`: the per-node worker of an erase run. Thin on purpose: flags in, a call
-// into src/core/noderemove, a rendered report out. Heavy modules (grpc, table rendering) are
-// imported inside run() so `--help` stays fast.
+// `inv node-remove`: the per-node worker of an erase run. Thin on purpose: flags in, then
+// src/cli/node-remove-run.ts (a call into src/core/noderemove, a rendered report out). The
+// worker Pod's own command line usually skips oclif altogether (src/bundle/direct.ts); both run
+// the same code.
 import { Command, Flags } from '@oclif/core';
-import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { outputFlags, tableOptions } from '../cli/flags.js';
+import { EXIT_OK } from '../cli/exit-codes.js';
+import { outputFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
-
-const DEFAULT_TERMINATION_PATH = '/dev/termination-log';
+import { DEFAULT_TERMINATION_PATH, runNodeRemove } from '../cli/node-remove-run.js';
 
 export default class NodeRemove extends Command {
   static override summary =
@@ -110,68 +110,7 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
 
   async run(): Promise<void> {
     const { flags } = await this.parse(NodeRemove);
-    const output = flags.output as 'table' | 'wide' | 'json' | 'yaml';
-    const core = await import('../core/noderemove/index.js');
-
-    let targets: string[];
-    let exclude: string[];
-    let timeoutMs: number;
-    let protection;
-    try {
-      if (flags['protected-dir']) {
-        const { ProtectedIndex } = await import('../core/erase/protected-set.js');
-        protection = new ProtectedIndex(core.readProtectedDir(flags['protected-dir']));
-      }
-      timeoutMs = core.parseTimeout(flags['call-timeout']);
-      targets = core.splitImages(flags.images ?? []);
-      if (flags.imagelist) targets.push(...core.readImageList(flags.imagelist));
-      exclude = [...(flags.exclude ?? [])];
-      if (flags['exclude-file']) exclude.push(...core.readExcludeFile(flags['exclude-file']));
-    } catch (e) {
-      this.error((e as Error).message, { exit: EXIT_USAGE });
-    }
-    if (targets.length === 0) {
-      this.error(
-        'nothing to remove: pass --images a,b (or * to prune unused images) and/or --imagelist FILE',
-        {
-          exit: EXIT_USAGE,
-        },
-      );
-    }
-
-    let report;
-    try {
-      const { chooseRuntimeEndpoint } = await import('../core/cri/endpoint-choice.js');
-      const { endpoint } = chooseRuntimeEndpoint({ flag: flags['runtime-endpoint'] });
-      report = await core.nodeRemove({
-        endpoint,
-        timeoutMs,
-        targets,
-        exclude,
-        dryRun: flags['dry-run'],
-        node: flags['node-name'] ?? '',
-        protection,
-      });
-    } catch (e) {
-      // Bad exclusion patterns, an unreadable crictl.yaml and an unreachable runtime: nothing was removed.
-      this.error((e as Error).message, { exit: EXIT_USAGE });
-    }
-
-    for (const w of report.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
-    if (output === 'json') {
-      // What every worker Pod prints: without the table and spinner libraries.
-      const { reportJson } = await import('../cli/node-remove-data.js');
-      process.stdout.write(reportJson(report));
-    } else {
-      const { renderReport } = await import('../cli/render-node-remove.js');
-      process.stdout.write(renderReport(report, output, tableOptions(flags)));
-    }
-    core.writeTerminationMessage(
-      flags['termination-message-path'],
-      flags['termination-message-path'] !== DEFAULT_TERMINATION_PATH,
-      report,
-    );
-    const code = core.exitCodeFor(report);
-    if (code !== EXIT_OK) this.exit(code === 1 ? EXIT_PARTIAL_FAILURE : EXIT_USAGE);
+    const code = await runNodeRemove(flags);
+    if (code !== EXIT_OK) this.exit(code);
   }
 }

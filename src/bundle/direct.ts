@@ -1,0 +1,43 @@
+// The bundle's fast start for the worker: `inv node-remove …` as the erase controller writes it
+// runs without loading oclif (whose configuration and parser took about as long as Node's own
+// start-up, on every node of every erase). The flags are read against the command's entry in
+// the bundle's oclif manifest (src/cli/direct-args.ts); a command line that reader does not
+// fully understand, `--help` included, goes to oclif as before. Both paths run the same code
+// (src/cli/node-remove-run.ts) and end in the same error handler.
+import { readFileSync } from 'node:fs';
+import { parseDirect, type ManifestFlag } from '../cli/direct-args.js';
+import { handleError } from '../cli/handle-error.js';
+
+/** Commands with a direct start, and what runs them. */
+const DIRECT: Record<string, (flags: never) => Promise<number>> = {
+  'node-remove': async (flags) => (await import('../cli/node-remove-run.js')).runNodeRemove(flags),
+};
+
+/**
+ * Runs `argv` directly when it can; returns false when oclif must (another command, help, or a
+ * command line the direct reader leaves to oclif). `manifest`: the bundle's oclif.manifest.json.
+ */
+export async function runDirect(argv: readonly string[], manifest: URL): Promise<boolean> {
+  const [id, ...rest] = argv;
+  const run = id === undefined ? undefined : DIRECT[id];
+  if (!run || process.env.INV_NO_DIRECT === '1') return false;
+  let spec: Record<string, ManifestFlag> | undefined;
+  try {
+    const m = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      commands?: Record<string, { flags?: Record<string, ManifestFlag>; args?: object; strict?: boolean }>;
+    };
+    const c = m.commands?.[id!];
+    // Commands that take arguments are oclif's: the direct reader knows flags only.
+    if (c?.flags && Object.keys(c.args ?? {}).length === 0) spec = c.flags;
+  } catch {
+    return false; // no manifest: oclif finds the commands itself
+  }
+  const flags = spec && parseDirect(rest, spec, process.env);
+  if (!flags) return false;
+  try {
+    process.exitCode = await run(flags as never);
+  } catch (e) {
+    handleError(e);
+  }
+  return true;
+}
