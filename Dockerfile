@@ -3,9 +3,9 @@
 # Two stages. The build stage compiles TypeScript and bundles the program (scripts/bundle.mjs:
 # dist/bundle/, no node_modules needed at run time), strips the Node binary's symbols, and
 # gathers exactly the shared libraries it links. The runtime stage starts from scratch and holds
-# only those: the same content as the worker image the local cluster builds
-# (scripts/worker-image.mjs), so it is no bigger (test/nodes/worker-image.test.ts measures that
-# one). It runs as an unprivileged user and works with readOnlyRootFilesystem.
+# only those, plus the worker's compile cache: the same content as the worker image the local
+# cluster builds (scripts/worker-image.mjs), so it is no bigger (test/nodes/worker-image.test.ts
+# measures that one). It runs as an unprivileged user and works with readOnlyRootFilesystem.
 
 # Node 24 LTS, pinned by the digest of the multi-platform image index (Node 24.18.1 on Debian
 # bookworm, as published on 2026-07-30). To update: look up the current index digest of
@@ -41,10 +41,14 @@ RUN set -eux; \
     node -e "const p=require('./package.json');delete p.devDependencies;delete p.scripts;require('fs').writeFileSync('/rootfs/app/package.json',JSON.stringify(p,null,2)+'\n')"; \
     cp -r bin crds /rootfs/app/; \
     cp -r dist/bundle /rootfs/app/dist/
+# Node's compile cache for the worker's start, made by the image's own node with the worker's
+# NODE_OPTIONS (scripts/compile-cache.mjs; a worker Pod's read-only root cannot write one).
+RUN node scripts/compile-cache.mjs /rootfs/usr/bin/node /rootfs/app && chmod -R a+rX /rootfs/app
 
 FROM scratch
 COPY --from=build /rootfs /
-ENV PATH=/usr/bin:/bin NODE_ENV=production
+ENV PATH=/usr/bin:/bin NODE_ENV=production \
+    NODE_COMPILE_CACHE=/app/.node-compile-cache NODE_COMPILE_CACHE_PORTABLE=1
 WORKDIR /app
 # 65532: the conventional "nonroot" UID; numeric so runAsNonRoot can verify it.
 USER 65532:65532

@@ -1,5 +1,7 @@
-// Benchmark for `inv node-remove`, as the worker runs it: the production bundle on the worker
-// image's Node (24 LTS, stripped: scripts/strip-node.mjs), a real subprocess, start-up included.
+// Benchmark for `inv node-remove`, as the worker runs it: the worker image's own files (built by
+// scripts/worker-image.mjs and unpacked here: the stripped Node 24, the production bundle and its
+// compile cache, restored before every run because a Pod cannot write it) with the worker Pod's
+// NODE_OPTIONS, as a real subprocess, start-up included.
 // On both runtimes (the run's containerd 1.6 and a containerd 2.x started here):
 // - 200 distinct images: wall time, peak RSS and CPU of the CLI, against a bare gRPC loop in this
 //   process (one ListImages, then RemoveImage for each), alternating rounds so all see the same
@@ -8,11 +10,12 @@
 //   Version, Status, ListImages, ListContainers, ListPodSandbox, both lists again, RemoveImage).
 // Also start-up: `inv --version` and `inv node-remove --help` against `node -e 0`.
 //
-// INV_BENCH_BASELINE=<dir> adds a built checkout of another commit (its bin/run.js) to every
-// figure, side by side in the same run: how the README's before/after tables are made.
+// INV_BENCH_BASELINE=<dir>[,<dir>...] adds built checkouts of other commits (their bin/run.js,
+// on the same stripped Node, with V8's defaults) to every figure, side by side in the same run:
+// how the README's before/after tables are made.
 // Prints figures; never fails on timing.
 import * as grpc from '@grpc/grpc-js';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,11 +52,13 @@ interface CriScript {
   ctrFor(dir: string): string;
 }
 
-/** One way of running inv: this checkout's bundle, or a baseline checkout. */
+/** One way of running inv: the worker image's files, or a baseline checkout. */
 interface Form {
   name: string;
   script: string;
   env: NodeJS.ProcessEnv;
+  /** Called before each run (the image's compile cache back to what the image holds). */
+  reset?: () => void;
 }
 
 interface CliRun {
@@ -71,7 +76,8 @@ let node = process.execPath;
 let preload = '';
 
 /** Runs `node [preload] script args`; the preload reports peak RSS and CPU at exit. */
-function run(script: string[], args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+function run(script: string[], args: string[], env: NodeJS.ProcessEnv = {}, form?: Form): Promise<CliRun> {
+  form?.reset?.();
   const started = performance.now();
   return new Promise((resolve) => {
     execFile(
@@ -159,21 +165,33 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   const { strippedNode } = (await import(path.join(repoRoot, 'scripts', 'strip-node.mjs'))) as {
     strippedNode(binary: string): string;
   };
-  node = strippedNode(nodeBinary(24));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-bench-nr-'));
+  const image = await unpackWorkerImage(tmp);
+  node = path.join(image.root, 'usr', 'bin', 'node');
+  if (!fs.readFileSync(node).equals(fs.readFileSync(strippedNode(nodeBinary(24)))))
+    throw new Error("the worker image's node is not the stripped Node 24");
   preload = path.join(tmp, 'usage.mjs');
   fs.writeFileSync(
     preload,
     "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write(`INV_BENCH_USAGE ${u.maxRSS} ${u.userCPUTime} ${u.systemCPUTime}\\n`); });\n",
   );
   const forms: Form[] = [
-    { name: 'inv', script: path.join(repoRoot, 'bin', 'run.js'), env: { INV_BUNDLE: '1' } },
+    {
+      name: 'inv',
+      script: path.join(image.root, 'app', 'bin', 'run.js'),
+      env: image.env,
+      reset: image.resetCache,
+    },
   ];
-  const baseline = process.env.INV_BENCH_BASELINE;
-  if (baseline) forms.push({ name: 'baseline', script: path.join(baseline, 'bin', 'run.js'), env: {} });
+  // Each baseline as it ships: its bundle when it has one (INV_BUNDLE=1), else its tsc output.
+  for (const dir of (process.env.INV_BENCH_BASELINE ?? '').split(',').filter(Boolean)) {
+    const name = `baseline ${path.basename(dir)}`;
+    const bundled = fs.existsSync(path.join(dir, 'dist', 'bundle', 'run.js'));
+    forms.push({ name, script: path.join(dir, 'bin', 'run.js'), env: bundled ? { INV_BUNDLE: '1' } : {} });
+  }
 
   const out: Record<string, number | string> = {
-    node: `${path.relative(repoRoot, node)} (stripped Node 24)`,
+    node: `the worker image's (${image.ref}: stripped Node 24), NODE_OPTIONS=${image.env.NODE_OPTIONS}`,
     'images removed per run': IMAGES,
     rounds: ROUNDS,
   };
@@ -190,11 +208,59 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
     } finally {
       await script.down(dir);
     }
-    Object.assign(out, await startup(forms));
+    // Start-up as people run it (the npm package is the bundle, under V8's defaults), not as
+    // the worker Pod does.
+    const cli: Form = { name: 'inv', script: path.join(repoRoot, 'bin', 'run.js'), env: { INV_BUNDLE: '1' } };
+    Object.assign(out, await startup([cli, ...forms.slice(1)]));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
   return out;
+}
+
+/**
+ * The worker image (scripts/worker-image.mjs) unpacked under `tmp`, and the environment a worker
+ * Pod's container gets: the image's Env and the Pod's NODE_OPTIONS. `resetCache` puts the
+ * image's compile cache back as the image holds it (a Pod's read-only root keeps it so).
+ */
+async function unpackWorkerImage(tmp: string) {
+  const { buildWorkerImage } = (await import(path.join(repoRoot, 'scripts', 'worker-image.mjs'))) as {
+    buildWorkerImage(): Promise<{ file: string; ref: string }>;
+  };
+  const { WORKER_NODE_OPTIONS } = (await import(
+    path.join(repoRoot, 'dist', 'src', 'core', 'erase', 'worker.js')
+  )) as { WORKER_NODE_OPTIONS: string };
+  const built = await buildWorkerImage();
+  const tarOut = (member: string) =>
+    execFileSync('tar', ['-xOf', built.file, member], { maxBuffer: 1024 * 2 ** 20 });
+  const index = JSON.parse(tarOut('index.json').toString()) as { manifests: { digest: string }[] };
+  const manifest = JSON.parse(tarOut(`blobs/sha256/${index.manifests[0]!.digest.slice(7)}`).toString()) as {
+    config: { digest: string };
+    layers: { digest: string }[];
+  };
+  const config = JSON.parse(tarOut(`blobs/sha256/${manifest.config.digest.slice(7)}`).toString()) as {
+    config: { Env: string[] };
+  };
+  const root = path.join(tmp, 'worker-root');
+  fs.mkdirSync(root);
+  execFileSync('tar', ['-x', '-C', root], {
+    input: tarOut(`blobs/sha256/${manifest.layers[0]!.digest.slice(7)}`),
+    maxBuffer: 1024 * 2 ** 20,
+  });
+  const env: NodeJS.ProcessEnv = { NODE_OPTIONS: WORKER_NODE_OPTIONS };
+  for (const kv of config.config.Env) {
+    const i = kv.indexOf('=');
+    if (!kv.startsWith('PATH='))
+      env[kv.slice(0, i)] = kv.slice(i + 1).replace(/^\/app\b/, path.join(root, 'app'));
+  }
+  const cache = path.join(root, 'app', '.node-compile-cache');
+  const pristine = path.join(tmp, 'compile-cache-as-shipped');
+  fs.cpSync(cache, pristine, { recursive: true });
+  const resetCache = () => {
+    fs.rmSync(cache, { recursive: true, force: true });
+    fs.cpSync(pristine, cache, { recursive: true });
+  };
+  return { root, env, ref: built.ref, resetCache };
 }
 
 /** `node -e 0`, `inv --version` and `inv node-remove --help`, interleaved, median of 7. */
@@ -208,8 +274,8 @@ async function startup(forms: Form[]): Promise<Record<string, number>> {
     for (let i = 0; i < 7; i++) {
       bare.push((await run([], ['-e', '0'])).ms);
       for (const f of forms) {
-        version.get(f.name)!.push((await run([f.script], ['--version'], f.env)).ms);
-        help.get(f.name)!.push((await run([f.script], ['node-remove', '--help'], f.env)).ms);
+        version.get(f.name)!.push((await run([f.script], ['--version'], f.env, f)).ms);
+        help.get(f.name)!.push((await run([f.script], ['node-remove', '--help'], f.env, f)).ms);
       }
     }
   } finally {
@@ -280,7 +346,7 @@ async function measure(
 
   const removeWith = async (f: Form, list: string, count: number): Promise<CliRun> => {
     const args = ['node-remove', '--runtime-endpoint', endpoint, '--imagelist', list, '-o', 'json'];
-    const res = await run([f.script], args, f.env);
+    const res = await run([f.script], args, f.env, f);
     const removed =
       res.code === 0
         ? (JSON.parse(res.stdout) as { results: { outcome: string }[] }).results.filter(

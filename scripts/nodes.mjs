@@ -511,7 +511,7 @@ export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000, run
   const started = Date.now();
   cluster.build();
   cluster.buildCni();
-  const worker = buildWorkerImage();
+  const worker = await buildWorkerImage();
   fs.mkdirSync(path.join(dir, 'cri'), { recursive: true });
   saveSysctls(dir);
   makeHostDirs(dir);

@@ -3,20 +3,30 @@
 // `ctr images import` reads: one layer holding Node.js 24 LTS (scripts/node-runtime.mjs, with
 // its symbols stripped: the official binary carries 18 MB of them) with exactly the shared
 // libraries it links, the production bundle (dist/bundle, made afresh from dist/src by
-// scripts/bundle.mjs: the program and everything it uses, no node_modules), bin/ and the CRDs.
-// Tests, TypeScript sources, benchmarks, scripts and node_modules stay out.
+// scripts/bundle.mjs: the program and everything it uses, no node_modules), bin/ and the CRDs,
+// and Node's compile cache for the worker's start (scripts/compile-cache.mjs: a worker Pod's
+// read-only root cannot write one). Tests, TypeScript sources, benchmarks, scripts and
+// node_modules stay out.
 //
-// The tag is a digest of the layer's content, so a changed checkout gives a new image name and
-// a node never runs a stale worker. Archives are cached under .cache/worker/ by that digest.
+// The tag is a digest of the image's sources (the files and the worker's Node options), so a
+// changed checkout gives a new image name and a node never runs a stale worker. Archives are
+// cached under .cache/worker/ by that tag.
 // The Dockerfile stays the way users build the image; this is for the local cluster.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostArch, imageManifest, sha256, tar, tarEntry } from './oci-archive.mjs';
 import { nodeBinary } from './node-runtime.mjs';
 import { strippedNode } from './strip-node.mjs';
+import {
+  COMPILE_CACHE_DIR,
+  compileCacheEnv,
+  workerNodeOptions,
+  writeCompileCache,
+} from './compile-cache.mjs';
 import { isMain } from './process.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -119,10 +129,43 @@ function layerEntries(root) {
 }
 
 /**
+ * Node's compile cache for the worker's start (scripts/compile-cache.mjs), made by the image's
+ * own node on a copy of the image's app directory, as entries under app/.node-compile-cache/.
+ */
+function compileCacheEntries(entries, nodeOptions) {
+  const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-worker-app-'));
+  try {
+    for (const e of entries) {
+      if (!e.name.startsWith('app/')) continue;
+      const abs = path.join(stage, e.name);
+      if (e.type === '5') fs.mkdirSync(abs, { recursive: true });
+      else if (e.type === '2') fs.symlinkSync(e.linkname, abs);
+      else fs.writeFileSync(abs, e.data, { mode: e.mode ?? 0o644 });
+    }
+    const appDir = path.join(stage, 'app');
+    const files = writeCompileCache({ node: strippedNode(nodeBinary(24)), appDir, nodeOptions });
+    const out = [{ name: `app/${COMPILE_CACHE_DIR}/`, type: '5', mode: 0o755 }];
+    const dirs = new Set();
+    for (const f of files) {
+      const dir = path.posix.dirname(f);
+      if (dir !== '.' && !dirs.has(dir)) {
+        dirs.add(dir);
+        out.push({ name: `app/${COMPILE_CACHE_DIR}/${dir}/`, type: '5', mode: 0o755 });
+      }
+      const data = fs.readFileSync(path.join(appDir, COMPILE_CACHE_DIR, f));
+      out.push({ name: `app/${COMPILE_CACHE_DIR}/${f}`, data, mode: 0o644 });
+    }
+    return out;
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/**
  * Builds (or reuses) the worker image archive. Returns
  * { file, ref, id, layerBytes, archiveBytes, buildMs, reused }.
  */
-export function buildWorkerImage(root = repoRoot) {
+export async function buildWorkerImage(root = repoRoot) {
   for (const need of ['dist/src/commands', 'node_modules']) {
     if (!fs.existsSync(path.join(root, need))) {
       throw new Error(`${need} is missing: run npm ci and npm run build first`);
@@ -143,20 +186,13 @@ export function buildWorkerImage(root = repoRoot) {
     if (r.status !== 0) throw new Error(`scripts/${step}: ${r.stderr}`);
   }
   const started = Date.now();
-  // Stream the layer's blocks through the hash first; the tag is the layer digest.
-  const parts = [];
-  const h = createHash('sha256');
-  for (const e of layerEntries(root)) {
-    for (const b of tarEntry(e)) {
-      h.update(b);
-      parts.push(b);
-    }
-  }
-  const end = Buffer.alloc(1024);
-  h.update(end);
-  parts.push(end);
-  const layerDigest = `sha256:${h.digest('hex')}`;
-  const tag = layerDigest.slice(7, 19);
+  // The tag is a digest of what the image is made from: the files and the worker's Node
+  // options. (The compile cache made from them differs in its bytes from build to build.)
+  const nodeOptions = await workerNodeOptions(root);
+  const entries = layerEntries(root);
+  const source = createHash('sha256').update(nodeOptions);
+  for (const e of entries) for (const b of tarEntry(e)) source.update(b);
+  const tag = source.digest('hex').slice(0, 12);
   const ref = `${WORKER_REPO}:${tag}`;
   const file = path.join(cacheDir, `inv-worker-${tag}.tar`);
   const meta = `${file}.json`;
@@ -168,6 +204,19 @@ export function buildWorkerImage(root = repoRoot) {
       buildMs: Date.now() - started,
     };
   }
+  entries.push(...compileCacheEntries(entries, nodeOptions));
+  const parts = [];
+  const h = createHash('sha256');
+  for (const e of entries) {
+    for (const b of tarEntry(e)) {
+      h.update(b);
+      parts.push(b);
+    }
+  }
+  const end = Buffer.alloc(1024);
+  h.update(end);
+  parts.push(end);
+  const layerDigest = `sha256:${h.digest('hex')}`;
   const layer = Buffer.concat(parts);
   const platform = { architecture: hostArch(), os: 'linux' };
   const config = Buffer.from(
@@ -175,7 +224,11 @@ export function buildWorkerImage(root = repoRoot) {
       ...platform,
       config: {
         Entrypoint: ['/usr/bin/node', '/app/bin/run.js'],
-        Env: ['PATH=/usr/bin:/bin', 'NODE_ENV=production'],
+        Env: [
+          'PATH=/usr/bin:/bin',
+          'NODE_ENV=production',
+          ...Object.entries(compileCacheEnv('/app')).map(([k, v]) => `${k}=${v}`),
+        ],
         WorkingDir: '/app',
         User: '65532:65532',
       },
@@ -226,7 +279,7 @@ export function buildWorkerImage(root = repoRoot) {
 
 if (isMain(import.meta.url)) {
   try {
-    const r = buildWorkerImage();
+    const r = await buildWorkerImage();
     log(
       `${r.reused ? 'reused' : 'built'} ${r.ref} (${(r.layerBytes / 2 ** 20).toFixed(1)} MiB uncompressed) in ${r.buildMs} ms`,
     );

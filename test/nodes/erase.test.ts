@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { podNames } from '../../src/core/erase/types.js';
 import { PRUNE_ALL } from '../../src/core/erase/images.js';
+import { WORKER_NODE_OPTIONS } from '../../src/core/erase/worker.js';
 import { kubectl, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv, results } from './helpers.js';
 
@@ -70,6 +71,15 @@ describe('erase on real nodes (kubelet + containerd per node)', function () {
     assert.equal(logs.code, 0, logs.stderr);
     assert.match(logs.stdout, new RegExp(`e2e-target-${t}`));
     assert.match(logs.stdout, /"removed"/);
+    // The worker ran under the Pod's NODE_OPTIONS (read-only root, the image's compile cache) and
+    // printed nothing but its report.
+    const spec = workers.get(n2)!.spec as { containers?: { env?: { name: string; value?: string }[] }[] };
+    const container = spec.containers?.[0];
+    assert.deepEqual(
+      container?.env?.find((e) => e.name === 'NODE_OPTIONS'),
+      { name: 'NODE_OPTIONS', value: WORKER_NODE_OPTIONS },
+    );
+    assert.doesNotMatch(logs.stdout, /warning|error/i);
   });
 
   it('--all-unused removes every unused image, keeps running ones, the sandbox and the worker image', async () => {

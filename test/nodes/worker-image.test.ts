@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../support/paths.js';
 
@@ -28,9 +29,9 @@ describe('worker image (built without Docker)', function () {
   let layer: Buffer;
   before(async () => {
     const mod = (await import(path.join(repoRoot, 'scripts', 'worker-image.mjs'))) as {
-      buildWorkerImage(): Built;
+      buildWorkerImage(): Promise<Built>;
     };
-    built = mod.buildWorkerImage();
+    built = await mod.buildWorkerImage();
     const outer = tarList(['-tf', built.file]);
     const index = JSON.parse(spawnSync('tar', ['-xOf', built.file, 'index.json']).stdout.toString()) as {
       manifests: { digest: string }[];
@@ -149,5 +150,80 @@ describe('worker image (built without Docker)', function () {
     ) as Record<string, unknown>;
     assert.equal(shipped.devDependencies, undefined, 'the shipped package.json lists no dev dependencies');
     assert.equal(shipped.scripts, undefined);
+  });
+
+  it("carries Node's compile cache for the worker's start, and the image's node accepts all of it", async () => {
+    const cached = files.filter((f) => f.startsWith('app/.node-compile-cache/') && !f.endsWith('/'));
+    assert.ok(cached.length >= 5, `cache files: ${cached.join(', ')}`);
+    const index = JSON.parse(spawnSync('tar', ['-xOf', built.file, 'index.json']).stdout.toString()) as {
+      manifests: { digest: string }[];
+    };
+    const manifest = JSON.parse(
+      spawnSync('tar', [
+        '-xOf',
+        built.file,
+        `blobs/sha256/${index.manifests[0]!.digest.slice(7)}`,
+      ]).stdout.toString(),
+    ) as { config: { digest: string } };
+    const config = JSON.parse(
+      spawnSync('tar', [
+        '-xOf',
+        built.file,
+        `blobs/sha256/${manifest.config.digest.slice(7)}`,
+      ]).stdout.toString(),
+    ) as { config: { Env: string[] } };
+    assert.ok(
+      config.config.Env.includes('NODE_COMPILE_CACHE=/app/.node-compile-cache'),
+      config.config.Env.join(' '),
+    );
+    assert.ok(config.config.Env.includes('NODE_COMPILE_CACHE_PORTABLE=1'));
+
+    // The image's own files, unpacked elsewhere: the worker's start under the worker Pod's
+    // NODE_OPTIONS reads every module it loads from the cache, which it cannot write.
+    const { WORKER_NODE_OPTIONS } = await import('../../src/core/erase/worker.js');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-worker-root-'));
+    try {
+      const x = spawnSync('tar', ['-x', '-C', root], { input: layer, maxBuffer: 1024 * 2 ** 20 });
+      assert.equal(x.status, 0, x.stderr?.toString());
+      const cacheDir = path.join(root, 'app', '.node-compile-cache');
+      const before = fs.readdirSync(cacheDir, { recursive: true }).map(String).sort();
+      const r = spawnSync(
+        path.join(root, 'usr', 'bin', 'node'),
+        [
+          path.join(root, 'app', 'bin', 'run.js'),
+          'node-remove',
+          '--runtime-endpoint',
+          'unix:///nonexistent/cri.sock',
+          '--images',
+          'x',
+          '-o',
+          'json',
+        ],
+        {
+          encoding: 'utf8',
+          env: {
+            PATH: '/usr/bin:/bin',
+            NODE_OPTIONS: WORKER_NODE_OPTIONS,
+            NODE_COMPILE_CACHE: cacheDir,
+            NODE_COMPILE_CACHE_PORTABLE: '1',
+            NODE_DEBUG_NATIVE: 'COMPILE_CACHE',
+          },
+        },
+      );
+      assert.equal(r.status, 2, r.stderr);
+      const accepted = r.stderr.split('\n').filter((l) => /code cache for .* was accepted/.test(l));
+      assert.ok(accepted.length >= 5, r.stderr);
+      assert.ok(
+        accepted.some((l) => l.includes('dist/bundle/direct.js')),
+        'the direct start is cached',
+      );
+      assert.doesNotMatch(r.stderr, /rejected|mismatch/i);
+      assert.ok(
+        fs.readdirSync(cacheDir, { recursive: true }).map(String).sort().length >= before.length,
+        'nothing lost',
+      );
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

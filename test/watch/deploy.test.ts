@@ -162,6 +162,9 @@ describe('deploy/ install bundle', function () {
     );
     assert.match(dockerfile, /strip --strip-all/);
     assert.match(dockerfile, /dist\/bundle/);
+    // The worker's compile cache, made and found as scripts/worker-image.mjs does it.
+    assert.match(dockerfile, /node scripts\/compile-cache\.mjs \/rootfs\/usr\/bin\/node \/rootfs\/app/);
+    assert.match(dockerfile, /NODE_COMPILE_CACHE=\/app\/\.node-compile-cache NODE_COMPILE_CACHE_PORTABLE=1/);
     assert.doesNotMatch(dockerfile, /node_modules \.\/node_modules|COPY --from=\w+ \/app\/node_modules/);
     const user = /^USER\s+(\d+)/m.exec(dockerfile)?.[1];
     assert.equal(Number(user), pod.securityContext?.runAsUser);
