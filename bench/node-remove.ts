@@ -29,8 +29,8 @@ export interface BenchContext {
 }
 
 const IMAGES = 200;
-const ROUNDS = 2;
-const ONE_ROUNDS = 5;
+const ROUNDS = 3;
+const ONE_ROUNDS = 7;
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const log = (m: string) => process.stderr.write(`node-remove bench: ${m}\n`);
 
