@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { KubeRest } from '../../src/core/kube/rest.js';
+import { accessCheck, SCAN_ACCESS } from '../../src/core/check/checks.js';
 import { setupEnv, template, podSpec, type Env } from '../inventory/helpers.js';
 import { newNamespace } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
@@ -248,6 +249,12 @@ describe('deploy/ install bundle', function () {
     after(async () => {
       if (d) await killDaemon(d);
       saRest?.close();
+    });
+
+    it("passes inv check's scan permissions: they are the verbs scan sends (patch, not update)", async () => {
+      // The ClusterRole grants exactly what the inventory writes need; `inv check` must agree.
+      const r = await accessCheck(saRest, 'scan', SCAN_ACCESS);
+      assert.equal(r.status, 'pass', r.detail);
     });
 
     it('is denied what the ClusterRole does not grant', async () => {

@@ -3,6 +3,7 @@
 // a result (never an exception), so one broken part cannot hide the state of the others.
 import { CONFIG_MAP_NAME, ConfigError } from '../erase/config.js';
 import { loadConfig } from '../erase/settings.js';
+import { neededPermissions } from '../erase/preflight.js';
 import { DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
@@ -121,22 +122,24 @@ export const SCAN_ACCESS: Access[] = [
     verb: 'list',
   })),
   ...['jobs', 'cronjobs'].map((resource) => ({ group: 'batch', resource, verb: 'list' })),
-  ...['list', 'create', 'update', 'delete'].map((verb) => ({
+  // Creates are POSTs; updates are server-side apply, which is a PATCH (src/core/inventory/image-store.ts).
+  ...['list', 'create', 'patch', 'delete'].map((verb) => ({
     group: 'imageinventory.dev',
     resource: 'images',
     verb,
   })),
-  { group: 'imageinventory.dev', resource: 'images', subresource: 'status', verb: 'update' },
+  { group: 'imageinventory.dev', resource: 'images', subresource: 'status', verb: 'patch' },
   { resource: 'events', verb: 'create' },
 ];
-export const ERASE_ACCESS: Access[] = [
-  ...['get', 'create', 'update'].map((verb) => ({
-    group: 'erase.imageinventory.dev',
-    resource: 'imagelists',
+/** What `inv erase` needs against the daemon: the erase preflight's own list, so the two agree. */
+export const ERASE_ACCESS: Access[] = neededPermissions({ workersNamespace: '', standalone: false }).map(
+  ({ group, resource, subresource, verb }) => ({
+    group,
+    resource,
     verb,
-  })),
-  ...['get', 'list'].map((verb) => ({ group: 'erase.imageinventory.dev', resource: 'imagejobs', verb })),
-];
+    ...(subresource ? { subresource } : {}),
+  }),
+);
 
 const describeAccess = (a: Access) =>
   `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''}${a.group ? `.${a.group}` : ''}`;
