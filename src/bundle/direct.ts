@@ -37,7 +37,7 @@ const DIRECT: Record<string, DirectCommand> = {
  */
 export async function runDirect(argv: readonly string[], manifest: URL): Promise<boolean> {
   const [id, ...rest] = argv;
-  const command = id === undefined ? undefined : DIRECT[id];
+  const command = id !== undefined && Object.hasOwn(DIRECT, id) ? DIRECT[id] : undefined;
   if (!command || process.env.INV_NO_DIRECT === '1') return false;
   let spec: Record<string, ManifestFlag> | undefined;
   try {
