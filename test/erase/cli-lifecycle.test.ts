@@ -16,6 +16,7 @@ import { addImages } from '../support/oci.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
 import { EraseEnv, sleep, holdLease } from './helpers.js';
+import { until } from '../watch/helpers.js';
 
 interface Run {
   code: number | null;
@@ -367,6 +368,39 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /was not created by inv's erase controllers .*: not touching it/);
     assert.notEqual(await env.job(`foreign-${t}`), undefined);
+  });
+
+  it('cancel --standalone: with no controller running, it stops the job and finishes the cleanup itself', async () => {
+    const t = env.tag;
+    await env.nodes([{ name: 'a' }, { name: 'b' }]);
+    env.startControllers();
+    env.startKubelet(() => 'hang');
+    await env.erase({ name: `orphan-${t}`, images: ['busybox:1'] });
+    let name = '';
+    await until(
+      'the job and its two worker Pods',
+      async () => {
+        const jobs = await env.rest.list<ImageJob>(IMAGEJOBS_PATH, {
+          query: { labelSelector: `erase.imageinventory.dev/imagelist=orphan-${t}` },
+        });
+        name = jobs.items[0]?.metadata.name ?? '';
+        return name !== '' && (await env.objects('pods')).length === 2;
+      },
+      30_000,
+    );
+    // The controllers go away with the job running: nobody would finish its cleanup.
+    await env.stopControllers();
+    assert.ok((await env.objects('configmaps')).length > 0, 'the job has its ConfigMaps');
+    const c = await inv(['erase', 'cancel', name, '--standalone', ...base(), '-o', 'json']);
+    assert.equal(c.code, 0, c.stderr);
+    const res = JSON.parse(c.stdout);
+    assert.equal(res.cancelled, true);
+    assert.equal(res.podsDeleted.length, 2);
+    assert.equal(res.cleanedUp, true, c.stderr);
+    assert.equal(await env.job(name), undefined);
+    assert.deepEqual(await env.objects('pods'), []);
+    assert.deepEqual(await env.objects('configmaps'), []);
+    assert.deepEqual(await env.objects('podtemplates'), []);
   });
 
   it('flags: --dry-run=client, stray words, -n and --all-unused with --images are errors naming the rule (exit 2)', async () => {
