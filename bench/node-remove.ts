@@ -154,6 +154,25 @@ async function bareOne(address: string, id: string): Promise<number> {
   return performance.now() - started;
 }
 
+/** CPU time (user + system, in clock ticks) that process `pid` has used so far. */
+function cpuTicks(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of proc(5))
+}
+
+/** Waits until `pid` used at most 1 tick of CPU in 300 ms (at most 15 s; never fails). */
+async function waitQuiet(pid: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let last = cpuTicks(pid);
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = cpuTicks(pid);
+    if (now - last <= 1) return;
+    last = now;
+  }
+}
+
 /** The figures on both runtimes, side by side in the same run, then start-up. */
 export async function main(ctx: BenchContext): Promise<Record<string, number | string>> {
   if (!ctx.criEndpoint || !ctx.criDir)
@@ -173,7 +192,14 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   preload = path.join(tmp, 'usage.mjs');
   fs.writeFileSync(
     preload,
-    "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write(`INV_BENCH_USAGE ${u.maxRSS} ${u.userCPUTime} ${u.systemCPUTime}\\n`); });\n",
+    // Peak RSS from /proc/self/status (VmHWM: this process's own), not resourceUsage().maxRSS:
+    // Linux carries the RSS of the process image before exec into that (here, the forked copy
+    // of this benchmark process), which once reported 224 MB for a run that peaked at 69.
+    [
+      "import { readFileSync } from 'node:fs';",
+      "process.on('exit', () => { const u = process.resourceUsage(); const hwm = /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]; process.stderr.write(`INV_BENCH_USAGE ${hwm} ${u.userCPUTime} ${u.systemCPUTime}\\n`); });",
+      '',
+    ].join('\n'),
   );
   const forms: Form[] = [
     {
@@ -371,16 +397,21 @@ async function measure(
     bareMs.push(await bareLoop(address, new Set(s.ids)));
   }
 
+  // A single removal is mostly start-up, which a busy containerd (still collecting the content
+  // of the rounds above, on the same 2 cores) slows down: each one starts once it is quiet.
+  const containerdPid = Number(fs.readFileSync(path.join(criDir, 'pid'), 'utf8').trim());
   const one = new Map<string, number[]>(forms.map((f) => [f.name, []]));
   const bareOneMs: number[] = [];
   for (let r = 0; r < ONE_ROUNDS; r++) {
     for (const f of forms) {
       const s = seed(1);
       await waitListed(s.ids);
+      await waitQuiet(containerdPid);
       one.get(f.name)!.push((await removeWith(f, s.list, 1)).ms);
     }
     const s = seed(1);
     await waitListed(s.ids);
+    await waitQuiet(containerdPid);
     bareOneMs.push(await bareOne(address, s.ids[0]!));
   }
 
