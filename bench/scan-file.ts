@@ -125,7 +125,9 @@ export async function main(): Promise<Record<string, string | number>> {
     const preload = path.join(dir, 'maxrss.mjs');
     fs.writeFileSync(
       preload,
-      "process.on('exit', () => process.stderr.write(`INV_BENCH_MAXRSS ${process.resourceUsage().maxRSS}\\n`));\n",
+      // VmHWM: the process's own peak. resourceUsage().maxRSS would also count the forked copy of
+      // this benchmark process (which holds the whole dump) from before exec.
+      "import { readFileSync } from 'node:fs';\nprocess.on('exit', () => process.stderr.write(`INV_BENCH_MAXRSS ${/VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]}\\n`));\n",
     );
     const items = pods();
     const json = path.join(dir, 'pods.json');
