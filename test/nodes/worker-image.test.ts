@@ -27,22 +27,20 @@ describe('worker image (built without Docker)', function () {
   let built: Built;
   let files: string[];
   let layer: Buffer;
+  let imageConfig: { config: { Env: string[] } };
   before(async () => {
     const mod = (await import(path.join(repoRoot, 'scripts', 'worker-image.mjs'))) as {
       buildWorkerImage(): Promise<Built>;
     };
     built = await mod.buildWorkerImage();
     const outer = tarList(['-tf', built.file]);
-    const index = JSON.parse(spawnSync('tar', ['-xOf', built.file, 'index.json']).stdout.toString()) as {
-      manifests: { digest: string }[];
-    };
-    const manifest = JSON.parse(
-      spawnSync('tar', [
-        '-xOf',
-        built.file,
-        `blobs/sha256/${index.manifests[0]!.digest.slice(7)}`,
-      ]).stdout.toString(),
-    ) as { layers: { digest: string }[] };
+    const blob = <T>(member: string): T =>
+      JSON.parse(spawnSync('tar', ['-xOf', built.file, member]).stdout.toString()) as T;
+    const index = blob<{ manifests: { digest: string }[] }>('index.json');
+    const manifest = blob<{ config: { digest: string }; layers: { digest: string }[] }>(
+      `blobs/sha256/${index.manifests[0]!.digest.slice(7)}`,
+    );
+    imageConfig = blob<{ config: { Env: string[] } }>(`blobs/sha256/${manifest.config.digest.slice(7)}`);
     assert.equal(manifest.layers.length, 1);
     const layerPath = `blobs/sha256/${manifest.layers[0]!.digest.slice(7)}`;
     assert.ok(outer.includes(layerPath));
@@ -155,23 +153,7 @@ describe('worker image (built without Docker)', function () {
   it("carries Node's compile cache for the worker's start, and the image's node accepts all of it", async () => {
     const cached = files.filter((f) => f.startsWith('app/.node-compile-cache/') && !f.endsWith('/'));
     assert.ok(cached.length >= 5, `cache files: ${cached.join(', ')}`);
-    const index = JSON.parse(spawnSync('tar', ['-xOf', built.file, 'index.json']).stdout.toString()) as {
-      manifests: { digest: string }[];
-    };
-    const manifest = JSON.parse(
-      spawnSync('tar', [
-        '-xOf',
-        built.file,
-        `blobs/sha256/${index.manifests[0]!.digest.slice(7)}`,
-      ]).stdout.toString(),
-    ) as { config: { digest: string } };
-    const config = JSON.parse(
-      spawnSync('tar', [
-        '-xOf',
-        built.file,
-        `blobs/sha256/${manifest.config.digest.slice(7)}`,
-      ]).stdout.toString(),
-    ) as { config: { Env: string[] } };
+    const config = imageConfig;
     assert.ok(
       config.config.Env.includes('NODE_COMPILE_CACHE=/app/.node-compile-cache'),
       config.config.Env.join(' '),
