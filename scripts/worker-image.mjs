@@ -188,10 +188,23 @@ export async function buildWorkerImage(root = repoRoot) {
   const started = Date.now();
   // The tag is a digest of what the image is made from: the files and the worker's Node
   // options. (The compile cache made from them differs in its bytes from build to build.)
+  // The layer's blocks go through both hashes in one pass; on a cache miss only the compile
+  // cache's blocks are added.
   const nodeOptions = await workerNodeOptions(root);
   const entries = layerEntries(root);
   const source = createHash('sha256').update(nodeOptions);
-  for (const e of entries) for (const b of tarEntry(e)) source.update(b);
+  const h = createHash('sha256');
+  const parts = [];
+  const add = (list, also) => {
+    for (const e of list) {
+      for (const b of tarEntry(e)) {
+        also?.update(b);
+        h.update(b);
+        parts.push(b);
+      }
+    }
+  };
+  add(entries, source);
   const tag = source.digest('hex').slice(0, 12);
   const ref = `${WORKER_REPO}:${tag}`;
   const file = path.join(cacheDir, `inv-worker-${tag}.tar`);
@@ -204,15 +217,7 @@ export async function buildWorkerImage(root = repoRoot) {
       buildMs: Date.now() - started,
     };
   }
-  entries.push(...compileCacheEntries(entries, nodeOptions));
-  const parts = [];
-  const h = createHash('sha256');
-  for (const e of entries) {
-    for (const b of tarEntry(e)) {
-      h.update(b);
-      parts.push(b);
-    }
-  }
+  add(compileCacheEntries(entries, nodeOptions));
   const end = Buffer.alloc(1024);
   h.update(end);
   parts.push(end);

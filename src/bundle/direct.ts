@@ -4,10 +4,11 @@
 // the bundle's oclif manifest (src/cli/direct-args.ts); a command line that reader does not
 // fully understand, `--help` included, goes to oclif as before. Both paths run the same code
 // (src/cli/node-remove-run.ts) and end in the same error handler.
+// Every command of the bundle passes through here first, so our own modules are imported only
+// once the command is one of the direct ones.
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import { parseDirect, type ManifestFlag } from '../cli/direct-args.js';
-import { handleError } from '../cli/handle-error.js';
+import type { ManifestFlag } from '../cli/direct-args.js';
 
 interface DirectCommand {
   run: (flags: never) => Promise<number>;
@@ -39,6 +40,10 @@ export async function runDirect(argv: readonly string[], manifest: URL): Promise
   const [id, ...rest] = argv;
   const command = id !== undefined && Object.hasOwn(DIRECT, id) ? DIRECT[id] : undefined;
   if (!command || process.env.INV_NO_DIRECT === '1') return false;
+  const [{ parseDirect }, { handleError }] = await Promise.all([
+    import('../cli/direct-args.js'),
+    import('../cli/handle-error.js'),
+  ]);
   let spec: Record<string, ManifestFlag> | undefined;
   try {
     const m = JSON.parse(readFileSync(manifest, 'utf8')) as {

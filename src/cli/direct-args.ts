@@ -9,18 +9,17 @@
 // undefined and the caller hands the whole command line to oclif, which then parses it, or says
 // what is wrong, exactly as it always has.
 
-/** A flag as `oclif.manifest.json` records it (the fields this reader uses). */
+/**
+ * A flag as `oclif.manifest.json` records it (the fields this reader uses; `--no-x`, aliases and
+ * char aliases are not keys of the spec, so they go to oclif).
+ */
 export interface ManifestFlag {
-  name?: string;
   type: 'option' | 'boolean';
   char?: string;
   multiple?: boolean;
   options?: string[];
   default?: unknown;
   env?: string;
-  allowNo?: boolean;
-  aliases?: string[];
-  charAliases?: string[];
   dependsOn?: string[];
   exclusive?: string[];
   exactlyOne?: string[];

@@ -25,6 +25,9 @@ export interface ProtoSchema {
 
 type Obj = Record<string, unknown>;
 
+/** A field spec's parts, each position typed as loosely as the union allows. */
+const spread = (f: FieldSpec) => f as [number, string, string, string | null | undefined, 1 | undefined];
+
 // ---- writing ----
 
 class Writer {
@@ -110,13 +113,7 @@ function writeMessage(schema: ProtoSchema, type: string, obj: Obj, w: Writer): v
   const fields = schema.messages[type];
   if (!fields) throw new TypeError(`unknown message type ${type}`);
   for (const f of fields) {
-    const [no, name, kind, ref, repeated] = f as [
-      number,
-      string,
-      string,
-      string | null | undefined,
-      1 | undefined,
-    ];
+    const [no, name, kind, ref, repeated] = spread(f);
     const snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     const v = obj[name] !== undefined ? obj[name] : obj[snake];
     if (v === undefined || v === null) continue;
@@ -214,13 +211,7 @@ class Reader {
 function defaults(schema: ProtoSchema, fields: FieldSpec[]): Obj {
   const out: Obj = {};
   for (const f of fields) {
-    const [, name, kind, ref, repeated] = f as [
-      number,
-      string,
-      string,
-      string | null | undefined,
-      1 | undefined,
-    ];
+    const [, name, kind, ref, repeated] = spread(f);
     if (repeated) out[name] = [];
     else if (kind === 'map') out[name] = {};
     else if (kind === 'message') out[name] = null;
@@ -279,13 +270,7 @@ function readMessage(schema: ProtoSchema, type: string, r: Reader): Obj {
       r.skip(wire);
       continue;
     }
-    const [, name, kind, ref, repeated] = f as [
-      number,
-      string,
-      string,
-      string | null | undefined,
-      1 | undefined,
-    ];
+    const [, name, kind, ref, repeated] = spread(f);
     if (kind === 'map') {
       const n = r.length();
       const entry = new Reader(r.buf, r.pos, r.pos + n);
