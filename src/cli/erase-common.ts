@@ -40,8 +40,9 @@ export async function startStandalone(
   namespace: string,
   signal: AbortSignal,
 ): Promise<{ done: Promise<void> }> {
-  const { installCrds } = await import('../core/kube/crd-install.js');
-  await installCrds(rest);
+  // As `inv install` does: a same-named CRD that inv did not write is refused, not replaced.
+  const { install } = await import('../core/install/install.js');
+  await install(rest, { daemon: false, timeoutMs: 30_000 });
   const { EraseControllers } = await import('../core/erase/controllers.js');
   const done = new EraseControllers({
     kubeConfig: kc,

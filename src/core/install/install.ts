@@ -2,18 +2,39 @@
 // in dependency order, then waits until the CRDs are Established so that `inv scan` can run
 // right after. Never deletes anything: an object dropped from a newer bundle stays until
 // `inv uninstall` or the administrator removes it.
-import { applyObject, displayName, type ApplyAction, type KubeObject } from '../kube/apply.js';
+//
+// Never takes over someone else's object (ownership.ts). Install first reads every object of
+// the bundle and refuses before writing anything when one exists that inv did not write, so a
+// refusal leaves nothing half-installed. Each write then carries the resourceVersion that was
+// checked (or, for an object that was absent, creates only): an object someone creates or
+// changes between the check and the write is checked again, never overwritten unseen.
+import { applyObject, displayName, objectPath, type KubeObject } from '../kube/apply.js';
 import { waitEstablished } from '../kube/crd-install.js';
-import type { KubeRest } from '../kube/rest.js';
+import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import { applyOrder, readBundle } from './bundle.js';
+import { describeForeign, foreignObject, ForeignObjectsError, type ForeignObject } from './ownership.js';
+
+export { ForeignObjectsError };
+
+/** What install did (or, in a dry run, would do) to one object. */
+export type InstallAction = 'created' | 'configured' | 'unchanged' | 'taken over' | 'refused';
+
+export interface InstallStep {
+  name: string;
+  action: InstallAction;
+  /** For a refused or taken-over object: whose it was. */
+  detail?: string;
+}
 
 export interface InstallOptions {
   /** Also the daemon: namespaces, RBAC, Deployment, NetworkPolicies. */
   daemon: boolean;
   image?: string;
+  /** Take over objects of the bundle's names that inv did not write (server-side apply's force). */
+  forceConflicts?: boolean;
   /** Deadline for the CRDs to become Established. */
   timeoutMs?: number;
-  onApplied?: (name: string, action: ApplyAction) => void;
+  onApplied?: (step: InstallStep) => void;
 }
 
 /** The objects install would apply, in order. */
@@ -22,22 +43,132 @@ export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image'>): 
   return opts.daemon ? all : all.filter((o) => o.kind === 'CustomResourceDefinition');
 }
 
-export async function install(
+/** One object of the bundle and what exists under its name now. */
+export interface PlannedObject {
+  object: KubeObject;
+  /** The object as read; undefined when absent. */
+  current?: KubeObject;
+  /** Set when it exists and inv did not write it. */
+  foreign?: ForeignObject;
+}
+
+async function planOne(rest: KubeRest, object: KubeObject): Promise<PlannedObject> {
+  try {
+    const current = await rest.request<KubeObject>('GET', objectPath(object), { timeoutMs: 15_000 });
+    return { object, current, foreign: foreignObject(current) };
+  } catch (e) {
+    if (isNotFound(e)) return { object };
+    throw e;
+  }
+}
+
+/** Reads every object of the bundle as it is now; writes nothing. */
+export async function planInstall(rest: KubeRest, objects: KubeObject[]): Promise<PlannedObject[]> {
+  const out: PlannedObject[] = [];
+  for (const o of objects) out.push(await planOne(rest, o));
+  return out;
+}
+
+const ATTEMPTS = 5;
+
+/**
+ * Applies one planned object. Absent: created, and only created (POST semantics: a same-named
+ * object that appeared meanwhile is an AlreadyExists, then checked). Present: applied with the
+ * resourceVersion that was checked, forcing our fields (ours, or taken over on request).
+ */
+async function applyPlanned(
   rest: KubeRest,
-  opts: InstallOptions,
-): Promise<{ name: string; action: ApplyAction }[]> {
-  const out: { name: string; action: ApplyAction }[] = [];
+  first: PlannedObject,
+  force: boolean,
+  applied: string[],
+): Promise<InstallStep> {
+  let p = first;
+  const name = displayName(p.object);
+  for (let attempt = 1; ; attempt++) {
+    if (p.foreign && !force) throw new ForeignObjectsError([p.foreign], applied);
+    try {
+      if (!p.current) {
+        await createObject(rest, p.object);
+        return { name, action: 'created' };
+      }
+      const before = p.current.metadata.resourceVersion;
+      const after = await applyObject(rest, p.object, { force: true, resourceVersion: before });
+      if (after.metadata.resourceVersion === before) return { name, action: 'unchanged' };
+      return p.foreign
+        ? { name, action: 'taken over', detail: describeForeign(p.foreign) }
+        : { name, action: 'configured' };
+    } catch (e) {
+      // Changed, created or deleted since it was read: read it again and decide again.
+      const raced = isConflict(e) || isAlreadyExists(e) || (p.current && isNotFound(e));
+      if (!raced || attempt >= ATTEMPTS) throw e;
+      p = await planOne(rest, p.object);
+    }
+  }
+}
+
+/**
+ * Creates an absent object with server-side apply, so that the field manager "inv" owns every
+ * field (a later upgrade can then drop one). CREATE_ONLY TBD
+ */
+async function createObject(rest: KubeRest, o: KubeObject): Promise<KubeObject> {
+  return applyObject(rest, o, { force: false });
+}
+
+export async function install(rest: KubeRest, opts: InstallOptions): Promise<InstallStep[]> {
   const objects = installObjects(opts);
-  for (const o of objects) {
-    const { action } = await applyObject(rest, o);
-    const name = displayName(o);
-    out.push({ name, action });
-    opts.onApplied?.(name, action);
+  const plan = await planInstall(rest, objects);
+  const foreign = plan.flatMap((p) => (p.foreign ? [p.foreign] : []));
+  if (foreign.length && !opts.forceConflicts) throw new ForeignObjectsError(foreign);
+  const out: InstallStep[] = [];
+  const applied: string[] = [];
+  for (const p of plan) {
+    const step = await applyPlanned(rest, p, opts.forceConflicts ?? false, applied);
+    out.push(step);
+    applied.push(step.name);
+    opts.onApplied?.(step);
   }
   await waitEstablished(
     rest,
     objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name),
     opts.timeoutMs ?? 60_000,
   );
+  return out;
+}
+
+/** What the object would look like, without what every write changes. */
+function comparable(o: KubeObject): string {
+  const { resourceVersion: _rv, managedFields: _mf, generation: _g, ...meta } = o.metadata;
+  return JSON.stringify({ ...o, metadata: meta });
+}
+
+/**
+ * `inv install --dry-run=server`: what install would do to each object, refusals included;
+ * the API server computes each apply (dryRun=All) and stores nothing.
+ */
+export async function dryRunInstall(
+  rest: KubeRest,
+  opts: Pick<InstallOptions, 'daemon' | 'image' | 'forceConflicts'>,
+): Promise<InstallStep[]> {
+  const plan = await planInstall(rest, installObjects(opts));
+  const out: InstallStep[] = [];
+  for (const p of plan) {
+    const name = displayName(p.object);
+    if (!p.current) out.push({ name, action: 'created' });
+    else if (p.foreign && !opts.forceConflicts)
+      out.push({ name, action: 'refused', detail: describeForeign(p.foreign) });
+    else {
+      const after = await applyObject(rest, p.object, {
+        force: true,
+        resourceVersion: p.current.metadata.resourceVersion,
+        dryRun: true,
+      });
+      const changed = comparable(after) !== comparable(p.current);
+      out.push(
+        p.foreign
+          ? { name, action: 'taken over', detail: describeForeign(p.foreign) }
+          : { name, action: changed ? 'configured' : 'unchanged' },
+      );
+    }
+  }
   return out;
 }
