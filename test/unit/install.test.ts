@@ -181,6 +181,16 @@ describe('install and uninstall: whose object', () => {
       /^not installed by inv \(no field manager recorded; no label app\.kubernetes\.io\/part-of=image-inventory\)$/,
     );
     assert.equal(notOurs(role(['inv'])), undefined);
+    // The API server writing a CRD's status says nothing about whose the CRD is.
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: {
+        name: 'images.imageinventory.dev',
+        managedFields: [{ manager: 'helm' }, { manager: 'kube-apiserver', subresource: 'status' }],
+      },
+    };
+    assert.match(describeForeign(foreignObject(crd)!), /: managed by helm$/);
   });
 
   it('the refusal names every object and says nothing was changed', () => {

@@ -10,7 +10,7 @@
 // changes between the check and the write is checked again, never overwritten unseen.
 import { applyObject, displayName, objectPath, type KubeObject } from '../kube/apply.js';
 import { waitEstablished } from '../kube/crd-install.js';
-import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
+import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import { applyOrder, readBundle } from './bundle.js';
 import { describeForeign, foreignObject, ForeignObjectsError, type ForeignObject } from './ownership.js';
 
@@ -72,9 +72,9 @@ export async function planInstall(rest: KubeRest, objects: KubeObject[]): Promis
 const ATTEMPTS = 5;
 
 /**
- * Applies one planned object. Absent: created, and only created (POST semantics: a same-named
- * object that appeared meanwhile is an AlreadyExists, then checked). Present: applied with the
- * resourceVersion that was checked, forcing our fields (ours, or taken over on request).
+ * Applies one planned object. Absent: created, and only created. Present: applied with the
+ * resourceVersion that was checked, forcing our fields (ours, or taken over on request). A 409
+ * (changed, or created meanwhile) or a 404 (deleted meanwhile) means: read it again, decide again.
  */
 async function applyPlanned(
   rest: KubeRest,
@@ -99,7 +99,7 @@ async function applyPlanned(
         : { name, action: 'configured' };
     } catch (e) {
       // Changed, created or deleted since it was read: read it again and decide again.
-      const raced = isConflict(e) || isAlreadyExists(e) || (p.current && isNotFound(e));
+      const raced = isConflict(e) || (p.current && isNotFound(e));
       if (!raced || attempt >= ATTEMPTS) throw e;
       p = await planOne(rest, p.object);
     }
@@ -107,11 +107,19 @@ async function applyPlanned(
 }
 
 /**
+ * A resourceVersion no stored object has (etcd revisions count up from 1 and stay far below
+ * 2^64-1). An apply that carries it creates an absent object, the precondition playing no part
+ * in a create, and fails with 409 on any existing one: create-only, with server-side apply.
+ */
+export const NO_OBJECT_HAS_THIS_VERSION = '18446744073709551615';
+
+/**
  * Creates an absent object with server-side apply, so that the field manager "inv" owns every
- * field (a later upgrade can then drop one). CREATE_ONLY TBD
+ * field (a later upgrade can then drop one), and only creates it: a same-named object that
+ * appeared since the check is a 409, then read and checked again.
  */
 async function createObject(rest: KubeRest, o: KubeObject): Promise<KubeObject> {
-  return applyObject(rest, o, { force: false });
+  return applyObject(rest, o, { force: false, resourceVersion: NO_OBJECT_HAS_THIS_VERSION });
 }
 
 export async function install(rest: KubeRest, opts: InstallOptions): Promise<InstallStep[]> {

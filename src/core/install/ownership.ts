@@ -14,12 +14,24 @@ import { PART_OF, PART_OF_LABEL } from './bundle.js';
 
 interface ManagedFieldsEntry {
   manager?: string;
+  subresource?: string;
 }
 
-/** The field managers recorded on an object, in order, without repeats. */
-export function fieldManagers(o: KubeObject): string[] {
+/**
+ * The field managers recorded on an object, in order, without repeats. Without `status`, those
+ * that wrote only its status (the API server on a CRD, controllers): they report on the object,
+ * they do not say whose it is.
+ */
+export function fieldManagers(o: KubeObject, opts: { status?: boolean } = {}): string[] {
   const entries = (o.metadata.managedFields as ManagedFieldsEntry[] | undefined) ?? [];
-  return [...new Set(entries.map((e) => e.manager ?? '').filter(Boolean))];
+  return [
+    ...new Set(
+      entries
+        .filter((e) => opts.status !== false || e.subresource !== 'status')
+        .map((e) => e.manager ?? '')
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export function writtenByInv(o: KubeObject): boolean {
@@ -44,7 +56,7 @@ export function foreignObject(cur: KubeObject): ForeignObject | undefined {
     name: displayName(cur),
     kind: cur.kind,
     namespace: cur.metadata.namespace,
-    managers: fieldManagers(cur),
+    managers: fieldManagers(cur, { status: false }),
     partOf: cur.metadata.labels?.[PART_OF_LABEL],
   };
 }
