@@ -123,14 +123,19 @@ describe('install and uninstall with foreign objects under our names', function 
     assert.equal(await exists(`${CRDS}/images.imageinventory.dev`), false);
   });
 
-  it('install of the CRDs alone refuses the foreign CRD', async () => {
+  it('install without --daemon refuses the foreign CRD (and the namespace its configuration needs)', async () => {
     const r = inv(['install']);
     assert.equal(r.status, 1);
     assert.match(
       r.stderr,
-      /1 object of the bundle already exists and was not written by inv; nothing was changed:\n {2}customresourcedefinition\.apiextensions\.k8s\.io\/imagejobs\.erase\.imageinventory\.dev /,
+      /2 objects of the bundle already exist and were not written by inv; nothing was changed:\n/,
+    );
+    assert.match(
+      r.stderr,
+      /^ {2}customresourcedefinition\.apiextensions\.k8s\.io\/imagejobs\.erase\.imageinventory\.dev /m,
     );
     assert.equal(await exists(`${CRDS}/images.imageinventory.dev`), false);
+    assert.equal(await exists(`/api/v1/namespaces/${SYSTEM}/configmaps/inv-erase-config`), false);
     await unchanged();
   });
 

@@ -7,10 +7,12 @@
 // the bundle and refuses before writing anything when one exists that inv did not write, so a
 // refusal leaves nothing half-installed. Each write then carries the resourceVersion that was
 // checked (or, for an object that was absent, creates only): an object someone creates or
-// changes between the check and the write is checked again, never overwritten unseen.
-import { applyObject, displayName, objectPath, type KubeObject } from '../kube/apply.js';
+// changes between the check and the write is checked again, never overwritten unseen. Objects
+// annotated create-only (the erase configuration) are created when missing and otherwise never
+// touched, whoever wrote them: the administrator's own configuration is not a conflict.
+import { applyObject, displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { waitEstablished } from '../kube/crd-install.js';
-import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
+import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import { applyOrder, readBundle } from './bundle.js';
 import { describeForeign, foreignObject, ForeignObjectsError, type ForeignObject } from './ownership.js';
 
@@ -37,10 +39,42 @@ export interface InstallOptions {
   onApplied?: (step: InstallStep) => void;
 }
 
-/** The objects install would apply, in order. */
+/** Objects annotated so are created when missing and never changed afterwards (the erase configuration). */
+export const INSTALL_ANNOTATION = 'imageinventory.dev/install';
+export const isCreateOnly = (o: KubeObject): boolean =>
+  (o.metadata.annotations as Record<string, string> | undefined)?.[INSTALL_ANNOTATION] === 'create-only';
+
+/**
+ * The objects install would apply, in order. Without the daemon: the CRDs, and the erase
+ * configuration with its namespace (erase refuses to run without it, `--standalone` too).
+ */
 export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image'>): KubeObject[] {
   const all = applyOrder(readBundle({ image: opts.image }));
-  return opts.daemon ? all : all.filter((o) => o.kind === 'CustomResourceDefinition');
+  if (opts.daemon) return all;
+  const config = all.find((o) => o.kind === 'ConfigMap' && isCreateOnly(o));
+  return all.filter(
+    (o) =>
+      o.kind === 'CustomResourceDefinition' ||
+      o === config ||
+      (o.kind === 'Namespace' && o.metadata.name === config?.metadata.namespace),
+  );
+}
+
+/**
+ * Creates `o` unless it exists: an administrator's later edits are never overwritten. Install
+ * never changes such an object, so whoever wrote it, it is never refused or taken over.
+ */
+async function createIfMissing(rest: KubeRest, o: KubeObject): Promise<'created' | 'unchanged'> {
+  try {
+    await rest.request('POST', objectPath(o).replace(/\/[^/]+$/, ''), {
+      body: o,
+      query: { fieldManager: FIELD_MANAGER },
+    });
+    return 'created';
+  } catch (e) {
+    if (isAlreadyExists(e)) return 'unchanged';
+    throw e;
+  }
 }
 
 /** One object of the bundle and what exists under its name now. */
@@ -55,7 +89,7 @@ export interface PlannedObject {
 async function planOne(rest: KubeRest, object: KubeObject): Promise<PlannedObject> {
   try {
     const current = await rest.request<KubeObject>('GET', objectPath(object), { timeoutMs: 15_000 });
-    return { object, current, foreign: foreignObject(current) };
+    return { object, current, foreign: isCreateOnly(object) ? undefined : foreignObject(current) };
   } catch (e) {
     if (isNotFound(e)) return { object };
     throw e;
@@ -84,6 +118,8 @@ async function applyPlanned(
 ): Promise<InstallStep> {
   let p = first;
   const name = displayName(p.object);
+  if (isCreateOnly(p.object))
+    return { name, action: p.current ? 'unchanged' : await createIfMissing(rest, p.object) };
   for (let attempt = 1; ; attempt++) {
     if (p.foreign && !force) throw new ForeignObjectsError([p.foreign], applied);
     try {
@@ -162,6 +198,7 @@ export async function dryRunInstall(
   for (const p of plan) {
     const name = displayName(p.object);
     if (!p.current) out.push({ name, action: 'created' });
+    else if (isCreateOnly(p.object)) out.push({ name, action: 'unchanged' });
     else if (p.foreign && !opts.forceConflicts)
       out.push({ name, action: 'refused', detail: describeForeign(p.foreign) });
     else {
