@@ -45,9 +45,10 @@ export async function startStandalone(
   signal: AbortSignal,
   configNamespace?: string,
 ): Promise<{ done: Promise<void> }> {
-  // As `inv install` does: a same-named CRD that inv did not write is refused, not replaced.
+  // The CRDs only, checked as `inv install` does: a same-named CRD that inv did not write is
+  // refused, not replaced.
   const { install } = await import('../core/install/install.js');
-  await install(rest, { daemon: false, timeoutMs: 30_000 });
+  await install(rest, { daemon: false, crdsOnly: true, timeoutMs: 30_000 });
   const { EraseControllers } = await import('../core/erase/controllers.js');
   const done = new EraseControllers({
     kubeConfig: kc,

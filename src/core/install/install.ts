@@ -32,6 +32,11 @@ export interface InstallOptions {
   /** Also the daemon: namespaces, RBAC, Deployment, NetworkPolicies. */
   daemon: boolean;
   image?: string;
+  /**
+   * The CRDs alone (`inv erase --standalone`): never the erase configuration, whose absence
+   * must fail a job closed rather than be filled with defaults on the way.
+   */
+  crdsOnly?: boolean;
   /** Take over objects of the bundle's names that inv did not write (server-side apply's force). */
   forceConflicts?: boolean;
   /** Deadline for the CRDs to become Established. */
@@ -48,8 +53,9 @@ export const isCreateOnly = (o: KubeObject): boolean =>
  * The objects install would apply, in order. Without the daemon: the CRDs, and the erase
  * configuration with its namespace (erase refuses to run without it, `--standalone` too).
  */
-export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image'>): KubeObject[] {
+export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image' | 'crdsOnly'>): KubeObject[] {
   const all = applyOrder(readBundle({ image: opts.image }));
+  if (opts.crdsOnly) return all.filter((o) => o.kind === 'CustomResourceDefinition');
   if (opts.daemon) return all;
   const config = all.find((o) => o.kind === 'ConfigMap' && isCreateOnly(o));
   return all.filter(
