@@ -243,7 +243,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
       // A one-off request on a scheduled list is refused whoever runs it: say so before the rest.
       if (!flags.schedule) await refuseScheduledList(rest, flags.name);
-      const pre = await this.preflight(rest, flags);
+      const pre = await this.preflight(rest, images, flags);
       const targets = images.filter((i) => i !== PRUNE_ALL);
       // Nodes are listed only to ask (a prompt names how many nodes it touches).
       const nodes = () => this.nodeSummary(rest, pre.config, flags['node-selector']);
@@ -260,7 +260,9 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
         async () => `${await nodes().then((n) => (n ? `from ${n} ` : ''))}in context ${context}`,
       );
       if (flags.standalone)
-        controllers = (await startStandalone(kc, rest, flags['workers-namespace'], stop.signal)).done;
+        controllers = (
+          await startStandalone(kc, rest, flags['workers-namespace'], stop.signal, flags['config-namespace'])
+        ).done;
       const generation = await submitErase(rest, {
         name: flags.name,
         images,
@@ -346,8 +348,13 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
   /** The preflight (src/core/erase/preflight.ts): every problem at once, exit 2. */
   private async preflight(
     rest: KubeRest,
+    images: string[],
     flags: {
       'workers-namespace': string;
+      'config-namespace': string;
+      name: string;
+      'protect-inventory': boolean;
+      'dry-run': boolean;
       standalone: boolean;
       'controller-lease': string;
       schedule?: string;
@@ -358,8 +365,11 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     try {
       pre = await preflight(rest, {
         workersNamespace: flags['workers-namespace'],
+        configNamespace: flags['config-namespace'],
         standalone: flags.standalone,
         lease: flags['controller-lease'],
+        listName: flags.name,
+        request: { images, protectInventory: flags['protect-inventory'], dryRun: flags['dry-run'] },
       });
     } catch (e) {
       spin?.stop();
@@ -369,7 +379,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     spin?.stop();
     // A schedule only needs a controller by its first tick: say so, but write it.
     const late = flags.schedule ? pre.problems.filter((p) => p.startsWith('no erase controller')) : [];
-    for (const p of late) process.stderr.write(`warning: ${p}\n`);
+    for (const p of [...pre.warnings, ...late]) process.stderr.write(`warning: ${p}\n`);
     const problems = pre.problems.filter((p) => !late.includes(p));
     if (problems.length === 1) failLine(this, problems[0]!);
     if (problems.length)

@@ -20,8 +20,9 @@ import { ConfigError, parseDuration, type EraseConfig } from './config.js';
 import { summarizeImages, validateImages } from './images.js';
 import { jobSizeProblem, listLimitProblems } from './list-limits.js';
 import { RestReader, type EraseReader } from './reader.js';
-import { loadConfig, loadExclusions } from './settings.js';
+import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from './settings.js';
 import { parseSelector } from './selector.js';
+import { policyProblem } from './policy.js';
 import { reconcileScheduled } from './scheduled-runs.js';
 import { reportSkip } from './schedule-events.js';
 import {
@@ -44,8 +45,10 @@ export interface ListControllerOptions {
   rest: KubeRest;
   /** Where reads come from: the controllers' informers (EraseCache), or the server directly (default). */
   reader?: EraseReader;
-  /** Namespace of the configuration ConfigMap and the exclusion lists. */
+  /** Namespace of the worker objects (recorded in each job). */
   namespace: string;
+  /** Namespace of the configuration ConfigMap and the exclusion lists (default: image-inventory-system). */
+  configNamespace?: string;
   logger?: Logger;
   now?: () => Date;
 }
@@ -65,11 +68,15 @@ export class ImageListController implements Reconciler {
   // administrator's change made just before a request must apply to it. Once per job.
   /** The configuration in force, or a ConfigError naming the bad value. */
   loadConfig(): Promise<EraseConfig> {
-    return loadConfig(this.opts.rest, this.opts.namespace);
+    return loadConfig(this.opts.rest, this.configNamespace, this.opts.namespace);
   }
 
   loadExclusions(cfg: EraseConfig): Promise<string[]> {
-    return loadExclusions(this.opts.rest, this.opts.namespace, cfg);
+    return loadExclusions(this.opts.rest, this.configNamespace, cfg, this.opts.namespace);
+  }
+
+  private get configNamespace(): string {
+    return this.opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE;
   }
 
   /**
@@ -200,6 +207,8 @@ export class ImageListController implements Reconciler {
     let exclusions: string[];
     try {
       cfg = await this.loadConfig();
+      const refused = policyProblem(list.spec, cfg);
+      if (refused) return refused;
       if (list.spec.jobTimeout) {
         cfg.jobTimeoutSeconds = parseDuration(list.spec.jobTimeout, 'spec.jobTimeout');
         if (cfg.jobTimeoutSeconds <= 0) return 'spec.jobTimeout: must be longer than 0s';
