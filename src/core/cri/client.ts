@@ -52,8 +52,8 @@ export interface CriClient {
   close(): void;
 }
 
-// grpc's default is 4 MiB; inv reads up to 8 MiB per answer (limits.ts says why): a larger
-// answer fails the call with the reason, before it is read.
+// grpc's default, 4 MiB per answer, made explicit (limits.ts says why): a larger answer fails
+// the call with the reason, before it is read.
 const channelOptions: grpc.ChannelOptions = {
   'grpc.max_receive_message_length': MAX_ANSWER_BYTES,
   'grpc.enable_retries': 0,

@@ -85,7 +85,7 @@ interface InUseNow {
 /**
  * In-use re-checks shared by the removals in flight: each removal waits for a listing that
  * started after it asked (never one begun before), and one listing runs at a time, so the
- * runtime's answers (each up to 8 MiB) are held once, not once per removal in flight; only the
+ * runtime's answers (each up to 4 MiB) are held once, not once per removal in flight; only the
  * small index is kept.
  */
 function sharedRecheck(runtime: RemovalRuntime): () => Promise<InUseNow> {
