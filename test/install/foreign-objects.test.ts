@@ -5,10 +5,14 @@
 // whole object, resourceVersion included); `--dry-run=server` shows the refusals; uninstall keeps
 // them; `--force-conflicts` takes them over; a second install upgrades; uninstall then deletes
 // what is now inv's. An installation made with `kubectl apply -k deploy/` (our label, another
-// field manager) is inv's and upgrades. On a fresh API server: the run's shared one has our CRDs.
+// field manager) is inv's and upgrades. An object created or changed between install's check and
+// its write (a deterministic interleaving: the other write is made just before install's) is
+// checked again: the created one is refused untouched, the changed one of ours is applied. On a
+// fresh API server: the run's shared one has our CRDs.
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
 import type { KubeObject } from '../../src/core/kube/apply.js';
+import { install, ForeignObjectsError } from '../../src/core/install/install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { runCli, type CliResult } from '../cli/run-cli.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
@@ -219,6 +223,69 @@ describe('install and uninstall with foreign objects under our names', function 
     assert.deepEqual(r.stdout.match(/^.* (configured|created|taken over)$/gm), [
       'networkpolicy.networking.k8s.io/deny-all configured',
     ]);
+  });
+
+  it('an object created between the check and the write is checked again, never taken over', async () => {
+    const role = FOREIGN.find((f) => f.path.endsWith('/clusterroles/image-inventory-controller'))!;
+    await rest.request('DELETE', role.path);
+    // The other team creates its ClusterRole right after install's check, before install writes it.
+    const racing = Object.create(rest) as KubeRest;
+    let raced = false;
+    racing.request = async <T>(method: string, path: string, opts?: Parameters<KubeRest['request']>[2]) => {
+      if (method === 'PATCH' && path === role.path && !raced) {
+        raced = true;
+        await rest.request('POST', role.collection, {
+          body: role.body,
+          query: { fieldManager: 'kubectl-create' },
+        });
+      }
+      return rest.request<T>(method, path, opts);
+    };
+    const err = await install(racing, { daemon: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ForeignObjectsError, String(err));
+    assert.equal(raced, true);
+    assert.deepEqual(
+      err.foreign.map((f) => f.name),
+      ['clusterrole.rbac.authorization.k8s.io/image-inventory-controller'],
+    );
+    assert.ok(err.applied.includes('serviceaccount/image-inventory-controller'), err.message);
+    const now = await rest.get<k8s.V1ClusterRole>(role.path);
+    assert.deepEqual(now.rules, [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
+    assert.deepEqual(now.metadata!.labels, TEAM);
+    assert.deepEqual(
+      now.metadata!.managedFields!.map((f) => f.manager),
+      ['kubectl-create'],
+    );
+  });
+
+  it('an object of ours changed between the check and the write is read again and applied', async () => {
+    await rest.request('DELETE', `${RBAC}/clusterroles/image-inventory-controller`);
+    const sa = `/api/v1/namespaces/${SYSTEM}/serviceaccounts/image-inventory-controller`;
+    const racing = Object.create(rest) as KubeRest;
+    let raced = 0;
+    racing.request = async <T>(method: string, path: string, opts?: Parameters<KubeRest['request']>[2]) => {
+      if (method === 'PATCH' && path === sa && raced++ === 0)
+        await rest.request('PATCH', sa, {
+          body: { metadata: { annotations: { owner: 'someone' } } },
+          contentType: 'application/merge-patch+json',
+          query: { fieldManager: 'kubectl-annotate' },
+        });
+      return rest.request<T>(method, path, opts);
+    };
+    const steps = await install(racing, { daemon: true });
+    assert.equal(raced, 2, 'the apply was sent again after its 409');
+    assert.ok(
+      steps.some(
+        (x) =>
+          x.name === 'clusterrole.rbac.authorization.k8s.io/image-inventory-controller' &&
+          x.action === 'created',
+      ),
+    );
+    const now = await rest.get<k8s.V1ServiceAccount>(sa);
+    assert.equal(now.metadata!.annotations!.owner, 'someone', 'what others put on our object stays');
   });
 
   it('uninstall then deletes what is now inv’s', async () => {
