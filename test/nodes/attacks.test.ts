@@ -251,6 +251,13 @@ describe('erase attacks by RBAC-limited users (whole cluster; workers and config
   it('policy over the eraser: * and --no-protect-inventory refused with the reason; a targeted erase runs end to end; no rerun of a list without update', async () => {
     startControllers();
     const eraser = users.eraser!;
+    // Of the three roles, only the eraser may ask for anything at all.
+    for (const u of [users.viewer!, users.cmwriter!])
+      assert.equal(
+        await statusOf(submitErase(u.rest, { name: `atk-${u.role}-${env.tag}`, images: [PRUNE_ALL] })),
+        403,
+        `${u.role} creating an ImageList`,
+      );
     const as = (u: User, ...args: string[]) =>
       inv(['erase', '--kubeconfig', u.kubeconfig, ...base(), ...args]);
     const noAll = policyProblem({ images: [PRUNE_ALL] }, { ...DEFAULT_CONFIG, allowPruneAll: false })!;
