@@ -21,6 +21,7 @@ import { confirm } from '../cli/prompt.js';
 import { colors, spinner, toJson, toYaml } from '../cli/style.js';
 import { DEFAULT_CONFIG, parseDuration, type EraseConfig } from '../core/erase/config.js';
 import { validateImages, PRUNE_ALL } from '../core/erase/images.js';
+import { listLimitProblems } from '../core/erase/list-limits.js';
 import { selectNodes, type NodeLike } from '../core/erase/nodes.js';
 import { DEFAULT_CONTROLLER_LEASE, preflight, type PreflightResult } from '../core/erase/preflight.js';
 import { DEFAULT_TIME_ZONE, nextTick, scheduleProblems } from '../core/erase/schedule.js';
@@ -185,7 +186,9 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
         throw new Error('nothing to remove: pass --images, --imagelist or --all-unused');
       if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run'] && !process.stdin.isTTY)
         throw new Error('--all-unused removes every image not in use: confirm with --yes');
-      const problems = validateImages(images);
+      // What the CRD and the ImageList controller would refuse (list-limits.ts), refused here
+      // first, in the same words, before anything is written.
+      const problems = [...listLimitProblems(flags.name, images), ...validateImages(images)];
       if (problems.length) throw new Error(problems.join('\n'));
       if (flags['node-selector']) parseSelector(flags['node-selector']);
       if (flags['job-timeout'] && !(parseDuration(flags['job-timeout'], '--job-timeout') > 0))
@@ -351,6 +354,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       'config-namespace': string;
       name: string;
       'protect-inventory': boolean;
+      'dry-run': boolean;
       standalone: boolean;
       'controller-lease': string;
       schedule?: string;
@@ -365,7 +369,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
         standalone: flags.standalone,
         lease: flags['controller-lease'],
         listName: flags.name,
-        request: { images, protectInventory: flags['protect-inventory'] },
+        request: { images, protectInventory: flags['protect-inventory'], dryRun: flags['dry-run'] },
       });
     } catch (e) {
       spin?.stop();

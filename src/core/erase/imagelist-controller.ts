@@ -18,6 +18,7 @@ import { noopLogger, type Logger } from '../observability/logger.js';
 import { listConditions } from './conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
 import { summarizeImages, validateImages } from './images.js';
+import { jobSizeProblem, listLimitProblems } from './list-limits.js';
 import { RestReader, type EraseReader } from './reader.js';
 import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from './settings.js';
 import { parseSelector } from './selector.js';
@@ -197,7 +198,10 @@ export class ImageListController implements Reconciler {
     status: ImageListStatus,
     run?: { name: string; annotations: Record<string, string> },
   ): Promise<string | undefined> {
-    const problems = validateImages(list.spec.images ?? []);
+    const problems = [
+      ...listLimitProblems(list.metadata.name, list.spec.images ?? []),
+      ...validateImages(list.spec.images ?? []),
+    ];
     if (problems.length) return problems.join('; ');
     let cfg: EraseConfig;
     let exclusions: string[];
@@ -254,6 +258,8 @@ export class ImageListController implements Reconciler {
         config: cfg,
       },
     };
+    const tooBig = jobSizeProblem(job.spec);
+    if (tooBig) return tooBig;
     let created: ImageJob;
     try {
       created = await this.opts.rest.request<ImageJob>('POST', IMAGEJOBS_PATH, { body: job });
