@@ -66,6 +66,8 @@ export async function startGoneProxy(kc: k8s.KubeConfig): Promise<GoneProxy> {
       },
       (ur) => {
         res.writeHead(ur.statusCode ?? 502, ur.headers);
+        // A watch sends its headers at once and then nothing until an event: pass them on now.
+        res.flushHeaders();
         ur.pipe(res);
       },
     );
@@ -103,6 +105,9 @@ function cloneWithServer(kc: k8s.KubeConfig, server: string): k8s.KubeConfig {
   const copy = new Ctor();
   copy.loadFromString(kc.exportConfig());
   const name = copy.getCurrentCluster()!.name;
-  copy.clusters = copy.clusters.map((c) => (c.name === name ? { ...c, server, caData: undefined } : c));
+  // client-node talks plain HTTP only with skipTLSVerify set (there is no TLS to verify).
+  copy.clusters = copy.clusters.map((c) =>
+    c.name === name ? { ...c, server, caData: undefined, caFile: undefined, skipTLSVerify: true } : c,
+  );
   return copy;
 }

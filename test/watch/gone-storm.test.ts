@@ -3,6 +3,8 @@
 // client-go's reflector does, and /readyz must fail while the caches cannot stay synced, then
 // recover once watches hold again. The proxy fronts the run's real API server.
 import assert from 'node:assert/strict';
+import { installCrds } from '../../src/core/kube/crd-install.js';
+import { KubeRest } from '../../src/core/kube/rest.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 import { startGoneProxy, type GoneProxy } from '../support/gone-proxy.js';
 import { startDaemon, until, type InProcessDaemon } from './helpers.js';
@@ -15,6 +17,12 @@ describe('inv watch against a server that answers every watch with 410 Gone', fu
   let d: InProcessDaemon | undefined;
 
   before(async () => {
+    const rest = new KubeRest(adminConfig());
+    try {
+      await installCrds(rest);
+    } finally {
+      rest.close();
+    }
     proxy = await startGoneProxy(adminConfig());
   });
   after(async () => {
