@@ -14,5 +14,9 @@ describe('informer backoff', () => {
     now += 120_001;
     const w = b.next();
     assert.ok(w >= 800 && w < 1600, `after a quiet spell: ${w}`);
+    b.next();
+    b.reset();
+    const r = b.next();
+    assert.ok(r >= 800 && r < 1600, `after a reset: ${r}`);
   });
 });

@@ -12,7 +12,8 @@
 //   - Every failed round (a LIST that fails, a watch that is refused, ends in an error or 410,
 //     or ends at once with nothing in it) waits first, as client-go's reflector does: jittered
 //     exponential backoff from 800 ms, doubling to a 30 s cap, each wait drawn from [d, 2d),
-//     back to 800 ms after 2 minutes without a failure. A server that answers every watch with
+//     back to 800 ms after 2 minutes without a failure or once a watch has held for a second
+//     (then the failure was not a storm). A server that answers every watch with
 //     410 Gone therefore costs a few LISTs a minute, not a hundred a second. Repeated watch
 //     failures fall back to a LIST.
 //   - healthy() (the daemon's /readyz) is false until the first LIST and again while the
@@ -212,6 +213,10 @@ export class Informer<T extends CachedObject> {
             onOpen: () => {
               heldTimer = setTimeout(() => {
                 held = true;
+                // The backoff guards against rounds that fail at once. A watch that held did its
+                // job: a connection cut later (a proxy, a load balancer) retries from the first
+                // delay, not from a delay grown over an hour of healthy watches.
+                backoff.reset();
                 this.recovered();
               }, WATCH_HELD_MS);
             },
