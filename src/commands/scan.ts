@@ -14,12 +14,14 @@ import { IMAGE_CRD, requireCrds } from '../core/kube/crds.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import { parseSelector } from '../core/erase/selector.js';
 import { paragraphs } from '../cli/help-text.js';
+import { kindsPhrase } from '../core/inventory/source-kinds.js';
 
 export default class Scan extends Command {
   static override summary = 'Rebuild the Image inventory of namespaces (or of manifest files, offline).';
 
   static override description =
-    paragraphs(`Lists the Deployments, StatefulSets, DaemonSets, CronJobs, Jobs and Pods of each namespace,
+    paragraphs(`Lists the ${kindsPhrase()} of each namespace (and the kinds declared with
+--source-kinds; ReplicaSets by metadata only, for their owners),
 computes which normalized image refs they reference and by which kinds, and makes the namespace's
 Image resources (imageinventory.dev/v1alpha1) match: missing Images are created, changed ones
 updated, and managed Images nobody references any more are deleted. Only Images labeled

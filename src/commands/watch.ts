@@ -15,6 +15,7 @@ import {
 } from '../core/observability/logger.js';
 import { createWatchDaemon } from '../core/watch/daemon.js';
 import { parseDurationMs } from '../core/duration.js';
+import { kindsPhrase } from '../core/inventory/source-kinds.js';
 import { paragraphs } from '../cli/help-text.js';
 import { DEFAULT_NAMESPACE as ERASE_DEFAULT_NAMESPACE } from '../core/erase/types.js';
 
@@ -31,8 +32,8 @@ export default class Watch extends Command {
   static override summary = 'Run the inventory daemon: keep every namespace’s Image resources up to date.';
 
   static override description =
-    paragraphs(`Watches Pods, Deployments, StatefulSets, DaemonSets, Jobs, CronJobs and Images (list + watch,
-stripped caches) and rebuilds a namespace's Images with the same rules as \`inv scan\` whenever
+    paragraphs(`Watches the ${kindsPhrase()}, the kinds declared with --source-kinds, ReplicaSets
+(metadata only) and Images (list + watch, stripped caches) and rebuilds a namespace's Images with the same rules as \`inv scan\` whenever
 something that can change its inventory happens there. Events are coalesced per namespace, so a
 burst of Pod events costs a handful of rebuilds. Only the leader reconciles when --leader-elect
 is set (a coordination.k8s.io Lease). Prometheus metrics are served on --metrics-bind-address,

@@ -7,6 +7,7 @@ import { neededPermissions } from '../erase/preflight.js';
 import { DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
+import { readKinds } from '../inventory/sources.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -115,13 +116,8 @@ interface Access {
 
 // What each command needs, cluster-wide (scan -A, erase): kept next to the commands' calls.
 export const SCAN_ACCESS: Access[] = [
-  ...['pods'].map((resource) => ({ resource, verb: 'list' })),
-  ...['deployments', 'statefulsets', 'daemonsets'].map((resource) => ({
-    group: 'apps',
-    resource,
-    verb: 'list',
-  })),
-  ...['jobs', 'cronjobs'].map((resource) => ({ group: 'batch', resource, verb: 'list' })),
+  // The source and owner kinds of the registry (inventory/source-kinds.ts).
+  ...readKinds().map((k) => ({ ...(k.group ? { group: k.group } : {}), resource: k.plural, verb: 'list' })),
   // Creates are POSTs; updates are server-side apply, which is a PATCH (src/core/inventory/image-store.ts).
   ...['list', 'create', 'patch', 'delete'].map((verb) => ({
     group: 'imageinventory.dev',

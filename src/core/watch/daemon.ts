@@ -7,7 +7,7 @@ import { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
 import { KubeRest, type KubeRestOptions } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { InventoryCache, WATCHED_KINDS } from './cache.js';
+import { InventoryCache } from './cache.js';
 import { InventoryController, type InventoryControllerOptions } from './controller.js';
 import { IMAGE_CRD, OUR_CRDS } from '../kube/crds.js';
 import { CrdGuard } from './crd-guard.js';
@@ -63,7 +63,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     registers: [metrics.registry],
     collect() {
       const sizes = cache.sizes();
-      for (const kind of WATCHED_KINDS) this.set({ kind }, sizes[kind]);
+      for (const kind of cache.watched()) this.set({ kind }, sizes[kind] ?? 0);
     },
   });
   const controller = new InventoryController({
