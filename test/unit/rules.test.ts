@@ -379,6 +379,23 @@ describe('kindsString', () => {
   });
 });
 
+describe('ReplicationController (a built-in kind added through the registry alone)', () => {
+  it('credits its template as ReplicationController, and its Pods nothing more', () => {
+    const rcOwned = {
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'ReplicationController', name: 'legacy', controller: true },
+      ],
+    };
+    assert.deepEqual(
+      kinds({
+        replicationControllers: [workload('legacy', spec(['legacy:2'], ['init:1']))],
+        pods: [pod('legacy-x', spec(['legacy:2'], ['init:1']), rcOwned)],
+      }),
+      { [lib('legacy:2')]: 'ReplicationController', [lib('init:1')]: 'ReplicationController' },
+    );
+  });
+});
+
 describe('owned Pods no source kind controls (credited to the top owner)', () => {
   const owned = (kind: string, name: string, apiVersion: string, uid = 'u') => ({
     ownerReferences: [{ apiVersion, kind, name, uid, controller: true }],

@@ -51,6 +51,14 @@ export const BUILTIN_SOURCE_KINDS: readonly SourceKindSpec[] = [
     podSpecs: ['spec.template.spec'],
   },
   {
+    kind: 'ReplicationController',
+    group: '',
+    version: 'v1',
+    plural: 'replicationcontrollers',
+    key: 'replicationControllers',
+    podSpecs: ['spec.template.spec'],
+  },
+  {
     kind: 'CronJob',
     group: 'batch',
     version: 'v1',
