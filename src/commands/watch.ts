@@ -16,6 +16,9 @@ import {
 import { createWatchDaemon } from '../core/watch/daemon.js';
 import { parseDurationMs } from '../core/duration.js';
 import { kindsPhrase } from '../core/inventory/source-kinds.js';
+import { readSourceKindsFile, sourceKindsFlag } from '../cli/source-kinds-flag.js';
+import { discoverDeclaredKinds } from '../core/watch/declared-kinds.js';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { paragraphs } from '../cli/help-text.js';
 import { DEFAULT_NAMESPACE as ERASE_DEFAULT_NAMESPACE } from '../core/erase/types.js';
 
@@ -58,6 +61,7 @@ flags or no usable cluster configuration.`);
   ];
 
   static override flags = {
+    ...sourceKindsFlag,
     namespaces: Flags.string({
       description: 'Comma-separated namespaces to watch and reconcile (default: all namespaces).',
     }),
@@ -181,7 +185,7 @@ flags or no usable cluster configuration.`);
       level: parseLogLevel(flags['log-level']),
       fields: { component: 'inv-watch' },
     });
-    let kubeConfig;
+    let kubeConfig: KubeConfig;
     let rest;
     try {
       kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
@@ -192,10 +196,14 @@ flags or no usable cluster configuration.`);
       return failLine(this, (e as Error).message);
     }
 
+    const declared = await readSourceKindsFile(this, flags['source-kinds']);
+    const kinds = await discoverDeclaredKinds(kubeConfig, rest, declared, logger);
+
     const daemon = createWatchDaemon({
       kubeConfig,
       rest,
       logger,
+      kinds,
       namespaces,
       leaderElection: flags['leader-elect']
         ? {

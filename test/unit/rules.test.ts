@@ -213,7 +213,11 @@ describe('desiredImages', () => {
       }),
       { [lib('nginx:latest')]: 'Deployment', [lib('busybox:debug')]: 'Pod' },
     );
-    assert.deepEqual(kinds({ pods: [pod('web-123-abc', spec(['nginx'], ['init:1']), rsOwned)] }), {});
+    // The ReplicaSet's Deployment is not there: nothing covers the Pod, its images count.
+    assert.deepEqual(kinds({ pods: [pod('web-123-abc', spec(['nginx'], ['init:1']), rsOwned)] }), {
+      [lib('nginx:latest')]: 'Deployment',
+      [lib('init:1')]: 'Deployment',
+    });
   });
 
   it('an ephemeral container using the template image adds Pod to the kinds', () => {
@@ -289,6 +293,7 @@ describe('desiredImages', () => {
       objs({
         cronJobs: [cronJob('cj', spec(['-x']))],
         jobs: [workload('j', spec(['-y']))],
+        deployments: [workload('web', spec([]))],
         pods: [pod('naked', spec(['-z'])), pod('owned', spec(['-ignored'], [], ['-w']), rsOwned)],
       }),
     );
@@ -430,6 +435,7 @@ describe('owned Pods no source kind controls (credited to the top owner)', () =>
           rs('ro-1', 'r1', { kind: 'Rollout', name: 'ro', apiVersion: 'argoproj.io/v1alpha1' }),
           rs('web-1', 'w1', { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }),
         ],
+        deployments: [workload('web', spec([]))],
         pods: [
           pod('ro-1-x', spec(['argo']), owned('ReplicaSet', 'ro-1', 'apps/v1', 'r1')),
           pod('web-1-x', spec(['web']), owned('ReplicaSet', 'web-1', 'apps/v1', 'w1')),
@@ -443,6 +449,7 @@ describe('owned Pods no source kind controls (credited to the top owner)', () =>
     assert.deepEqual(
       kinds({
         replicaSets: [],
+        jobs: [workload('j', spec([]))],
         pods: [
           pod('wf-1', spec(['step']), owned('Workflow', 'wf', 'argoproj.io/v1alpha1')),
           pod('etcd-n1', spec(['etcd']), owned('Node', 'n1', 'v1')),
@@ -469,11 +476,17 @@ describe('owned Pods no source kind controls (credited to the top owner)', () =>
         declared: true,
       },
     ]);
+    const wfPod = pod('wf-1', spec(['step']), owned('Workflow', 'wf', 'argoproj.io/v1alpha1'));
     const r = desiredImages(
       NS,
-      objs({ pods: [pod('wf-1', spec(['step']), owned('Workflow', 'wf', 'argoproj.io/v1alpha1'))] }),
+      objs({ 'Workflow.argoproj.io': [{ metadata: meta('wf') }], pods: [wfPod] }),
       declared,
     );
     assert.equal(r.images.size, 0);
+    // Once the Workflow is gone, nothing covers its Pod any more.
+    assert.deepEqual(
+      kindsString(desiredImages(NS, objs({ pods: [wfPod] }), declared).images.get(lib('step:latest'))!),
+      'Workflow',
+    );
   });
 });

@@ -169,10 +169,10 @@ export interface OfflineReport {
   ignored: Record<string, number>;
 }
 
-export function offlineInventory(read: ManifestRead): OfflineReport {
+export function offlineInventory(read: ManifestRead, kinds?: SourceKinds): OfflineReport {
   const report: OfflineReport = { images: [], invalid: [], skipped: read.skipped, ignored: read.ignored };
   for (const [ns, objs] of read.byNamespace) {
-    const { images, invalid } = desiredImages(ns, objs);
+    const { images, invalid } = desiredImages(ns, objs, kinds);
     for (const [image, kinds] of images) {
       report.images.push({ namespace: ns, image, kinds: kindsString(kinds), name: imageResourceName(image) });
     }

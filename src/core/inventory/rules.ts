@@ -59,7 +59,7 @@ export function desiredImages(
   // (callers group by namespace, this only guards against a mixed list).
   const counts = (meta: ObjectMeta) =>
     !meta.deletionTimestamp && (!meta.namespace || meta.namespace === namespace);
-  const ctx: RuleContext = { objs, kinds, credit };
+  const ctx: RuleContext = { objs, kinds, credit, lookup: lookupIn(objs) };
 
   // Every source kind's PodSpecs count, even at replicas 0: the template still references the
   // image. A kind with a special rule (below) decides for itself.
@@ -85,6 +85,8 @@ interface RuleContext {
   objs: NamespaceObjects;
   kinds: SourceKinds;
   credit(kind: Kind, name: string, containers: Iterable<Container>, carrier?: Carrier): void;
+  /** The object of `key` that `ref` names (same name, same UID when both are known). */
+  lookup(key: string, ref: { name: string; uid?: string }): SourceObject | undefined;
 }
 /** The object that carries a container, when it is not the one credited (an owned Pod's). */
 type Carrier = { kind: Kind; name: string };
@@ -119,28 +121,50 @@ const SPECIAL_RULES: Record<string, (o: SourceObject, ctx: RuleContext) => void>
 };
 
 /**
- * The top of an owned Pod's controlling owner chain when no source kind is on it, else
+ * The top of an owned Pod's controlling owner chain when no live source object is on it, else
  * undefined. Followed one step through the owner kinds (ReplicaSets, by metadata): a ReplicaSet
- * of a Deployment or a declared kind credits nothing more, a bare one is the top itself, and so
- * is one we cannot see (fail closed: when unsure, the images count).
+ * of a Deployment or a declared kind credits nothing more, a bare one is the top itself. An
+ * owner that is not there (deleted, being deleted, another object of the same name, or a
+ * ReplicaSet we cannot see) does not cover the Pod: its images count (fail closed).
  */
 export function topOwner(
   owners: readonly OwnerReference[],
-  ctx: Pick<RuleContext, 'objs' | 'kinds'>,
+  ctx: Pick<RuleContext, 'objs' | 'kinds' | 'lookup'>,
 ): OwnerReference | undefined {
-  const ref = owners.find((o) => o.controller) ?? owners[0]!;
-  if (ctx.kinds.isSource(ref.apiVersion, ref.kind)) return undefined;
-  const owner = OWNER_KINDS.find(
-    (k) => k.kind === ref.kind && (ref.apiVersion === undefined || groupOf(ref.apiVersion) === k.group),
-  );
+  const ref = controllerOf(owners)!;
+  const source = sourceKindOf(ref, ctx.kinds);
+  if (source) return live(ctx.lookup(source.key, ref)) ? undefined : ref;
+  const owner = OWNER_KINDS.find((k) => matches(ref, k));
   if (!owner) return ref;
-  const o = (ctx.objs[owner.key] ?? []).find(
-    (x) => x.metadata.name === ref.name && (!ref.uid || !x.metadata.uid || ref.uid === x.metadata.uid),
-  );
-  const up = o?.metadata.ownerReferences;
-  if (!o || o.metadata.deletionTimestamp || !up?.length) return ref;
-  const next = up.find((x) => x.controller) ?? up[0]!;
-  return ctx.kinds.isSource(next.apiVersion, next.kind) ? undefined : next;
+  const o = ctx.lookup(owner.key, ref);
+  const next = o && live(o) ? controllerOf(o.metadata.ownerReferences) : undefined;
+  if (!next) return ref;
+  const nextSource = sourceKindOf(next, ctx.kinds);
+  if (nextSource && live(ctx.lookup(nextSource.key, next))) return undefined;
+  return next;
+}
+
+const controllerOf = (owners: readonly OwnerReference[] | null | undefined) =>
+  owners?.length ? (owners.find((o) => o.controller) ?? owners[0]) : undefined;
+const matches = (ref: OwnerReference, k: { kind: string; group: string }) =>
+  ref.kind === k.kind && (ref.apiVersion === undefined || groupOf(ref.apiVersion) === k.group);
+const sourceKindOf = (ref: OwnerReference, kinds: SourceKinds) =>
+  ref.apiVersion === undefined ? kinds.byKind(ref.kind) : kinds.find(groupOf(ref.apiVersion), ref.kind);
+const live = (o: SourceObject | undefined): o is SourceObject => Boolean(o && !o.metadata.deletionTimestamp);
+
+/** Objects by key and name, indexed on first use (a rebuild looks up one owner per owned Pod). */
+function lookupIn(objs: NamespaceObjects): RuleContext['lookup'] {
+  const index = new Map<string, Map<string, SourceObject>>();
+  return (key, ref) => {
+    let m = index.get(key);
+    if (!m) {
+      index.set(key, (m = new Map()));
+      for (const o of objs[key] ?? []) m.set(o.metadata.name, o);
+    }
+    const o = m.get(ref.name);
+    // The same name with another UID is another object (deleted and recreated).
+    return o && (!ref.uid || !o.metadata.uid || ref.uid === o.metadata.uid) ? o : undefined;
+  };
 }
 
 /** A declared kind's reference to another source object (spec.workloadRef → a Deployment). */
@@ -156,7 +180,7 @@ function creditWorkloadRef(
   const target = ctx.kinds.all.find(
     (k) => k.kind === ref.kind && (ref.apiVersion === undefined || groupOf(ref.apiVersion) === k.group),
   );
-  const t = target && (ctx.objs[target.key] ?? []).find((x) => x.metadata.name === ref.name);
+  const t = target && ctx.lookup(target.key, { name: ref.name });
   if (!target || !t || !counts(t.metadata)) return;
   for (const p of target.podSpecs) ctx.credit(kind, o.metadata.name, allContainers(atPath(t, p) as PodSpec));
 }

@@ -230,7 +230,12 @@ export class InventoryController implements Runnable {
     let result: NamespaceResult | undefined;
     try {
       result = await reconcileNamespace(
-        { store: this.store, events: this.opts.events, concurrency: this.opts.writeConcurrency ?? 8 },
+        {
+          store: this.store,
+          events: this.opts.events,
+          concurrency: this.opts.writeConcurrency ?? 8,
+          kinds: this.opts.cache.kinds,
+        },
         namespace,
         cache.objects(namespace),
         { existing: cache.images(namespace) },
