@@ -1,4 +1,7 @@
 // `inv install`: the CRDs (and with --daemon the deploy/ bundle) from inside the package.
+import fs from 'node:fs';
+import { discoverKinds } from '../core/inventory/discover-kinds.js';
+import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
@@ -43,6 +46,12 @@ Established in time (the output says which); 2 bad flags or no cluster configure
       description: 'Image of the daemon (default: the image deploy/kustomization.yaml names).',
       dependsOn: ['daemon'],
     }),
+    'source-kinds': Flags.string({
+      description:
+        "A SourceKinds file: the daemon's declared source kinds (its ConfigMap), with list and watch granted on them.",
+      helpValue: 'FILE',
+      dependsOn: ['daemon'],
+    }),
     'dry-run': Flags.boolean({ description: 'Print the objects as YAML; contact no cluster.' }),
     timeout: Flags.string({
       description: 'How long to wait for the CRDs to be Established.',
@@ -62,9 +71,22 @@ Established in time (the output says which); 2 bad flags or no cluster configure
       this.error((e as Error).message, { exit: EXIT_USAGE });
     }
     const { install, installObjects } = await import('../core/install/install.js');
+    const declared = await readSourceKindsFile(this, flags['source-kinds']);
+    const text = flags['source-kinds'] ? fs.readFileSync(flags['source-kinds'], 'utf8') : '';
+    const noPlural = (ks: { kind: string; group: string; version: string; plural: string }[]) => {
+      for (const k of ks.filter((x) => !x.plural))
+        process.stderr.write(
+          `warning: ${k.kind}.${k.group}/${k.version} is not served and names no plural: no permission granted for it\n`,
+        );
+    };
     if (flags['dry-run']) {
       const { stringify } = await import('yaml');
-      const objects = installObjects({ daemon: flags.daemon, image: flags.image });
+      noPlural(declared);
+      const objects = installObjects({
+        daemon: flags.daemon,
+        image: flags.image,
+        ...(flags['source-kinds'] ? { sourceKinds: { text, kinds: declared } } : {}),
+      });
       process.stdout.write(objects.map((o) => `---\n${stringify(o)}`).join(''));
       return;
     }
@@ -76,9 +98,18 @@ Established in time (the output says which); 2 bad flags or no cluster configure
     }
     const c = colors();
     try {
+      // The plurals of declared kinds come from discovery when the file names none.
+      let kinds = declared;
+      if (declared.length) {
+        const d = await discoverKinds(rest, declared);
+        const served = new Map(d.served.map((k) => [k.key, k]));
+        kinds = declared.map((k) => served.get(k.key) ?? k);
+        noPlural(kinds);
+      }
       await install(rest, {
         daemon: flags.daemon,
         image: flags.image,
+        ...(flags['source-kinds'] ? { sourceKinds: { text, kinds } } : {}),
         timeoutMs,
         onApplied: (name, action) =>
           process.stdout.write(`${name} ${action === 'unchanged' ? c.dim(action) : c.green(action)}\n`),

@@ -209,6 +209,65 @@ describe('declared source kinds (Argo Rollouts, real API server)', function () {
     }
   });
 
+  it('inv install grants list and watch on the declared kinds; inv check verifies it', async () => {
+    type Check = { group: string; name: string; status: string; detail?: string };
+    const check = (file: string) => {
+      const r = runCli(['check', '--source-kinds', file, '-o', 'json', '--kubeconfig', kubeconfigPath()]);
+      return (JSON.parse(r.stdout) as { checks: Check[] }).checks.filter((c) => c.group === 'source kinds');
+    };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-kinds-'));
+    const file = path.join(dir, 'kinds.yaml');
+    fs.writeFileSync(
+      file,
+      fs.readFileSync(KINDS_FILE, 'utf8') +
+        '  - { group: widgets.example.com, version: v1, kind: Gadget, podTemplates: [spec.template] }\n',
+    );
+    const before = check(file);
+    assert.deepEqual(
+      before.map((c) => [c.name, c.status]),
+      [
+        ['Gadget.widgets.example.com', 'warn'],
+        ['Rollout.argoproj.io', 'fail'],
+      ],
+    );
+    assert.match(before[1]!.detail!, /the daemon may not list, watch rollouts\.argoproj\.io/);
+    // The bundle's objects for the declared kinds, as `inv install --daemon` applies them.
+    const r = runCli(['install', '--daemon', '--source-kinds', KINDS_FILE, '--dry-run']);
+    assert.equal(r.status, 0, r.stderr);
+    const objs = parseAllDocuments(r.stdout).map(
+      (d) => d.toJS() as Obj & { data?: Record<string, string>; rules?: unknown },
+    );
+    const cm = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'inv-source-kinds')!;
+    assert.equal(cm.data!['source-kinds.yaml'], fs.readFileSync(KINDS_FILE, 'utf8'));
+    const role = objs.find(
+      (o) => o.kind === 'ClusterRole' && o.metadata.name === 'image-inventory-source-kinds',
+    )!;
+    assert.deepEqual(role.rules, [
+      { apiGroups: ['argoproj.io'], resources: ['rollouts'], verbs: ['list', 'watch'] },
+    ]);
+    const binding = objs.find(
+      (o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'image-inventory-source-kinds',
+    )!;
+    await env.rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: role });
+    await env.rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      body: binding,
+    });
+    try {
+      await until('inv check passes the Rollout', () => check(file)[1]?.status === 'pass', 20_000, 500);
+      assert.match(check(file)[1]!.detail!, /served as rollouts; the daemon may list, watch/);
+    } finally {
+      await env.rest.request(
+        'DELETE',
+        '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/image-inventory-source-kinds',
+      );
+      await env.rest.request(
+        'DELETE',
+        '/apis/rbac.authorization.k8s.io/v1/clusterroles/image-inventory-source-kinds',
+      );
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('inv watch: a template change reaches the Images, deleting the Rollout removes its credit', async () => {
     const declared = parseSourceKinds(fs.readFileSync(KINDS_FILE, 'utf8'), KINDS_FILE);
     const { kinds } = await discoverKinds(env.rest, declared);

@@ -8,6 +8,8 @@ import { DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
 import { readKinds } from '../inventory/sources.js';
+import type { SourceKindSpec } from '../inventory/source-kinds.js';
+import { sourceKindsChecks } from './source-kinds.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -26,6 +28,8 @@ export interface CheckOptions {
   daemonNamespace: string;
   leaseName: string;
   workersNamespace?: string;
+  /** Declared source kinds to check (default: the daemon's ConfigMap, when there is one). */
+  sourceKinds?: SourceKindSpec[];
 }
 
 export const DEFAULT_DAEMON_NAMESPACE = 'image-inventory-system';
@@ -284,7 +288,7 @@ export async function runChecks(rest: KubeRest, opts: CheckOptions): Promise<Che
     workersNamespaceCheck(rest, workers),
     eraseConfigCheck(rest, workers),
   ]);
-  return [api, ...rest2];
+  return [api, ...rest2, ...(await sourceKindsChecks(rest, opts))];
 }
 
 export const passed = (results: CheckResult[]): boolean => results.every((r) => r.status !== 'fail');

@@ -6,19 +6,24 @@ import { applyObject, displayName, type ApplyAction, type KubeObject } from '../
 import { waitEstablished } from '../kube/crd-install.js';
 import type { KubeRest } from '../kube/rest.js';
 import { applyOrder, readBundle } from './bundle.js';
+import { withSourceKinds } from './source-kinds.js';
+import type { SourceKindSpec } from '../inventory/source-kinds.js';
 
 export interface InstallOptions {
   /** Also the daemon: namespaces, RBAC, Deployment, NetworkPolicies. */
   daemon: boolean;
   image?: string;
+  /** Declared source kinds for the daemon: the file's text and its kinds (plurals resolved). */
+  sourceKinds?: { text: string; kinds: readonly SourceKindSpec[] };
   /** Deadline for the CRDs to become Established. */
   timeoutMs?: number;
   onApplied?: (name: string, action: ApplyAction) => void;
 }
 
 /** The objects install would apply, in order. */
-export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image'>): KubeObject[] {
-  const all = applyOrder(readBundle({ image: opts.image }));
+export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image' | 'sourceKinds'>): KubeObject[] {
+  let all = applyOrder(readBundle({ image: opts.image }));
+  if (opts.sourceKinds) all = withSourceKinds(all, opts.sourceKinds.text, opts.sourceKinds.kinds);
   return opts.daemon ? all : all.filter((o) => o.kind === 'CustomResourceDefinition');
 }
 
