@@ -36,7 +36,7 @@ export interface WatchDaemonOptions {
   /** The source kinds in force (built-in plus the served declared ones). Default: built-in. */
   kinds?: SourceKinds;
   /** Also run the erase ImageList/ImageJob controllers, with worker objects in this namespace. */
-  erase?: { namespace: string };
+  erase?: { namespace: string; configNamespace?: string };
 }
 
 export interface WatchDaemon {
@@ -105,6 +105,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
         kubeConfig: opts.kubeConfig,
         rest,
         namespace: opts.erase.namespace,
+        configNamespace: opts.erase.configNamespace,
         logger: opts.logger,
         // A * prune protects what the daemon's own cache shows the workloads reference.
         protection: new CacheProtection(cache, rest),
