@@ -103,9 +103,12 @@ export const groupOf = (apiVersion: string | undefined): string => {
 };
 
 /** The value at a dotted path, or undefined. */
+const splitPaths = new Map<string, string[]>();
 export function atPath(o: unknown, path: string): unknown {
+  let parts = splitPaths.get(path);
+  if (!parts) splitPaths.set(path, (parts = path.split('.')));
   let v = o;
-  for (const p of path.split('.')) {
+  for (const p of parts) {
     if (v === null || typeof v !== 'object') return undefined;
     v = (v as Record<string, unknown>)[p];
   }
@@ -115,11 +118,16 @@ export function atPath(o: unknown, path: string): unknown {
 /** The source kinds in force: the built-in ones plus those the administrator declared. */
 export class SourceKinds {
   readonly all: readonly SourceKindSpec[];
-  private readonly byGroupKind: Map<string, SourceKindSpec>;
+  // kind → group → spec: looked up once per owned Pod, without building a key string.
+  private readonly byKindGroup = new Map<string, Map<string, SourceKindSpec>>();
 
   constructor(declared: readonly SourceKindSpec[] = []) {
     this.all = [...BUILTIN_SOURCE_KINDS, ...declared];
-    this.byGroupKind = new Map(this.all.map((k) => [`${k.group}/${k.kind}`, k]));
+    for (const k of this.all) {
+      let m = this.byKindGroup.get(k.kind);
+      if (!m) this.byKindGroup.set(k.kind, (m = new Map()));
+      m.set(k.group, k);
+    }
   }
 
   get declared(): SourceKindSpec[] {
@@ -128,7 +136,7 @@ export class SourceKinds {
 
   /** The source kind of a group and kind (an ownerReference's or a manifest's), if any. */
   find(group: string, kind: string): SourceKindSpec | undefined {
-    return this.byGroupKind.get(`${group}/${kind}`);
+    return this.byKindGroup.get(kind)?.get(group);
   }
 
   /** The first source kind of this name (any group), if any. */
@@ -140,7 +148,7 @@ export class SourceKinds {
   isSource(apiVersion: string | undefined, kind: string): boolean {
     // An ownerReference without apiVersion (hand-written) is matched by kind alone.
     if (apiVersion === undefined) return this.all.some((k) => k.kind === kind);
-    return this.byGroupKind.has(`${groupOf(apiVersion)}/${kind}`);
+    return Boolean(this.find(groupOf(apiVersion), kind));
   }
 }
 
