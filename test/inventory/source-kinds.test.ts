@@ -11,6 +11,8 @@ import { parseSourceKinds } from '../../src/core/inventory/declared-kinds.js';
 import { discoverKinds } from '../../src/core/inventory/discover-kinds.js';
 import type { ImageResource } from '../../src/core/inventory/image-resource.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
+import { ScanProtection } from '../../src/core/erase/inventory-protection.js';
+import { buildProtectedSet } from '../../src/core/erase/protected-set.js';
 import { runCli } from '../cli/run-cli.js';
 import { kubeconfigPath, newNamespace } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
@@ -266,6 +268,114 @@ describe('declared source kinds (Argo Rollouts, real API server)', function () {
       );
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a * prune's protected set: an undeclared owner's Pod protects while it exists, a declared kind's template after", async () => {
+    // A CRD of our own, not declared: its objects own Pods the way any controller's do.
+    const group = 'kinds-test.example.com';
+    await installCrds(env.rest, [
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `widgets.${group}` },
+        spec: {
+          group,
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
+        },
+      } as never,
+    ]);
+    const pns = await newNamespace('kinds-prot');
+    const post = <T>(p: string, body: unknown) => env.rest.request<T>('POST', p, { body });
+    type Created = { metadata: { uid: string } };
+    const widget = await post<Created>(`/apis/${group}/v1/namespaces/${pns}/widgets`, {
+      apiVersion: `${group}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'w' },
+    });
+    const ownedPod = (name: string, image: string, owner: Record<string, unknown>) =>
+      post(`/api/v1/namespaces/${pns}/pods`, {
+        metadata: { name, ownerReferences: [{ ...owner, controller: true }] },
+        spec: { containers: [{ name: 'c', image }] },
+      });
+    await ownedPod('w-pod', 'example.com/widget-app:1', {
+      apiVersion: `${group}/v1`,
+      kind: 'Widget',
+      name: 'w',
+      uid: widget.metadata.uid,
+    });
+    const ro = await post<Created>(`${ROLLOUTS}/namespaces/${pns}/rollouts`, {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'ro' },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'ro' } },
+        template: {
+          metadata: { labels: { app: 'ro' } },
+          spec: { containers: [{ name: 'c', image: 'example.com/rollout-app:1' }] },
+        },
+      },
+    });
+    const rs = await post<Created>(`/apis/apps/v1/namespaces/${pns}/replicasets`, {
+      metadata: {
+        name: 'ro-1',
+        ownerReferences: [
+          {
+            apiVersion: 'argoproj.io/v1alpha1',
+            kind: 'Rollout',
+            name: 'ro',
+            uid: ro.metadata.uid,
+            controller: true,
+          },
+        ],
+      },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'ro' } },
+        template: {
+          metadata: { labels: { app: 'ro' } },
+          spec: { containers: [{ name: 'c', image: 'x:1' }] },
+        },
+      },
+    });
+    await ownedPod('ro-1-pod', 'example.com/rollout-app:1', {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      name: 'ro-1',
+      uid: rs.metadata.uid,
+    });
+    const { kinds } = await discoverKinds(
+      env.rest,
+      parseSourceKinds(fs.readFileSync(KINDS_FILE, 'utf8'), 'f'),
+    );
+    const protectedSet = async () => buildProtectedSet(await new ScanProtection(env.rest, kinds).uses());
+    const before = await protectedSet();
+    assert.equal(before.get('example.com/widget-app:1'), `referenced by Widget in ${pns}`);
+    assert.equal(before.get('example.com/rollout-app:1'), `referenced by Rollout in ${pns}`);
+    for (const p of ['w-pod', 'ro-1-pod'])
+      await env.rest.request('DELETE', `/api/v1/namespaces/${pns}/pods/${p}`, {
+        query: { gracePeriodSeconds: 0 },
+      });
+    await until('Pods gone', async () => {
+      const { items } = await env.rest.list(`/api/v1/namespaces/${pns}/pods`);
+      return items.length === 0;
+    });
+    const after = await protectedSet();
+    assert.equal(after.has('example.com/widget-app:1'), false, 'nothing references it any more');
+    assert.equal(
+      after.get('example.com/rollout-app:1'),
+      `referenced by Rollout in ${pns}`,
+      'the Rollout at 0 still does',
+    );
   });
 
   it('inv watch: a template change reaches the Images, deleting the Rollout removes its credit', async () => {
