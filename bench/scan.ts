@@ -4,7 +4,11 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { imagesPath } from '../src/core/inventory/image-resource.js';
 import { scanCluster } from '../src/core/inventory/scan.js';
-import { collectionPath, SOURCE_KINDS, type SourceKind } from '../src/core/inventory/sources.js';
+import { apiVersionOf, BUILTIN } from '../src/core/inventory/source-kinds.js';
+import { collectionPath, readKinds } from '../src/core/inventory/sources.js';
+
+type SourceKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'CronJob' | 'Job' | 'Pod';
+const spec = (kind: string) => BUILTIN.byKind(kind)!;
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { isWrite, KubeRest } from '../src/core/kube/rest.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
@@ -30,7 +34,7 @@ function object(kind: SourceKind, i: number): unknown {
   };
   const tmpl = { metadata: { labels: { app: `w${i}` } }, spec: podSpec };
   const meta = { name: `${kind.toLowerCase()}-${i}`, namespace: NS };
-  const { apiVersion } = SOURCE_KINDS[kind];
+  const apiVersion = apiVersionOf(spec(kind));
   switch (kind) {
     case 'Deployment':
     case 'DaemonSet':
@@ -110,7 +114,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   const [seedMs] = await timed(async () => {
     for (const [kind, count] of seed) {
       await forEachConcurrent(range(count), 16, async (i) => {
-        await rest.request('POST', collectionPath(kind, NS), { body: object(kind, i) });
+        await rest.request('POST', collectionPath(spec(kind), NS), { body: object(kind, i) });
       });
     }
   });
@@ -136,10 +140,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   for (let i = 0; i < 5; i++) {
     const r = new KubeRest(kc);
     const [ms] = await timed(() =>
-      Promise.all([
-        ...(Object.keys(SOURCE_KINDS) as SourceKind[]).map((k) => r.list(collectionPath(k, NS))),
-        r.list(imagesPath(NS)),
-      ]),
+      Promise.all([...readKinds().map((k) => r.list(collectionPath(k, NS))), r.list(imagesPath(NS))]),
     );
     r.close();
     bare.push(ms);

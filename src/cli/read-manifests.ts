@@ -2,6 +2,7 @@
 // warning about every document that was skipped, and the exit codes: 2 when an input cannot be
 // read or parsed, 1 when it was read but held no Kubernetes object at all (an empty stdin, a
 // file of something else), which would otherwise pass for "no images".
+import type { SourceKinds } from '../core/inventory/source-kinds.js';
 import { Flags, type Command } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from './exit-codes.js';
 import { failLine } from './fail.js';
@@ -27,12 +28,13 @@ export async function readManifestsForCommand(
   filename: string,
   defaultNamespace: string,
   maxInputSize: string,
+  kinds?: SourceKinds,
 ): Promise<ManifestRead> {
   const size = parseSize(maxInputSize);
   if (!size.ok) failLine(cmd, `--max-input-size ${JSON.stringify(maxInputSize)}: ${size.reason}`, EXIT_USAGE);
   let read: ManifestRead;
   try {
-    read = await readManifests(filename, { defaultNamespace, maxBytes: size.bytes });
+    read = await readManifests(filename, { defaultNamespace, maxBytes: size.bytes, kinds });
   } catch (e) {
     if (e instanceof ManifestError) failLine(cmd, e.message, EXIT_USAGE);
     throw e;

@@ -1,4 +1,5 @@
 // `inv check`: preflight and health report. Thin: flags, core/check, rendering.
+import { readSourceKindsFile, sourceKindsFlag } from '../cli/source-kinds-flag.js';
 import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
@@ -46,6 +47,7 @@ to do); 2 bad flags or no cluster configured.`);
       description: 'Namespace of the erase workers.',
       default: 'image-inventory-workers',
     }),
+    ...sourceKindsFlag,
     'erase-config-namespace': Flags.string({
       description: 'Namespace of inv-erase-config and the exclusion lists.',
       default: 'image-inventory-system',
@@ -80,10 +82,12 @@ to do); 2 bad flags or no cluster configured.`);
     } catch (e) {
       failLine(this, (e as Error).message);
     }
+    const sourceKinds = await readSourceKindsFile(this, flags['source-kinds']);
     const { runChecks, passed } = await import('../core/check/checks.js');
     const spin = spinner('Checking', output === 'table');
     try {
       const results = await runChecks(rest, {
+        ...(flags['source-kinds'] ? { sourceKinds } : {}),
         daemonNamespace: flags['daemon-namespace'],
         leaseName: flags['leader-elect-id'],
         workersNamespace: flags['erase-namespace'],

@@ -1,6 +1,7 @@
 import { Command, Flags } from '@oclif/core';
 import { exitIfCrdMissing, failLine } from '../cli/fail.js';
 import { kubeFlags, outputFlags, restOptions, tableOptions } from '../cli/flags.js';
+import { BUILTIN } from '../core/inventory/source-kinds.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
@@ -15,8 +16,6 @@ import { filterUses, groupUses, type GroupBy } from '../core/report/image-report
 
 /** Exit code when the filters matched nothing: scripts gate on "nobody uses X any more". */
 export const EXIT_NO_MATCH = 3;
-
-const KINDS = ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'Pod', 'StatefulSet'];
 
 export default class Images extends Command {
   static override summary = 'Report which images are used, where and by whom, across the cluster.';
@@ -65,10 +64,10 @@ does not exist, or no usable cluster.`);
     }),
     registry: Flags.string({ description: 'Only images from this registry host (e.g. docker.io, quay.io).' }),
     kind: Flags.string({
-      description: 'Only users of this kind (repeatable).',
+      // Any kind: declared kinds and the owners of uncovered Pods (ReplicaSet, Workflow) count too.
+      description: `Only users of this kind (repeatable): ${BUILTIN.all.map((k) => k.kind).join(', ')}, a declared kind, or an owner kind such as ReplicaSet.`,
       multiple: true,
       multipleNonGreedy: true,
-      options: KINDS,
     }),
     namespace: Flags.string({
       char: 'n',

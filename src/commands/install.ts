@@ -1,4 +1,7 @@
 // `inv install`: the CRDs (and with --daemon the deploy/ bundle) from inside the package.
+import fs from 'node:fs';
+import { discoverKinds } from '../core/inventory/discover-kinds.js';
+import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
@@ -72,6 +75,12 @@ refused an object, or the CRDs did not become Established in time (the output sa
         'client (also a bare --dry-run): print the objects as YAML, contact no cluster; server: say what install would do to each object, change nothing.',
       options: ['client', 'server'],
     }),
+    'source-kinds': Flags.string({
+      description:
+        "A SourceKinds file: the daemon's declared source kinds (its ConfigMap), with list and watch granted on them.",
+      helpValue: 'FILE',
+      dependsOn: ['daemon'],
+    }),
     'force-conflicts': Flags.boolean({
       description:
         'Take over objects of the bundle that exist and were not written by inv (otherwise install refuses and changes nothing).',
@@ -99,9 +108,22 @@ refused an object, or the CRDs did not become Established in time (the output sa
     }
     const { dryRunInstall, ForeignObjectsError, install, installObjects } =
       await import('../core/install/install.js');
+    const declared = await readSourceKindsFile(this, flags['source-kinds']);
+    const text = flags['source-kinds'] ? fs.readFileSync(flags['source-kinds'], 'utf8') : '';
+    const noPlural = (ks: { kind: string; group: string; version: string; plural: string }[]) => {
+      for (const k of ks.filter((x) => !x.plural))
+        process.stderr.write(
+          `warning: ${k.kind}.${k.group}/${k.version} is not served and names no plural: no permission granted for it\n`,
+        );
+    };
     if (flags['dry-run'] === 'client') {
       const { stringify } = await import('yaml');
-      const objects = installObjects({ daemon: flags.daemon, image: flags.image });
+      noPlural(declared);
+      const objects = installObjects({
+        daemon: flags.daemon,
+        image: flags.image,
+        ...(flags['source-kinds'] ? { sourceKinds: { text, kinds: declared } } : {}),
+      });
       process.stdout.write(objects.map((o) => `---\n${stringify(o)}`).join(''));
       return;
     }
@@ -118,8 +140,21 @@ refused an object, or the CRDs did not become Established in time (the output sa
         s.action === 'taken over' || s.action === 'refused' ? c.yellow(s.action) : color(s.action);
       process.stdout.write(`${s.name} ${action}${suffix}${s.detail ? `: ${s.detail}` : ''}\n`);
     };
-    const opts = { daemon: flags.daemon, image: flags.image, forceConflicts: flags['force-conflicts'] };
     try {
+      // The plurals of declared kinds come from discovery when the file names none.
+      let kinds = declared;
+      if (declared.length) {
+        const d = await discoverKinds(rest, declared);
+        const served = new Map(d.served.map((k) => [k.key, k]));
+        kinds = declared.map((k) => served.get(k.key) ?? k);
+        noPlural(kinds);
+      }
+      const opts = {
+        daemon: flags.daemon,
+        image: flags.image,
+        forceConflicts: flags['force-conflicts'],
+        ...(flags['source-kinds'] ? { sourceKinds: { text, kinds } } : {}),
+      };
       if (flags['dry-run'] === 'server') {
         const steps = await dryRunInstall(rest, opts);
         for (const s of steps) line(s, ' (server dry run)');

@@ -14,12 +14,16 @@ import { IMAGE_CRD, requireCrds } from '../core/kube/crds.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import { parseSelector } from '../core/erase/selector.js';
 import { paragraphs } from '../cli/help-text.js';
+import { kindsPhrase, SourceKinds } from '../core/inventory/source-kinds.js';
+import { discoverKinds } from '../core/inventory/discover-kinds.js';
+import { readSourceKindsFile, reportSkippedKinds, sourceKindsFlag } from '../cli/source-kinds-flag.js';
 
 export default class Scan extends Command {
   static override summary = 'Rebuild the Image inventory of namespaces (or of manifest files, offline).';
 
   static override description =
-    paragraphs(`Lists the Deployments, StatefulSets, DaemonSets, CronJobs, Jobs and Pods of each namespace,
+    paragraphs(`Lists the ${kindsPhrase()} of each namespace (and the kinds declared with
+--source-kinds; ReplicaSets by metadata only, for their owners),
 computes which normalized image refs they reference and by which kinds, and makes the namespace's
 Image resources (imageinventory.dev/v1alpha1) match: missing Images are created, changed ones
 updated, and managed Images nobody references any more are deleted. Only Images labeled
@@ -61,6 +65,10 @@ does not exist, a missing permission on every namespace).`);
       command: 'helm template ./chart | <%= config.bin %> scan -f - -o json',
     },
     {
+      description: 'Count Argo Rollouts as a source kind',
+      command: '<%= config.bin %> scan -n shop --source-kinds rollouts.yaml',
+    },
+    {
       description: 'Inventory a directory of manifests',
       command: '<%= config.bin %> scan -f k8s/ --namespace staging',
     },
@@ -93,6 +101,7 @@ does not exist, a missing permission on every namespace).`);
       exclusive: ['all-namespaces', 'dry-run'],
     }),
     'dry-run': Flags.boolean({ description: 'Compute and print the changes without writing anything.' }),
+    ...sourceKindsFlag,
     ...maxInputSizeFlag,
     concurrency: Flags.integer({ description: 'Namespaces rebuilt at once.', default: 4, min: 1, max: 64 }),
     ...outputFlags(),
@@ -121,16 +130,20 @@ does not exist, a missing permission on every namespace).`);
       process.stderr.write(out.stderr);
     };
 
+    const declared = await readSourceKindsFile(this, flags['source-kinds']);
     if (flags.filename) {
       if (namespaces.length > 1)
         failLine(this, 'with -f, pass at most one --namespace (the default for objects without one)');
+      // Offline, every declared kind is in force: no server says which ones are served.
+      const kinds = new SourceKinds(declared);
       const read = await readManifestsForCommand(
         this,
         flags.filename,
         namespaces[0] ?? 'default',
         flags['max-input-size'],
+        kinds,
       );
-      const doc = scanDocument(fromOfflineScan(offlineInventory(read)));
+      const doc = scanDocument(fromOfflineScan(offlineInventory(read, kinds)));
       print(doc, doc.namespaces.length > 1);
       return;
     }
@@ -163,6 +176,8 @@ does not exist, a missing permission on every namespace).`);
       // One discovery GET first: without the CRD every namespace would fail with a bare 404.
       // A selector scan never touches Images and does not need it.
       if (flags.selector === undefined) await requireCrds(rest, [IMAGE_CRD]);
+      const discovered = await discoverKinds(rest, declared);
+      reportSkippedKinds(discovered);
       let all: string[] | undefined;
       if (flags['all-namespaces']) {
         try {
@@ -179,6 +194,7 @@ does not exist, a missing permission on every namespace).`);
         concurrency: flags.concurrency,
         checkNamespaces: !flags['all-namespaces'],
         selector: flags.selector,
+        kinds: discovered.kinds,
         onProgress: (done, total, ns) => {
           if (spin) spin.text = `Scanned ${done}/${total} namespaces (last: ${ns})`;
         },

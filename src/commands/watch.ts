@@ -16,6 +16,10 @@ import {
 } from '../core/observability/logger.js';
 import { createWatchDaemon } from '../core/watch/daemon.js';
 import { parseDurationMs } from '../core/duration.js';
+import { kindsPhrase } from '../core/inventory/source-kinds.js';
+import { readSourceKindsFile, sourceKindsFlag } from '../cli/source-kinds-flag.js';
+import { discoverDeclaredKinds } from '../core/watch/declared-kinds.js';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { paragraphs } from '../cli/help-text.js';
 import {
   DEFAULT_CONFIG_NAMESPACE,
@@ -38,8 +42,8 @@ export default class Watch extends Command {
   static override summary = 'Run the inventory daemon: keep every namespace’s Image resources up to date.';
 
   static override description =
-    paragraphs(`Watches Pods, Deployments, StatefulSets, DaemonSets, Jobs, CronJobs and Images (list + watch,
-stripped caches) and rebuilds a namespace's Images with the same rules as \`inv scan\` whenever
+    paragraphs(`Watches the ${kindsPhrase()}, the kinds declared with --source-kinds, ReplicaSets
+(metadata only) and Images (list + watch, stripped caches) and rebuilds a namespace's Images with the same rules as \`inv scan\` whenever
 something that can change its inventory happens there. Events are coalesced per namespace, so a
 burst of Pod events costs a handful of rebuilds. Only the leader reconciles when --leader-elect
 is set (a coordination.k8s.io Lease). Prometheus metrics are served on --metrics-bind-address,
@@ -64,6 +68,7 @@ flags or no usable cluster configuration.`);
   ];
 
   static override flags = {
+    ...sourceKindsFlag,
     namespaces: Flags.string({
       description: 'Comma-separated namespaces to watch and reconcile (default: all namespaces).',
     }),
@@ -194,7 +199,7 @@ flags or no usable cluster configuration.`);
       level: parseLogLevel(flags['log-level']),
       fields: { component: 'inv-watch' },
     });
-    let kubeConfig;
+    let kubeConfig: KubeConfig;
     let rest;
     try {
       kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
@@ -205,10 +210,14 @@ flags or no usable cluster configuration.`);
       return failLine(this, (e as Error).message);
     }
 
+    const declared = await readSourceKindsFile(this, flags['source-kinds']);
+    const kinds = await discoverDeclaredKinds(kubeConfig, rest, declared, logger);
+
     const daemon = createWatchDaemon({
       kubeConfig,
       rest,
       logger,
+      kinds,
       namespaces,
       leaderElection: flags['leader-elect']
         ? {

@@ -32,7 +32,7 @@ describe('inv scan (CLI)', () => {
       assert.equal(out.kind, 'ScanReport');
       assert.equal(out.source, 'files');
       assert.deepEqual(out.skipped, []);
-      assert.deepEqual(out.ignored, { Namespace: 1, ReplicaSet: 1 });
+      assert.deepEqual(out.ignored, { Namespace: 1 });
       const images = out.namespaces.flatMap((n) => n.images);
       for (const i of images) assert.deepEqual(Object.keys(i), ['image', 'name', 'kinds', 'status']);
       const byImage = Object.fromEntries(images.map((i) => [i.image, i.kinds]));

@@ -281,7 +281,7 @@ describe('reconcileNamespace (real API server)', () => {
     assert.equal(pods.items.length, 7);
     assert.equal(podLists.length, 3, '7 pods in pages of 3 take 3 requests');
     const objs = await listNamespaceObjects(rest, ns);
-    assert.equal(objs.pods.length, 7);
+    assert.equal(objs.pods!.length, 7);
     rest.close();
   });
 

@@ -184,11 +184,14 @@ describe('inventory rules (real API server)', () => {
       await env.core.replaceNamespacedPodEphemeralcontainers({ name: pod, namespace: ns, body: cur });
     }
     await scan(env, ns);
+    // The owned Pod's ReplicaSet does not exist: nothing says a source kind covers its
+    // containers, so they are credited to the ReplicaSet (fail closed).
     assert.deepEqual(await inventory(env, ns), {
       'docker.io/library/nginx:1.25': 'Pod',
       'docker.io/library/busybox:1.36': 'Pod',
       'docker.io/nicolaka/netshoot:v0.13': 'Pod',
       'docker.io/library/busybox:1.37': 'Pod',
+      'example.com/owned-only:1': 'ReplicaSet',
     });
   });
 
@@ -242,16 +245,72 @@ describe('inventory rules (real API server)', () => {
     });
   });
 
-  it('does not read ReplicaSets', async () => {
+  it("reads ReplicaSets' metadata only: a bare one credits through its Pods, a Deployment's not", async () => {
     const ns = await newNamespace('rules-rs');
-    await env.apps.createNamespacedReplicaSet({
+    const rs = await env.apps.createNamespacedReplicaSet({
       namespace: ns,
       body: {
         metadata: { name: 'rs' },
         spec: { replicas: 0, selector: selector('rs'), template: template('rs', ['example.com/rs-only:1']) },
       },
     });
+    const web = await env.apps.createNamespacedDeployment({
+      namespace: ns,
+      body: {
+        metadata: { name: 'web' },
+        spec: { replicas: 0, selector: selector('web'), template: template('web', ['example.com/web:1']) },
+      },
+    });
+    const owned = await env.apps.createNamespacedReplicaSet({
+      namespace: ns,
+      body: {
+        metadata: {
+          name: 'web-1',
+          ownerReferences: [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'Deployment',
+              name: 'web',
+              uid: web.metadata!.uid!,
+              controller: true,
+            },
+          ],
+        },
+        spec: { replicas: 0, selector: selector('web'), template: template('web', ['example.com/web:1']) },
+      },
+    });
+    const first = await scan(env, ns);
+    assert.deepEqual(first.failures, []);
+    assert.deepEqual(
+      await inventory(env, ns),
+      { 'example.com/web:1': 'Deployment' },
+      'the template of a ReplicaSet is not read',
+    );
+    const podOf = (name: string, r: typeof rs, image: string) =>
+      env.core.createNamespacedPod({
+        namespace: ns,
+        body: {
+          metadata: {
+            name,
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'ReplicaSet',
+                name: r.metadata!.name!,
+                uid: r.metadata!.uid!,
+                controller: true,
+              },
+            ],
+          },
+          spec: podSpec([image]),
+        },
+      });
+    await podOf('rs-x', rs, 'example.com/rs-only:1');
+    await podOf('web-1-x', owned, 'example.com/web-pod:1');
     await scan(env, ns);
-    assert.deepEqual(await inventory(env, ns), {});
+    assert.deepEqual(await inventory(env, ns), {
+      'example.com/rs-only:1': 'ReplicaSet',
+      'example.com/web:1': 'Deployment',
+    });
   });
 });

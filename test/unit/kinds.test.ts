@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { kindCollectionPath, kindInfo, splitApiVersion } from '../../src/core/kube/kinds.js';
 import { collectionPath, objectPath } from '../../src/core/reconciler/objects.js';
-import { collectionPath as sourcePath } from '../../src/core/inventory/sources.js';
+import { BUILTIN } from '../../src/core/inventory/source-kinds.js';
+import { collectionPath as sourceCollection } from '../../src/core/inventory/sources.js';
+
+const sourcePath = (kind: string, ns?: string) => sourceCollection(BUILTIN.byKind(kind)!, ns);
 
 describe('kind registry', () => {
   it('derives plurals that lowercase + "s" gets wrong', () => {

@@ -70,7 +70,7 @@ describe('manifest parsing (pure)', () => {
     assert.equal(r.objects, 4);
     assert.deepEqual(r.ignored, { ConfigMap: 1 });
     assert.deepEqual([...r.byNamespace.keys()].sort(), ['team', 'x']);
-    assert.equal(r.byNamespace.get('team')!.pods.length, 2);
+    assert.equal(r.byNamespace.get('team')!.pods!.length, 2);
     assert.deepEqual(
       r.skipped.map((s) => [s.where, s.kind, s.reason]),
       [

@@ -18,23 +18,32 @@ const spec = (image: string) => ({ containers: [{ name: 'c', image }] });
 describe('image users', () => {
   it('credit users as the rules credit kinds: CronJob for its Jobs, owned Pods only through ephemeral containers', () => {
     const objs = empty();
-    objs.deployments.push({
+    objs.deployments!.push({
       metadata: { name: 'web' },
       spec: { template: { spec: spec('app:1') } },
     } as never);
-    objs.cronJobs.push({
+    objs.cronJobs!.push({
       metadata: { name: 'nightly', uid: 'cj1' },
       spec: { jobTemplate: { spec: { template: { spec: spec('app:1') } } } },
     } as never);
-    objs.jobs.push({
+    objs.jobs!.push({
       metadata: { name: 'nightly-1', ownerReferences: [{ kind: 'CronJob', name: 'nightly', uid: 'cj1' }] },
       spec: { template: { spec: spec('app:1') } },
     } as never);
-    objs.pods.push({
+    objs.pods!.push({
       metadata: { name: 'web-x', ownerReferences: [{ kind: 'ReplicaSet', name: 'web-1', uid: 'r' }] },
       spec: { ...spec('app:1'), ephemeralContainers: [{ name: 'dbg', image: 'debug:1' }] },
     } as never);
-    objs.pods.push({ metadata: { name: 'naked' }, spec: spec('app:1') } as never);
+    objs.pods!.push({ metadata: { name: 'naked' }, spec: spec('app:1') } as never);
+    objs.replicaSets = [
+      {
+        metadata: {
+          name: 'web-1',
+          uid: 'r',
+          ownerReferences: [{ kind: 'Deployment', name: 'web', controller: true }],
+        },
+      },
+    ];
     const d = desiredImages('ns', objs);
     assert.deepEqual(usersStatus(d.users.get('docker.io/library/app:1')), {
       users: ['CronJob/nightly', 'Deployment/web', 'Pod/naked'],

@@ -7,6 +7,9 @@ import { neededPermissions } from '../erase/preflight.js';
 import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
+import { readKinds } from '../inventory/sources.js';
+import type { SourceKindSpec } from '../inventory/source-kinds.js';
+import { sourceKindsChecks } from './source-kinds.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -25,6 +28,8 @@ export interface CheckOptions {
   daemonNamespace: string;
   leaseName: string;
   workersNamespace?: string;
+  /** Declared source kinds to check (default: the daemon's ConfigMap, when there is one). */
+  sourceKinds?: SourceKindSpec[];
   /** Namespace of inv-erase-config and the exclusion lists (default: image-inventory-system). */
   configNamespace?: string;
 }
@@ -117,13 +122,8 @@ interface Access {
 
 // What each command needs, cluster-wide (scan -A, erase): kept next to the commands' calls.
 export const SCAN_ACCESS: Access[] = [
-  ...['pods'].map((resource) => ({ resource, verb: 'list' })),
-  ...['deployments', 'statefulsets', 'daemonsets'].map((resource) => ({
-    group: 'apps',
-    resource,
-    verb: 'list',
-  })),
-  ...['jobs', 'cronjobs'].map((resource) => ({ group: 'batch', resource, verb: 'list' })),
+  // The source and owner kinds of the registry (inventory/source-kinds.ts).
+  ...readKinds().map((k) => ({ ...(k.group ? { group: k.group } : {}), resource: k.plural, verb: 'list' })),
   // Creates are POSTs; updates are server-side apply, which is a PATCH (src/core/inventory/image-store.ts).
   ...['list', 'create', 'patch', 'delete'].map((verb) => ({
     group: 'imageinventory.dev',
@@ -322,7 +322,7 @@ export async function runChecks(rest: KubeRest, opts: CheckOptions): Promise<Che
     workersNamespaceCheck(rest, workers),
     eraseConfigCheck(rest, opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE, workers),
   ]);
-  return [api, ...rest2];
+  return [api, ...rest2, ...(await sourceKindsChecks(rest, opts))];
 }
 
 export const passed = (results: CheckResult[]): boolean => results.every((r) => r.status !== 'fail');

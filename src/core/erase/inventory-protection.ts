@@ -1,6 +1,6 @@
 // Where a `*` prune learns which images the cluster's workloads reference. Two sources, one
-// answer: the same rules as the inventory (rules.ts) over every namespace's Deployments,
-// StatefulSets, DaemonSets, CronJobs, Jobs and Pods, so a Deployment scaled to zero, a suspended
+// answer: the same rules as the inventory (rules.ts) over every namespace's source objects (the
+// kinds of inventory/source-kinds.ts, built in and declared, and ReplicaSets' owners), so a Deployment scaled to zero, a suspended
 // CronJob or a Job whose Pods are gone still protect their images; plus every Image resource in
 // the cluster, so what the inventory recorded is never pruned either.
 //
@@ -12,8 +12,8 @@
 import { isNotFound, type KubeRest } from '../kube/rest.js';
 import { imagesPath, type ImageResource } from '../inventory/image-resource.js';
 import { desiredImages } from '../inventory/rules.js';
-import { collectionPath, SOURCE_KINDS, stripFor, type SourceKind } from '../inventory/sources.js';
-import type { RawObject, StrippedMeta } from '../inventory/strip.js';
+import type { SourceKinds } from '../inventory/source-kinds.js';
+import { listKind, readKinds } from '../inventory/sources.js';
 import { emptyNamespaceObjects, type NamespaceObjects } from '../inventory/types.js';
 import type { ProtectedUse } from './protected-set.js';
 
@@ -31,13 +31,19 @@ export interface InventoryCacheView {
   hasSynced(): boolean;
   namespaces(): Set<string>;
   objects(namespace: string): NamespaceObjects;
+  /** The source kinds the cache watches (built-in plus declared). */
+  readonly kinds?: SourceKinds;
   images(namespace: string): ImageResource[];
 }
 
-function usesOf(byNamespace: Map<string, NamespaceObjects>, images: Iterable<ImageResource>): ProtectedUse[] {
+function usesOf(
+  byNamespace: Map<string, NamespaceObjects>,
+  images: Iterable<ImageResource>,
+  sourceKinds?: SourceKinds,
+): ProtectedUse[] {
   const out: ProtectedUse[] = [];
   for (const [namespace, objs] of byNamespace) {
-    for (const [image, kinds] of desiredImages(namespace, objs).images)
+    for (const [image, kinds] of desiredImages(namespace, objs, sourceKinds).images)
       out.push({ namespace, image, kinds: [...kinds] });
   }
   for (const img of images) {
@@ -52,21 +58,21 @@ function usesOf(byNamespace: Map<string, NamespaceObjects>, images: Iterable<Ima
 export class ScanProtection implements ProtectionSource {
   readonly describe = 'a fresh scan of the cluster';
 
-  constructor(private readonly rest: KubeRest) {}
+  constructor(
+    private readonly rest: KubeRest,
+    private readonly kinds?: SourceKinds,
+  ) {}
 
   async uses(): Promise<ProtectedUse[]> {
     const byNamespace = new Map<string, NamespaceObjects>();
-    const kinds = Object.keys(SOURCE_KINDS) as SourceKind[];
     await Promise.all(
-      kinds.map(async (kind) => {
-        const { items } = await this.rest.list<RawObject, unknown>(collectionPath(kind), {
-          map: stripFor(kind),
-        });
+      readKinds(this.kinds).map(async (kind) => {
+        const { items } = await listKind(this.rest, kind);
         for (const o of items) {
-          const ns = (o as { metadata: StrippedMeta }).metadata.namespace ?? '';
+          const ns = o.metadata.namespace ?? '';
           let objs = byNamespace.get(ns);
           if (!objs) byNamespace.set(ns, (objs = emptyNamespaceObjects()));
-          (objs[SOURCE_KINDS[kind].key] as unknown[]).push(o);
+          (objs[kind.key] ??= []).push(o);
         }
       }),
     );
@@ -77,7 +83,7 @@ export class ScanProtection implements ProtectionSource {
       // No Image CRD: there is no recorded inventory, the workloads above are the whole answer.
       if (!isNotFound(e)) throw e;
     }
-    return usesOf(byNamespace, images);
+    return usesOf(byNamespace, images, this.kinds);
   }
 }
 
@@ -93,7 +99,7 @@ export class CacheProtection implements ProtectionSource {
     private readonly cache: InventoryCacheView,
     rest: KubeRest,
   ) {
-    this.fallback = new ScanProtection(rest);
+    this.fallback = new ScanProtection(rest, cache.kinds);
   }
 
   get describe(): string {
@@ -112,6 +118,6 @@ export class CacheProtection implements ProtectionSource {
       byNamespace.set(ns, this.cache.objects(ns));
       images.push(...this.cache.images(ns));
     }
-    return usesOf(byNamespace, images);
+    return usesOf(byNamespace, images, this.cache.kinds);
   }
 }

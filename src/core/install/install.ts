@@ -15,6 +15,8 @@ import { waitEstablished } from '../kube/crd-install.js';
 import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import { applyOrder, readBundle } from './bundle.js';
 import { describeForeign, foreignObject, ForeignObjectsError, type ForeignObject } from './ownership.js';
+import { SOURCE_KINDS_CONFIGMAP, withSourceKinds } from './source-kinds.js';
+import type { SourceKindSpec } from '../inventory/source-kinds.js';
 
 export { ForeignObjectsError };
 
@@ -39,6 +41,8 @@ export interface InstallOptions {
   crdsOnly?: boolean;
   /** Take over objects of the bundle's names that inv did not write (server-side apply's force). */
   forceConflicts?: boolean;
+  /** Declared source kinds for the daemon: the file's text and its kinds (plurals resolved). */
+  sourceKinds?: { text: string; kinds: readonly SourceKindSpec[] };
   /** Deadline for the CRDs to become Established. */
   timeoutMs?: number;
   onApplied?: (step: InstallStep) => void;
@@ -53,11 +57,16 @@ export const isCreateOnly = (o: KubeObject): boolean =>
  * The objects install would apply, in order. Without the daemon: the CRDs, and the erase
  * configuration with its namespace (erase refuses to run without it, `--standalone` too).
  */
-export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image' | 'crdsOnly'>): KubeObject[] {
-  const all = applyOrder(readBundle({ image: opts.image }));
+export function installObjects(
+  opts: Pick<InstallOptions, 'daemon' | 'image' | 'crdsOnly' | 'sourceKinds'>,
+): KubeObject[] {
+  let all = applyOrder(readBundle({ image: opts.image }));
   if (opts.crdsOnly) return all.filter((o) => o.kind === 'CustomResourceDefinition');
+  if (opts.sourceKinds) all = withSourceKinds(all, opts.sourceKinds.text, opts.sourceKinds.kinds);
   if (opts.daemon) return all;
-  const config = all.find((o) => o.kind === 'ConfigMap' && isCreateOnly(o));
+  const config = all.find(
+    (o) => o.kind === 'ConfigMap' && isCreateOnly(o) && o.metadata.name !== SOURCE_KINDS_CONFIGMAP,
+  );
   return all.filter(
     (o) =>
       o.kind === 'CustomResourceDefinition' ||
@@ -197,7 +206,7 @@ function comparable(o: KubeObject): string {
  */
 export async function dryRunInstall(
   rest: KubeRest,
-  opts: Pick<InstallOptions, 'daemon' | 'image' | 'forceConflicts'>,
+  opts: Pick<InstallOptions, 'daemon' | 'image' | 'forceConflicts' | 'sourceKinds'>,
 ): Promise<InstallStep[]> {
   const plan = await planInstall(rest, installObjects(opts));
   const out: InstallStep[] = [];

@@ -5,7 +5,7 @@
 // namespace stays write-free.
 import { createHash } from 'node:crypto';
 import { isAlreadyExists, isNamespaceTerminating, isNotFound, type KubeRest } from '../kube/rest.js';
-import { SOURCE_KINDS, type SourceKind } from './sources.js';
+import { apiVersionOf, BUILTIN } from './source-kinds.js';
 import { abbreviate, limitMessage } from '../refs/abbreviate.js';
 import type { InvalidRef } from './rules.js';
 
@@ -90,7 +90,7 @@ function eventBody(namespace: string, name: string, ref: InvalidRef, uid: string
     kind: 'Event',
     metadata: { name, namespace },
     involvedObject: {
-      apiVersion: SOURCE_KINDS[ref.kind as SourceKind]?.apiVersion,
+      apiVersion: ((k) => k && apiVersionOf(k))(BUILTIN.byKind(ref.kind)),
       kind: ref.kind,
       name: ref.name,
       namespace,

@@ -4,7 +4,7 @@
 // `!!binary` into bytes, and JSON can say `"image": 125`. Such a container is taken out of the
 // document (the rest of the document still counts) and reported, so one unquoted tag cannot
 // crash the whole scan. Pure: the parsed document in, the problems out.
-import type { SourceKind } from './sources.js';
+import { atPath, type OwnerKindSpec, type SourceKindSpec } from './source-kinds.js';
 
 export interface ContainerProblem {
   /** The container's name, or its place ("containers[2]") when it has no usable name. */
@@ -17,18 +17,11 @@ const LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The pod spec inside a source object, where the kind keeps it. */
-function podSpecOf(doc: Obj, kind: SourceKind): Obj | undefined {
-  const spec = doc.spec;
-  if (!isObj(spec)) return undefined;
-  if (kind === 'Pod') return spec;
-  const template = kind === 'CronJob' ? at(at(spec, 'jobTemplate'), 'spec') : spec;
-  return at(at(template, 'template'), 'spec');
+/** The pod specs inside a source object, where the kind registry says it keeps them. */
+function podSpecsOf(doc: Obj, kind: SourceKindSpec | OwnerKindSpec): Obj[] {
+  const paths = 'podSpecs' in kind ? kind.podSpecs : [];
+  return paths.map((p) => atPath(doc, p)).filter(isObj);
 }
-const at = (o: Obj | undefined, key: string): Obj | undefined => {
-  const v = o?.[key];
-  return isObj(v) ? v : undefined;
-};
 
 /** What a YAML or JSON value is, in words, for messages. */
 export function describeValue(v: unknown): string {
@@ -47,9 +40,13 @@ export function describeValue(v: unknown): string {
  * that is not a list, an entry that is not a map, an `image` that is present but not a string.
  * A null or missing image is left to the rules, which report it as an empty image.
  */
-export function takeOutBadContainers(doc: Obj, kind: SourceKind): ContainerProblem[] {
-  const spec = podSpecOf(doc, kind);
-  if (!spec) return [];
+export function takeOutBadContainers(doc: Obj, kind: SourceKindSpec | OwnerKindSpec): ContainerProblem[] {
+  const problems: ContainerProblem[] = [];
+  for (const spec of podSpecsOf(doc, kind)) problems.push(...takeOutOf(spec));
+  return problems;
+}
+
+function takeOutOf(spec: Obj): ContainerProblem[] {
   const problems: ContainerProblem[] = [];
   for (const list of LISTS) {
     const v = spec[list];

@@ -8,7 +8,14 @@ import { manifestInputs, type InputOptions } from './manifest-input.js';
 import { parseDocuments } from './manifest-parse.js';
 import { imageResourceName } from './naming.js';
 import { desiredImages, kindsString, type InvalidRef } from './rules.js';
-import { SOURCE_KINDS, stripFor, type SourceKind } from './sources.js';
+import {
+  apiVersionOf,
+  BUILTIN,
+  type OwnerKindSpec,
+  type SourceKinds,
+  type SourceKindSpec,
+} from './source-kinds.js';
+import { readKinds, stripFor } from './sources.js';
 import type { RawObject } from './strip.js';
 import { emptyNamespaceObjects, type NamespaceObjects } from './types.js';
 
@@ -61,10 +68,6 @@ export interface ManifestRead {
   inputs: string[];
 }
 
-const KIND_BY_API: Record<string, SourceKind> = {};
-for (const [kind, v] of Object.entries(SOURCE_KINDS))
-  KIND_BY_API[`${v.apiVersion}/${kind}`] = kind as SourceKind;
-
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 const isListKind = (d: Doc) =>
   Array.isArray(d.items) && typeof d.kind === 'string' && d.kind.endsWith('List');
@@ -75,7 +78,18 @@ export class ManifestCollector {
   private readonly detailed = new Map<SkipCategory, number>();
   private readonly aggregates = new Map<SkipCategory, SkippedDocument>();
 
-  constructor(private readonly defaultNamespace: string) {}
+  private readonly byApi = new Map<string, SourceKindSpec | OwnerKindSpec>();
+  private readonly byKind = new Map<string, SourceKindSpec | OwnerKindSpec>();
+
+  constructor(
+    private readonly defaultNamespace: string,
+    kinds: SourceKinds = BUILTIN,
+  ) {
+    for (const k of readKinds(kinds)) {
+      this.byApi.set(`${apiVersionOf(k)}/${k.kind}`, k);
+      if (!this.byKind.has(k.kind)) this.byKind.set(k.kind, k);
+    }
+  }
 
   add(value: unknown, input: string, where: string): void {
     // A List is flattened with an explicit stack: Lists inside Lists never recurse.
@@ -120,10 +134,11 @@ export class ManifestCollector {
       });
       return;
     }
-    const source = KIND_BY_API[`${apiVersion}/${kind}`];
+    const source = this.byApi.get(`${apiVersion}/${kind}`);
     if (!source) {
-      if (kind in SOURCE_KINDS) {
-        const want = SOURCE_KINDS[kind as SourceKind].apiVersion;
+      const known = this.byKind.get(kind);
+      if (known) {
+        const want = apiVersionOf(known);
         this.skip('version', { ...id, reason: `${kind} is read only as ${want}, not ${apiVersion}` });
       } else {
         this.read.objects++;
@@ -140,7 +155,7 @@ export class ManifestCollector {
       objs = emptyNamespaceObjects();
       this.read.byNamespace.set(ns, objs);
     }
-    (objs[SOURCE_KINDS[source].key] as unknown[]).push(stripFor(source)(d as RawObject));
+    (objs[source.key] ??= []).push(stripFor(source)(d as RawObject));
   }
 
   private skip(category: SkipCategory, s: SkippedDocument): void {
@@ -169,9 +184,9 @@ function isEmpty(o: object): boolean {
 /** Reads every input under `p` (a file, a directory, '-' or a stream), one document at a time. */
 export async function readManifests(
   p: string,
-  opts: InputOptions & { defaultNamespace?: string } = {},
+  opts: InputOptions & { defaultNamespace?: string; kinds?: SourceKinds } = {},
 ): Promise<ManifestRead> {
-  const c = new ManifestCollector(opts.defaultNamespace ?? 'default');
+  const c = new ManifestCollector(opts.defaultNamespace ?? 'default', opts.kinds);
   for await (const input of manifestInputs(p, opts)) {
     c.read.inputs.push(input.name);
     for (const doc of parseDocuments(input.text, input.name)) c.add(doc.value, input.name, doc.where);
@@ -211,10 +226,10 @@ export interface OfflineReport {
   ignored: Record<string, number>;
 }
 
-export function offlineInventory(read: ManifestRead): OfflineReport {
+export function offlineInventory(read: ManifestRead, kinds?: SourceKinds): OfflineReport {
   const report: OfflineReport = { images: [], invalid: [], skipped: read.skipped, ignored: read.ignored };
   for (const [ns, objs] of read.byNamespace) {
-    const { images, invalid } = desiredImages(ns, objs);
+    const { images, invalid } = desiredImages(ns, objs, kinds);
     for (const [image, kinds] of images) {
       report.images.push({ namespace: ns, image, kinds: kindsString(kinds), name: imageResourceName(image) });
     }

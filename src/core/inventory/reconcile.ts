@@ -6,6 +6,7 @@ import type { InvalidRefReporter } from './invalid-ref-events.js';
 import type { ImageStore } from './image-store.js';
 import { planNamespace, type Change } from './plan.js';
 import { desiredImages, type InvalidRef } from './rules.js';
+import { BUILTIN, type SourceKinds } from './source-kinds.js';
 import type { NamespaceObjects } from './types.js';
 import { forEachConcurrent } from '../concurrency.js';
 import { isNamespaceTerminating } from '../kube/rest.js';
@@ -38,18 +39,15 @@ export interface ReconcileDeps {
   events?: InvalidRefReporter;
   /** Concurrent writes within one namespace. */
   concurrency?: number;
+  /** The source kinds in force (built-in plus declared). Default: built-in. */
+  kinds?: SourceKinds;
 }
 
 function uidLookup(objs: NamespaceObjects): (kind: string, name: string) => string | undefined {
-  const lists: Record<string, { metadata: { name: string; uid?: string } }[]> = {
-    Deployment: objs.deployments,
-    StatefulSet: objs.statefulSets,
-    DaemonSet: objs.daemonSets,
-    CronJob: objs.cronJobs,
-    Job: objs.jobs,
-    Pod: objs.pods,
+  return (kind, name) => {
+    const k = BUILTIN.byKind(kind);
+    return k && objs[k.key]?.find((o) => o.metadata.name === name)?.metadata.uid;
   };
-  return (kind, name) => lists[kind]?.find((o) => o.metadata.name === name)?.metadata.uid;
 }
 
 export async function reconcileNamespace(
@@ -58,7 +56,7 @@ export async function reconcileNamespace(
   objs: NamespaceObjects,
   opts: { dryRun?: boolean; existing?: ImageResource[] } = {},
 ): Promise<NamespaceResult> {
-  const { images: desired, users, invalid } = desiredImages(namespace, objs);
+  const { images: desired, users, invalid } = desiredImages(namespace, objs, deps.kinds);
   const existing = opts.existing ?? (await deps.store.list(namespace));
   const plan = planNamespace(desired, existing, users);
   const result: NamespaceResult = {

@@ -4,7 +4,18 @@
 // a ref -> kinds map and a list of unusable refs out. A bad ref is reported, never thrown, so one
 // broken manifest cannot hide the rest of the namespace's inventory.
 import { normalizeRef } from '../refs/normalize.js';
-import type { Container, CronJobObject, Kind, NamespaceObjects, ObjectMeta, PodSpec } from './types.js';
+import { atPath, BUILTIN, groupOf, OWNER_KINDS, type SourceKinds } from './source-kinds.js';
+import type {
+  Container,
+  CronJobObject,
+  Kind,
+  NamespaceObjects,
+  ObjectMeta,
+  OwnerReference,
+  PodObject,
+  PodSpec,
+  SourceObject,
+} from './types.js';
 
 export interface InvalidRef {
   namespace: string;
@@ -35,42 +46,143 @@ export function usersStatus(users: Iterable<string> | undefined): { users: strin
   return { users: all.slice(0, USERS_CAP), userCount: all.length };
 }
 
-export function desiredImages(namespace: string, objs: NamespaceObjects): DesiredImages {
+export function desiredImages(
+  namespace: string,
+  objs: NamespaceObjects,
+  kinds: SourceKinds = BUILTIN,
+): DesiredImages {
   const out: DesiredImages = { images: new Map(), users: new Map(), invalid: [] };
-  const credit = (kind: Kind, meta: ObjectMeta, containers: Iterable<Container>) => {
-    for (const c of containers) addImage(out, namespace, kind, meta.name, c);
+  const credit = (kind: Kind, name: string, containers: Iterable<Container>, carrier?: Carrier) => {
+    for (const c of containers) addImage(out, namespace, kind, name, c, carrier);
   };
   // Objects being deleted contribute nothing; objects of another namespace are not ours to count
   // (callers group by namespace, this only guards against a mixed list).
   const counts = (meta: ObjectMeta) =>
     !meta.deletionTimestamp && (!meta.namespace || meta.namespace === namespace);
+  const ctx: RuleContext = { objs, kinds, credit, lookup: lookupIn(objs) };
 
-  // Workload templates count even at replicas 0: the template still references the image.
-  const templated: [Kind, NamespaceObjects['deployments']][] = [
-    ['Deployment', objs.deployments],
-    ['StatefulSet', objs.statefulSets],
-    ['DaemonSet', objs.daemonSets],
-  ];
-  for (const [kind, list] of templated) {
-    for (const o of list)
-      if (counts(o.metadata)) credit(kind, o.metadata, allContainers(o.spec?.template?.spec));
-  }
-  for (const cj of objs.cronJobs) {
-    if (counts(cj.metadata))
-      credit('CronJob', cj.metadata, allContainers(cj.spec?.jobTemplate?.spec?.template?.spec));
-  }
-  for (const job of objs.jobs) {
-    if (!counts(job.metadata) || ownedByLiveCronJob(job.metadata, objs.cronJobs)) continue;
-    credit('Job', job.metadata, allContainers(job.spec?.template?.spec));
-  }
-  for (const pod of objs.pods) {
-    if (!counts(pod.metadata)) continue;
-    // A naked Pod is its own source. An owned Pod's containers come from its owner's template,
-    // already credited; only ephemeral containers (kubectl debug) are the Pod's own.
-    const naked = !pod.metadata.ownerReferences?.length;
-    credit('Pod', pod.metadata, naked ? allContainers(pod.spec) : (pod.spec?.ephemeralContainers ?? []));
+  // Every source kind's PodSpecs count, even at replicas 0: the template still references the
+  // image. A kind with a special rule (below) decides for itself.
+  for (const k of kinds.all) {
+    const special = SPECIAL_RULES[k.kind];
+    for (const o of objs[k.key] ?? []) {
+      if (!counts(o.metadata)) continue;
+      if (special && !k.declared) {
+        special(o, ctx);
+        continue;
+      }
+      for (const path of k.podSpecs)
+        credit(k.kind, o.metadata.name, allContainers(atPath(o, path) as PodSpec));
+      for (const path of k.workloadRefs ?? []) creditWorkloadRef(k.kind, o, path, ctx, counts);
+    }
   }
   return out;
+}
+
+const KIND_NAME = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
+
+interface RuleContext {
+  objs: NamespaceObjects;
+  kinds: SourceKinds;
+  credit(kind: Kind, name: string, containers: Iterable<Container>, carrier?: Carrier): void;
+  /** The object of `key` that `ref` names (same name, same UID when both are known). */
+  lookup(key: string, ref: { name: string; uid?: string }): SourceObject | undefined;
+}
+/** The object that carries a container, when it is not the one credited (an owned Pod's). */
+type Carrier = { kind: Kind; name: string };
+
+/** The kinds whose rule is not "credit the PodSpecs": keyed by kind, built-in kinds only. */
+const SPECIAL_RULES: Record<string, (o: SourceObject, ctx: RuleContext) => void> = {
+  // A Job created by a live CronJob is the CronJob's (credited through its jobTemplate).
+  Job: (job, { objs, credit }) => {
+    if (ownedByLiveCronJob(job.metadata, (objs.cronJobs ?? []) as CronJobObject[])) return;
+    credit('Job', job.metadata.name, allContainers(atPath(job, 'spec.template.spec') as PodSpec));
+  },
+  Pod: (pod, ctx) => {
+    const spec = (pod as PodObject).spec;
+    const owners = pod.metadata.ownerReferences;
+    // A naked Pod is its own source.
+    if (!owners?.length) return ctx.credit('Pod', pod.metadata.name, allContainers(spec));
+    // An owned Pod's ephemeral containers (kubectl debug) are its own.
+    ctx.credit('Pod', pod.metadata.name, spec?.ephemeralContainers ?? []);
+    // Its other containers come from its controller's template, already credited when the
+    // controlling owner chain ends at a source kind; otherwise they are credited to the top owner.
+    const top = topOwner(owners, ctx);
+    // Anyone who creates Pods writes their ownerReferences: a kind that is not a kind name
+    // (status.kinds is a comma-separated list) is credited as the Pod itself.
+    if (top && !KIND_NAME.test(top.kind))
+      ctx.credit('Pod', pod.metadata.name, allContainers({ ...spec, ephemeralContainers: undefined }));
+    else if (top)
+      ctx.credit(top.kind, top.name, allContainers({ ...spec, ephemeralContainers: undefined }), {
+        kind: 'Pod',
+        name: pod.metadata.name,
+      });
+  },
+};
+
+/**
+ * The top of an owned Pod's controlling owner chain when no live source object is on it, else
+ * undefined. Followed one step through the owner kinds (ReplicaSets, by metadata): a ReplicaSet
+ * of a Deployment or a declared kind credits nothing more, a bare one is the top itself. An
+ * owner that is not there (deleted, being deleted, another object of the same name, or a
+ * ReplicaSet we cannot see) does not cover the Pod: its images count (fail closed).
+ */
+export function topOwner(
+  owners: readonly OwnerReference[],
+  ctx: Pick<RuleContext, 'objs' | 'kinds' | 'lookup'>,
+): OwnerReference | undefined {
+  const ref = controllerOf(owners)!;
+  const source = sourceKindOf(ref, ctx.kinds);
+  if (source) return live(ctx.lookup(source.key, ref)) ? undefined : ref;
+  const owner = OWNER_KINDS.find((k) => matches(ref, k));
+  if (!owner) return ref;
+  const o = ctx.lookup(owner.key, ref);
+  const next = o && live(o) ? controllerOf(o.metadata.ownerReferences) : undefined;
+  if (!next) return ref;
+  const nextSource = sourceKindOf(next, ctx.kinds);
+  if (nextSource && live(ctx.lookup(nextSource.key, next))) return undefined;
+  return next;
+}
+
+const controllerOf = (owners: readonly OwnerReference[] | null | undefined) =>
+  owners?.length ? (owners.find((o) => o.controller) ?? owners[0]) : undefined;
+const matches = (ref: OwnerReference, k: { kind: string; group: string }) =>
+  ref.kind === k.kind && (ref.apiVersion === undefined || groupOf(ref.apiVersion) === k.group);
+const sourceKindOf = (ref: OwnerReference, kinds: SourceKinds) =>
+  ref.apiVersion === undefined ? kinds.byKind(ref.kind) : kinds.find(groupOf(ref.apiVersion), ref.kind);
+const live = (o: SourceObject | undefined): o is SourceObject => Boolean(o && !o.metadata.deletionTimestamp);
+
+/** Objects by key and name, indexed on first use (a rebuild looks up one owner per owned Pod). */
+function lookupIn(objs: NamespaceObjects): RuleContext['lookup'] {
+  const index = new Map<string, Map<string, SourceObject>>();
+  return (key, ref) => {
+    let m = index.get(key);
+    if (!m) {
+      index.set(key, (m = new Map()));
+      for (const o of objs[key] ?? []) m.set(o.metadata.name, o);
+    }
+    const o = m.get(ref.name);
+    // The same name with another UID is another object (deleted and recreated).
+    return o && (!ref.uid || !o.metadata.uid || ref.uid === o.metadata.uid) ? o : undefined;
+  };
+}
+
+/** A declared kind's reference to another source object (spec.workloadRef → a Deployment). */
+function creditWorkloadRef(
+  kind: Kind,
+  o: SourceObject,
+  path: string,
+  ctx: RuleContext,
+  counts: (m: ObjectMeta) => boolean,
+): void {
+  const ref = atPath(o, path) as { kind?: string; name?: string; apiVersion?: string } | undefined;
+  if (!ref?.kind || !ref.name) return;
+  const target = ctx.kinds.all.find(
+    (k) => k.kind === ref.kind && (ref.apiVersion === undefined || groupOf(ref.apiVersion) === k.group),
+  );
+  const t = target && ctx.lookup(target.key, { name: ref.name });
+  if (!target || !t || !counts(t.metadata)) return;
+  for (const p of target.podSpecs) ctx.credit(kind, o.metadata.name, allContainers(atPath(t, p) as PodSpec));
 }
 
 /**
@@ -79,7 +191,7 @@ export function desiredImages(namespace: string, objs: NamespaceObjects): Desire
  * different UID means the CronJob was deleted and recreated under the same name, so the old Job's
  * images are still the Job's own (then both kinds may appear).
  */
-export function ownedByLiveCronJob(meta: ObjectMeta, cronJobs: CronJobObject[]): boolean {
+export function ownedByLiveCronJob(meta: ObjectMeta, cronJobs: readonly CronJobObject[]): boolean {
   for (const ref of meta.ownerReferences ?? []) {
     if (ref.kind !== 'CronJob') continue;
     for (const cj of cronJobs) {
@@ -97,15 +209,23 @@ function* allContainers(spec: PodSpec | null | undefined): Generator<Container> 
   yield* spec?.ephemeralContainers ?? [];
 }
 
-function addImage(out: DesiredImages, namespace: string, kind: Kind, name: string, c: Container): void {
+function addImage(
+  out: DesiredImages,
+  namespace: string,
+  kind: Kind,
+  name: string,
+  c: Container,
+  carrier: Carrier = { kind, name },
+): void {
   const image = c.image ?? '';
   const r = image.trim() === '' ? { ok: false as const, reason: 'empty image' } : normalizeRef(image);
   if (!r.ok) {
     out.invalid.push({
       namespace,
-      source: `${kind}/${name}`,
-      kind,
-      name,
+      // Reported on the object that carries the container (an owned Pod), not its owner.
+      source: `${carrier.kind}/${carrier.name}`,
+      kind: carrier.kind,
+      name: carrier.name,
       container: c.name,
       image,
       reason: r.reason,
@@ -122,5 +242,16 @@ function addImage(out: DesiredImages, namespace: string, kind: Kind, name: strin
 
 /** status.kinds: sorted and comma-joined ("Deployment,Pod") so kubectl columns stay stable. */
 export function kindsString(kinds: Iterable<Kind>): string {
-  return [...new Set(kinds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(',');
+  // At most KINDS_MAX characters (the CRD's limit): owner kinds are open-ended. The image stays
+  // referenced either way; only the list of kinds is cut.
+  let out = '';
+  for (const k of [...new Set(kinds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const next = out ? `${out},${k}` : k;
+    if (next.length > KINDS_MAX) break;
+    out = next;
+  }
+  return out;
 }
+
+/** status.kinds' maximum length (crds/imageinventory.dev_images.yaml). */
+export const KINDS_MAX = 1024;

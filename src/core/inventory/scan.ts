@@ -13,6 +13,7 @@ import { InvalidRefReporter } from './invalid-ref-events.js';
 import { imageResourceName } from './naming.js';
 import { reconcileNamespace, type NamespaceResult } from './reconcile.js';
 import { desiredImages, kindsString } from './rules.js';
+import type { SourceKinds } from './source-kinds.js';
 import { listNamespaceObjects } from './sources.js';
 
 export interface ScanOptions {
@@ -28,6 +29,8 @@ export interface ScanOptions {
   checkNamespaces?: boolean;
   /** A label selector for the workload LISTs; makes the scan read-only (see above). */
   selector?: string;
+  /** The source kinds in force (built-in plus the served declared ones). Default: built-in. */
+  kinds?: SourceKinds;
   onProgress?: (done: number, total: number, namespace: string) => void;
 }
 
@@ -60,8 +63,12 @@ async function checkNamespace(rest: KubeRest, ns: string): Promise<void> {
 }
 
 /** What a selector scan reports for one namespace: the referenced images, written nowhere. */
-function readOnlyResult(ns: string, objs: Parameters<typeof desiredImages>[1]): NamespaceResult {
-  const { images, invalid } = desiredImages(ns, objs);
+function readOnlyResult(
+  ns: string,
+  objs: Parameters<typeof desiredImages>[1],
+  kinds?: SourceKinds,
+): NamespaceResult {
+  const { images, invalid } = desiredImages(ns, objs, kinds);
   return {
     namespace: ns,
     images: [...images]
@@ -94,11 +101,13 @@ export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promi
       const ns = namespaces[next++]!;
       try {
         if (opts.checkNamespaces) await checkNamespace(rest, ns);
-        const objs = await listNamespaceObjects(rest, ns, opts.selector);
+        const objs = await listNamespaceObjects(rest, ns, opts.selector, opts.kinds);
         if (readOnly) {
-          report.results.push(readOnlyResult(ns, objs));
+          report.results.push(readOnlyResult(ns, objs, opts.kinds));
         } else {
-          const r = await reconcileNamespace({ store, events }, ns, objs, { dryRun: opts.dryRun });
+          const r = await reconcileNamespace({ store, events, kinds: opts.kinds }, ns, objs, {
+            dryRun: opts.dryRun,
+          });
           report.results.push(r);
           if (r.errors.length)
             report.failures.push({ namespace: ns, error: r.errors.join('; '), reason: 'Error' });

@@ -8,7 +8,13 @@ interface RawMeta {
   uid?: string;
   generation?: number;
   deletionTimestamp?: string | Date;
-  ownerReferences?: { kind?: string; name?: string; uid?: string; apiVersion?: string }[];
+  ownerReferences?: {
+    kind?: string;
+    name?: string;
+    uid?: string;
+    apiVersion?: string;
+    controller?: boolean | null;
+  }[];
 }
 interface RawContainer {
   name?: string;
@@ -21,22 +27,23 @@ interface RawPodSpec {
 }
 export interface RawObject {
   metadata?: RawMeta;
-  spec?: {
-    containers?: RawContainer[];
-    initContainers?: RawContainer[];
-    ephemeralContainers?: RawContainer[];
-    template?: { spec?: RawPodSpec };
-    jobTemplate?: { spec?: { template?: { spec?: RawPodSpec } } };
-  };
+  spec?: unknown;
 }
 
+export interface StrippedOwnerReference {
+  kind: string;
+  name: string;
+  uid?: string;
+  apiVersion?: string;
+  controller?: boolean;
+}
 export interface StrippedMeta {
   name: string;
   namespace?: string;
   uid?: string;
   generation?: number;
   deletionTimestamp?: string;
-  ownerReferences?: { kind: string; name: string; uid?: string }[];
+  ownerReferences?: StrippedOwnerReference[];
 }
 export interface StrippedContainer {
   name: string;
@@ -51,16 +58,13 @@ export interface StrippedPod {
   metadata: StrippedMeta;
   spec: StrippedPodSpec;
 }
-export interface StrippedWorkload {
+/** Any stripped source object: its PodSpecs (and workload references) kept at their paths. */
+export interface StrippedObject {
   metadata: StrippedMeta;
-  spec: { template: { spec: StrippedPodSpec } };
-}
-export interface StrippedCronJob {
-  metadata: StrippedMeta;
-  spec: { jobTemplate: { spec: { template: { spec: StrippedPodSpec } } } };
+  spec?: Record<string, unknown>;
 }
 
-function meta(m: RawMeta | undefined): StrippedMeta {
+export function meta(m: RawMeta | undefined): StrippedMeta {
   const out: StrippedMeta = { name: m?.name ?? '' };
   if (m?.namespace) out.namespace = m.namespace;
   if (m?.uid) out.uid = m.uid;
@@ -70,9 +74,13 @@ function meta(m: RawMeta | undefined): StrippedMeta {
       m.deletionTimestamp instanceof Date ? m.deletionTimestamp.toISOString() : m.deletionTimestamp;
   }
   if (m?.ownerReferences?.length) {
+    // apiVersion and controller tell a Deployment's ReplicaSet from a bare one, and a declared
+    // kind from a same-named kind of another group.
     out.ownerReferences = m.ownerReferences.map((o) => {
-      const r: { kind: string; name: string; uid?: string } = { kind: o.kind ?? '', name: o.name ?? '' };
+      const r: StrippedOwnerReference = { kind: o.kind ?? '', name: o.name ?? '' };
       if (o.uid) r.uid = o.uid;
+      if (o.apiVersion) r.apiVersion = o.apiVersion;
+      if (o.controller) r.controller = true;
       return r;
     });
   }
@@ -80,17 +88,24 @@ function meta(m: RawMeta | undefined): StrippedMeta {
 }
 
 function containers(list: RawContainer[] | undefined): StrippedContainer[] | undefined {
-  if (!list?.length) return undefined;
-  return list.map((c) =>
-    c.image === undefined ? { name: c.name ?? '' } : { name: c.name ?? '', image: c.image },
-  );
+  // A declared kind's path may lead anywhere: anything but a list of objects holds no container.
+  if (!Array.isArray(list) || !list.length) return undefined;
+  const out: StrippedContainer[] = [];
+  for (const c of list as unknown[]) {
+    if (!c || typeof c !== 'object') continue;
+    const { name, image } = c as RawContainer;
+    const n = typeof name === 'string' ? name : '';
+    out.push(image === undefined ? { name: n } : { name: n, image });
+  }
+  return out.length ? out : undefined;
 }
 
-function podSpec(s: RawPodSpec | undefined): StrippedPodSpec {
+export function podSpec(s: unknown): StrippedPodSpec {
+  const r = (s && typeof s === 'object' ? s : {}) as RawPodSpec;
   const out: StrippedPodSpec = {};
-  const c = containers(s?.containers);
-  const i = containers(s?.initContainers);
-  const e = containers(s?.ephemeralContainers);
+  const c = containers(r.containers);
+  const i = containers(r.initContainers);
+  const e = containers(r.ephemeralContainers);
   if (c) out.containers = c;
   if (i) out.initContainers = i;
   if (e) out.ephemeralContainers = e;
@@ -101,16 +116,46 @@ export function stripPod(o: RawObject): StrippedPod {
   return { metadata: meta(o.metadata), spec: podSpec(o.spec) };
 }
 
-/** Deployment, StatefulSet, DaemonSet and Job all carry a pod template at spec.template. */
-export function stripWorkload(o: RawObject): StrippedWorkload {
-  return { metadata: meta(o.metadata), spec: { template: { spec: podSpec(o.spec?.template?.spec) } } };
+/** Sets `v` at a dotted path under `root` (creating the objects on the way). */
+function setPath(root: Record<string, unknown>, path: readonly string[], v: unknown): void {
+  let o = root;
+  for (const p of path.slice(0, -1)) o = (o[p] ??= {}) as Record<string, unknown>;
+  o[path.at(-1)!] = v;
 }
 
-export function stripCronJob(o: RawObject): StrippedCronJob {
-  return {
-    metadata: meta(o.metadata),
-    spec: {
-      jobTemplate: { spec: { template: { spec: podSpec(o.spec?.jobTemplate?.spec?.template?.spec) } } },
-    },
+/**
+ * A stripper for a kind whose PodSpecs sit at `podSpecs` (dotted paths from the object's root,
+ * `spec.template.spec`) and workload references at `refs`: the result keeps only those, at the
+ * same paths, so the rules read raw and stripped objects alike.
+ */
+export function stripperFor(
+  podSpecs: readonly string[],
+  refs: readonly string[] = [],
+): (o: RawObject) => StrippedObject {
+  const specs = podSpecs.map((p) => p.split('.'));
+  const refPaths = refs.map((p) => p.split('.'));
+  return (o) => {
+    const out: Record<string, unknown> = { metadata: meta(o.metadata) };
+    for (const path of specs) {
+      let v: unknown = o;
+      for (const p of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
+      setPath(out, path, podSpec(v));
+    }
+    for (const path of refPaths) {
+      let v: unknown = o;
+      for (const p of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
+      const r = v as { kind?: unknown; name?: unknown; apiVersion?: unknown } | undefined;
+      if (r && typeof r.kind === 'string' && typeof r.name === 'string') {
+        const ref: Record<string, string> = { kind: r.kind, name: r.name };
+        if (typeof r.apiVersion === 'string') ref.apiVersion = r.apiVersion;
+        setPath(out, path, ref);
+      }
+    }
+    return out as unknown as StrippedObject;
   };
+}
+
+/** Metadata only: the owner kinds (ReplicaSets), read for their ownerReferences. */
+export function stripMetadata(o: RawObject): StrippedObject {
+  return { metadata: meta(o.metadata) };
 }

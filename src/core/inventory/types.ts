@@ -1,15 +1,20 @@
-// The few fields of the six source kinds that the source-to-kinds rules read. Structural and
+// The few fields of the source kinds that the source-to-kinds rules read. Structural and
 // minimal on purpose: objects stripped on arrival (./strip.ts) and @kubernetes/client-node V1
 // objects that carry metadata.name both fit, so the rules never depend on a client library.
+import { BUILTIN_SOURCE_KINDS, OWNER_KINDS } from './source-kinds.js';
 
-export type Kind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'CronJob' | 'Job' | 'Pod';
+/**
+ * A kind credited with an image: a source kind (./source-kinds.ts, built in or declared) or the
+ * kind of the top owner of a Pod that no source kind controls (`ReplicaSet`, `Workflow`).
+ */
+export type Kind = string;
 
 export interface OwnerReference {
   kind: string;
   name: string;
   uid?: string;
   apiVersion?: string;
-  controller?: boolean;
+  controller?: boolean | null;
 }
 
 export interface ObjectMeta {
@@ -52,22 +57,19 @@ export interface PodObject {
   spec?: PodSpec | null;
 }
 
-/** One namespace's worth of sources, as listed from the API or read from manifests. */
-export interface NamespaceObjects {
-  deployments: TemplatedObject[];
-  statefulSets: TemplatedObject[];
-  daemonSets: TemplatedObject[];
-  cronJobs: CronJobObject[];
-  jobs: TemplatedObject[];
-  pods: PodObject[];
+/** Any source object: metadata, and the PodSpecs at the paths its kind names. */
+export interface SourceObject {
+  metadata: ObjectMeta;
+  spec?: unknown;
 }
 
-/** A namespace with none of the six source kinds yet (collectors fill it in). */
-export const emptyNamespaceObjects = (): NamespaceObjects => ({
-  deployments: [],
-  statefulSets: [],
-  daemonSets: [],
-  cronJobs: [],
-  jobs: [],
-  pods: [],
-});
+/**
+ * One namespace's worth of sources, as listed from the API or read from manifests: each kind's
+ * objects under its registry key (`deployments`, `pods`, a declared kind's `Rollout.argoproj.io`),
+ * and the owner kinds' metadata (`replicaSets`). A missing key is an empty list.
+ */
+export type NamespaceObjects = Partial<Record<string, SourceObject[]>>;
+
+/** A namespace with none of the built-in kinds yet (collectors fill it in). */
+export const emptyNamespaceObjects = (): NamespaceObjects =>
+  Object.fromEntries([...BUILTIN_SOURCE_KINDS, ...OWNER_KINDS].map((k) => [k.key, []]));

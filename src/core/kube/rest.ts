@@ -80,6 +80,8 @@ export interface RequestOptions {
   query?: Query;
   body?: unknown;
   contentType?: string;
+  /** Accept header; default application/json (metadata-only lists ask for PartialObjectMetadataList). */
+  accept?: string;
   /** Overall deadline of this request (connect, TLS, headers and body). */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -194,7 +196,7 @@ export class KubeRest {
           agent: this.agent,
           headers: {
             ...auth,
-            accept: 'application/json',
+            accept: opts.accept ?? 'application/json',
             ...(payload
               ? { 'content-type': opts.contentType ?? 'application/json', 'content-length': payload.length }
               : {}),
@@ -302,17 +304,23 @@ export class KubeRest {
    */
   async list<T, U = T>(
     path: string,
-    opts: { query?: Query; pageSize?: number; map?: (item: T) => U; signal?: AbortSignal } = {},
+    opts: {
+      query?: Query;
+      pageSize?: number;
+      map?: (item: T) => U;
+      signal?: AbortSignal;
+      accept?: string;
+    } = {},
   ): Promise<{ items: U[]; resourceVersion: string }> {
     const items: U[] = [];
     let cont: string | undefined;
     let resourceVersion = '';
     do {
-      const page = await this.get<{ items: T[]; metadata?: ListMeta }>(
-        path,
-        { ...opts.query, limit: opts.pageSize ?? 500, continue: cont },
-        opts.signal,
-      );
+      const page = await this.request<{ items: T[]; metadata?: ListMeta }>('GET', path, {
+        query: { ...opts.query, limit: opts.pageSize ?? 500, continue: cont },
+        signal: opts.signal,
+        accept: opts.accept,
+      });
       for (const it of page.items ?? []) items.push(opts.map ? opts.map(it) : (it as unknown as U));
       cont = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;

@@ -2,6 +2,7 @@
 // workload is read), or the same rules run offline over manifests.
 import { imagesPath, type ImageResource } from '../inventory/image-resource.js';
 import { desiredImages, usersStatus } from '../inventory/rules.js';
+import type { SourceKinds } from '../inventory/source-kinds.js';
 import type { NamespaceObjects } from '../inventory/types.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { ImageUse } from './image-report.js';
@@ -28,10 +29,10 @@ export async function clusterUses(rest: KubeRest, namespaces?: string[]): Promis
 }
 
 /** The uses the inventory would record for these objects. */
-export function offlineUses(byNamespace: Map<string, NamespaceObjects>): ImageUse[] {
+export function offlineUses(byNamespace: Map<string, NamespaceObjects>, kinds?: SourceKinds): ImageUse[] {
   const out: ImageUse[] = [];
   for (const [namespace, objs] of byNamespace) {
-    const { images, users } = desiredImages(namespace, objs);
+    const { images, users } = desiredImages(namespace, objs, kinds);
     for (const [image, kinds] of images) {
       out.push({ namespace, image, kinds: [...kinds].sort(), ...usersStatus(users.get(image)) });
     }

@@ -1,19 +1,31 @@
-// The inventory daemon's cache: one informer per watched kind (Pod, Deployment, StatefulSet,
-// DaemonSet, Job, CronJob, Image), cluster-wide or one per namespace of --namespaces, each
+// The inventory daemon's cache: one informer per watched kind (the source kinds of the registry,
+// ./source-kinds.ts, built in and declared; ReplicaSets as metadata only; Images), cluster-wide or one per namespace of --namespaces, each
 // keeping only stripped objects. It is a Runnable that does not need leadership: standby
 // replicas keep warm caches, so a new leader starts rebuilding at once.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { imagesPath, stripImage, type ImageResource } from '../inventory/image-resource.js';
-import { collectionPath, SOURCE_KINDS, stripFor, type SourceKind } from '../inventory/sources.js';
-import type { RawObject, StrippedMeta, StrippedPodSpec } from '../inventory/strip.js';
+import {
+  BUILTIN,
+  type OwnerKindSpec,
+  type SourceKinds,
+  type SourceKindSpec,
+} from '../inventory/source-kinds.js';
+import { collectionPath, readKinds, stripFor } from '../inventory/sources.js';
+import type { RawObject, StrippedMeta, StrippedObject, StrippedPodSpec } from '../inventory/strip.js';
 import type { NamespaceObjects } from '../inventory/types.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { Informer, intern, type CachedObject, type InformerHandlers } from './informer.js';
 import type { Runnable } from '../controller/manager.js';
 
-export type WatchedKind = SourceKind | 'Image';
-export const WATCHED_KINDS: WatchedKind[] = [...(Object.keys(SOURCE_KINDS) as SourceKind[]), 'Image'];
+/** A watched kind's name: the kind for built-in and owner kinds, `Kind.group` for declared ones. */
+export type WatchedKind = string;
+export const watchedName = (k: SourceKindSpec | OwnerKindSpec): WatchedKind =>
+  'declared' in k && k.declared ? k.key : k.kind;
+/** The kinds watched with the built-in source kinds only (metrics list these even before a sync). */
+export const WATCHED_KINDS: WatchedKind[] = [...readKinds(BUILTIN).map(watchedName), 'Image'];
+/** Counts per watched kind; Pod and Image are always there. */
+export type KindCounts = { [kind: string]: number; Pod: number; Image: number };
 
 export interface InventoryCacheOptions {
   rest: KubeRest;
@@ -21,6 +33,8 @@ export interface InventoryCacheOptions {
   /** Watch only these namespaces; undefined or empty means all. */
   namespaces?: string[];
   resyncPeriodMs?: number;
+  /** The source kinds in force (built-in plus the served declared ones). Default: built-in. */
+  kinds?: SourceKinds;
   logger: Logger;
 }
 
@@ -38,23 +52,21 @@ function internMeta(m: StrippedMeta): void {
     o.kind = intern(o.kind);
     o.name = intern(o.name);
     if (o.uid) o.uid = intern(o.uid);
+    if (o.apiVersion) o.apiVersion = intern(o.apiVersion);
   }
 }
-function stripper(kind: SourceKind): (raw: unknown) => CachedObject {
-  const strip = stripFor(kind);
+function stripper(k: SourceKindSpec | OwnerKindSpec): (raw: unknown) => CachedObject {
+  const strip = stripFor(k);
+  const paths = 'podSpecs' in k ? k.podSpecs.map((p) => p.split('.')) : [];
   return (raw) => {
-    const o = strip(raw as RawObject) as {
-      metadata: StrippedMeta;
-      spec: StrippedPodSpec & {
-        template?: { spec: StrippedPodSpec };
-        jobTemplate?: { spec: { template: { spec: StrippedPodSpec } } };
-      };
-    };
+    const o = strip(raw as RawObject);
     internMeta(o.metadata);
-    if (kind === 'Pod') internSpec(o.spec);
-    else if (kind === 'CronJob') internSpec(o.spec.jobTemplate?.spec.template.spec);
-    else internSpec(o.spec.template?.spec);
-    return o;
+    for (const path of paths) {
+      let v: unknown = o;
+      for (const p of path) v = (v as Record<string, unknown> | undefined)?.[p];
+      internSpec(v as StrippedPodSpec | undefined);
+    }
+    return o as StrippedObject & CachedObject;
   };
 }
 
@@ -64,39 +76,61 @@ export class InventoryCache implements Runnable {
   private readonly informers = new Map<WatchedKind, Informer<CachedObject>[]>();
   private readonly scoped: boolean;
 
+  readonly kinds: SourceKinds;
+  private readonly read: (SourceKindSpec | OwnerKindSpec)[];
+
   constructor(private readonly opts: InventoryCacheOptions) {
     const namespaces = opts.namespaces?.length ? opts.namespaces : undefined;
     this.scoped = Boolean(namespaces);
-    for (const kind of WATCHED_KINDS) {
-      const scopes: (string | undefined)[] = namespaces ?? [undefined];
-      this.informers.set(
+    this.kinds = opts.kinds ?? BUILTIN;
+    this.read = readKinds(this.kinds);
+    const scopes: (string | undefined)[] = namespaces ?? [undefined];
+    const add = (kind: WatchedKind, make: (ns: string | undefined) => Informer<CachedObject>) =>
+      this.informers.set(kind, scopes.map(make));
+    for (const k of this.read) {
+      const kind = watchedName(k);
+      add(
         kind,
-        scopes.map(
-          (ns) =>
-            new Informer<CachedObject>({
-              name: `${kind}${ns ? `@${ns}` : ''}`,
-              rest: opts.rest,
-              path: kind === 'Image' ? imagesPath(ns) : collectionPath(kind, ns),
-              strip:
-                kind === 'Image'
-                  ? (raw) => stripImage(raw as ImageResource) as CachedObject
-                  : stripper(kind as SourceKind),
-              // One resync signal is enough: the Pod informers carry it.
-              resyncPeriodMs: kind === 'Pod' ? opts.resyncPeriodMs : undefined,
-              logger: opts.logger,
-            }),
-        ),
+        (ns) =>
+          new Informer<CachedObject>({
+            name: `${kind}${ns ? `@${ns}` : ''}`,
+            rest: opts.rest,
+            path: collectionPath(k, ns),
+            metadataOnly: !('podSpecs' in k),
+            strip: stripper(k),
+            // One resync signal is enough: the Pod informers carry it.
+            resyncPeriodMs: kind === 'Pod' ? opts.resyncPeriodMs : undefined,
+            logger: opts.logger,
+          }),
       );
     }
+    add(
+      'Image',
+      (ns) =>
+        new Informer<CachedObject>({
+          name: `Image${ns ? `@${ns}` : ''}`,
+          rest: opts.rest,
+          path: imagesPath(ns),
+          strip: (raw) => stripImage(raw as ImageResource) as CachedObject,
+          logger: opts.logger,
+        }),
+    );
+  }
+
+  /** The watched kinds, as `on()` and the counters name them. */
+  watched(): WatchedKind[] {
+    return [...this.informers.keys()];
   }
 
   /** Registers handlers on every informer of `kind`. */
   on<T extends CachedObject>(kind: WatchedKind, handlers: InformerHandlers<T>): void {
-    for (const inf of this.informers.get(kind)!) inf.addHandlers(handlers as InformerHandlers<CachedObject>);
+    for (const inf of this.informers.get(kind) ?? [])
+      inf.addHandlers(handlers as InformerHandlers<CachedObject>);
   }
 
   private informerFor(kind: WatchedKind, namespace: string): Informer<CachedObject> | undefined {
-    const list = this.informers.get(kind)!;
+    const list = this.informers.get(kind);
+    if (!list) return undefined;
     if (!this.scoped) return list[0];
     const i = this.opts.namespaces!.indexOf(namespace);
     return i < 0 ? undefined : list[i];
@@ -114,11 +148,10 @@ export class InventoryCache implements Runnable {
 
   /** The namespace's source objects, as reconcileNamespace takes them. */
   objects(namespace: string): NamespaceObjects {
-    const out: Record<string, unknown[]> = {};
-    for (const kind of Object.keys(SOURCE_KINDS) as SourceKind[]) {
-      out[SOURCE_KINDS[kind].key] = this.informerFor(kind, namespace)?.list(namespace) ?? [];
-    }
-    return out as unknown as NamespaceObjects;
+    const out: NamespaceObjects = {};
+    for (const k of this.read)
+      out[k.key] = (this.informerFor(watchedName(k), namespace)?.list(namespace) ?? []) as StrippedObject[];
+    return out;
   }
 
   images(namespace: string): ImageResource[] {
@@ -134,8 +167,8 @@ export class InventoryCache implements Runnable {
   }
 
   /** Cached objects per kind (for metrics). */
-  sizes(): Record<WatchedKind, number> {
-    const out = {} as Record<WatchedKind, number>;
+  sizes(): KindCounts {
+    const out = { Pod: 0, Image: 0 } as KindCounts;
     for (const [kind, list] of this.informers) out[kind] = list.reduce((n, i) => n + i.size(), 0);
     return out;
   }
@@ -147,8 +180,8 @@ export class InventoryCache implements Runnable {
   }
 
   /** Watch events received per kind (all informers of the kind), for tests and diagnostics. */
-  events(): Record<WatchedKind, number> {
-    const out = {} as Record<WatchedKind, number>;
+  events(): KindCounts {
+    const out = { Pod: 0, Image: 0 } as KindCounts;
     for (const [kind, list] of this.informers) out[kind] = list.reduce((n, i) => n + i.stats.events, 0);
     return out;
   }

@@ -32,10 +32,11 @@ import type { StrippedPod } from '../inventory/strip.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { InventoryCache, WatchedKind } from './cache.js';
+import { OWNER_KINDS } from '../inventory/source-kinds.js';
+import { watchedName, type InventoryCache } from './cache.js';
 import type { CachedObject } from './informer.js';
 import type { Runnable } from '../controller/manager.js';
-import { generationChanged, podChanged } from './predicates.js';
+import { generationChanged, ownersChanged, podChanged } from './predicates.js';
 
 export interface InventoryControllerOptions {
   cache: InventoryCache;
@@ -119,11 +120,22 @@ export class InventoryController implements Runnable {
         for (const n of cache.namespaces()) this.enqueue(n);
       },
     });
-    for (const kind of ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] as WatchedKind[]) {
+    // Every other source kind (built in or declared): a template change bumps generation.
+    for (const k of cache.kinds.all) {
+      if (k.kind === 'Pod' && !k.declared) continue;
+      const kind = watchedName(k);
       cache.on<CachedObject & { metadata: { generation?: number } }>(kind, {
         onAdd: (o) => on(`${kind} added`, o),
         onUpdate: (a, b) => generationChanged(a, b) && on(`${kind} changed`, b),
         onDelete: (o) => on(`${kind} deleted`, o),
+      });
+    }
+    // Owner kinds (ReplicaSets, metadata only): who controls them decides what their Pods credit.
+    for (const k of OWNER_KINDS) {
+      cache.on<StrippedPod>(k.kind, {
+        onAdd: (o) => on(`${k.kind} added`, o),
+        onUpdate: (a, b) => ownersChanged(a, b) && on(`${k.kind} changed`, b),
+        onDelete: (o) => on(`${k.kind} deleted`, o),
       });
     }
     cache.on<CachedObject>('Image', {
@@ -218,7 +230,12 @@ export class InventoryController implements Runnable {
     let result: NamespaceResult | undefined;
     try {
       result = await reconcileNamespace(
-        { store: this.store, events: this.opts.events, concurrency: this.opts.writeConcurrency ?? 8 },
+        {
+          store: this.store,
+          events: this.opts.events,
+          concurrency: this.opts.writeConcurrency ?? 8,
+          kinds: this.opts.cache.kinds,
+        },
         namespace,
         cache.objects(namespace),
         { existing: cache.images(namespace) },

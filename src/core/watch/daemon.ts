@@ -3,11 +3,12 @@
 // the benchmark all start the daemon through createWatchDaemon.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Gauge } from 'prom-client';
+import type { SourceKinds } from '../inventory/source-kinds.js';
 import { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
 import { KubeRest, type KubeRestOptions } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { InventoryCache, WATCHED_KINDS } from './cache.js';
+import { InventoryCache } from './cache.js';
 import { InventoryController, type InventoryControllerOptions } from './controller.js';
 import { IMAGE_CRD, OUR_CRDS } from '../kube/crds.js';
 import { CrdGuard } from './crd-guard.js';
@@ -32,6 +33,8 @@ export interface WatchDaemonOptions {
   controller?: Pick<InventoryControllerOptions, 'quietMs' | 'maxDelayMs' | 'onRebuild' | 'writeConcurrency'>;
   /** Collect prom-client's process metrics (default true). */
   defaultMetrics?: boolean;
+  /** The source kinds in force (built-in plus the served declared ones). Default: built-in. */
+  kinds?: SourceKinds;
   /** Also run the erase ImageList/ImageJob controllers, with worker objects in this namespace. */
   erase?: { namespace: string; configNamespace?: string };
 }
@@ -54,6 +57,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     kubeConfig: opts.kubeConfig,
     namespaces: opts.namespaces,
     resyncPeriodMs: opts.resyncPeriodMs,
+    kinds: opts.kinds,
     logger: opts.logger,
   });
   new Gauge({
@@ -63,7 +67,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     registers: [metrics.registry],
     collect() {
       const sizes = cache.sizes();
-      for (const kind of WATCHED_KINDS) this.set({ kind }, sizes[kind]);
+      for (const kind of cache.watched()) this.set({ kind }, sizes[kind] ?? 0);
     },
   });
   const controller = new InventoryController({

@@ -40,6 +40,11 @@ export interface InformerHandlers<T> {
   onResync?(): void;
 }
 
+// Metadata-only reads (as client-go's metadata informers): the server sends PartialObjectMetadata,
+// never the objects' specs, so nothing but metadata crosses the wire or is parsed.
+export const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+export const METADATA_WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+
 export interface InformerOptions<T extends CachedObject> {
   /** For logs, e.g. "pods" or "pods@shop". */
   name: string;
@@ -47,6 +52,8 @@ export interface InformerOptions<T extends CachedObject> {
   rest: KubeRest;
   /** Collection path (cluster-wide or one namespace). */
   path: string;
+  /** Only the objects' metadata (PartialObjectMetadata), e.g. ReplicaSets read for their owners. */
+  metadataOnly?: boolean;
   /** Limits what is listed and watched, e.g. a labelSelector. */
   query?: Record<string, string>;
   /** Reduces a raw API object to what the cache keeps. */
@@ -205,6 +212,7 @@ export class Informer<T extends CachedObject> {
             rest: this.opts.rest,
             path: this.opts.path,
             query: this.opts.query,
+            ...(this.opts.metadataOnly ? { accept: METADATA_WATCH } : {}),
             resourceVersion: this.resourceVersion,
             timeoutSeconds,
             idleTimeoutMs: this.opts.idleTimeoutMs ?? (timeoutSeconds + 30) * 1000,
@@ -332,6 +340,7 @@ export class Informer<T extends CachedObject> {
     this.stats.lists++;
     const { items, resourceVersion } = await this.opts.rest.list<unknown, T>(this.opts.path, {
       query: this.opts.query,
+      ...(this.opts.metadataOnly ? { accept: METADATA_LIST } : {}),
       map: (o) => this.opts.strip(o),
       pageSize: this.opts.pageSize ?? 500,
       signal,

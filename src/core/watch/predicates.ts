@@ -8,6 +8,9 @@
 //     GenerationChangedPredicate. Status and scale-subresource noise never enqueue. A change of
 //     deletionTimestamp also counts: objects being deleted contribute nothing, and we do not
 //     want to rely on the API server bumping generation for it.
+//   - Owner kinds (ReplicaSets, metadata only): a change of ownerReferences or deletionTimestamp
+//     (plus create and delete): whether a Deployment controls a ReplicaSet decides what its Pods
+//     credit.
 //   - Images: create and delete only; updates (including our own status writes) are ignored,
 //     so the daemon never loops on its own writes.
 import type { StrippedContainer, StrippedPod } from '../inventory/strip.js';
@@ -15,7 +18,7 @@ import type { StrippedContainer, StrippedPod } from '../inventory/strip.js';
 interface Meta {
   generation?: number;
   deletionTimestamp?: string;
-  ownerReferences?: { kind: string; name: string; uid?: string }[];
+  ownerReferences?: { kind: string; name: string; uid?: string; apiVersion?: string; controller?: boolean }[];
 }
 
 function sameContainers(a: StrippedContainer[] | undefined, b: StrippedContainer[] | undefined): boolean {
@@ -34,6 +37,8 @@ function sameOwners(a: Meta['ownerReferences'], b: Meta['ownerReferences']): boo
     const x = a[i]!;
     const y = b[i]!;
     if (x.kind !== y.kind || x.name !== y.name || (x.uid ?? '') !== (y.uid ?? '')) return false;
+    if ((x.apiVersion ?? '') !== (y.apiVersion ?? '') || Boolean(x.controller) !== Boolean(y.controller))
+      return false;
   }
   return true;
 }
@@ -43,6 +48,14 @@ export function podChanged(a: StrippedPod, b: StrippedPod): boolean {
     !sameContainers(a.spec.containers, b.spec.containers) ||
     !sameContainers(a.spec.initContainers, b.spec.initContainers) ||
     !sameContainers(a.spec.ephemeralContainers, b.spec.ephemeralContainers) ||
+    !sameOwners(a.metadata.ownerReferences, b.metadata.ownerReferences) ||
+    (a.metadata.deletionTimestamp ?? '') !== (b.metadata.deletionTimestamp ?? '')
+  );
+}
+
+/** Owner kinds (ReplicaSets, by metadata): only their owners and deletion matter. */
+export function ownersChanged(a: { metadata: Meta }, b: { metadata: Meta }): boolean {
+  return (
     !sameOwners(a.metadata.ownerReferences, b.metadata.ownerReferences) ||
     (a.metadata.deletionTimestamp ?? '') !== (b.metadata.deletionTimestamp ?? '')
   );

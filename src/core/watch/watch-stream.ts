@@ -46,6 +46,8 @@ export interface WatchRequest {
   idleTimeoutMs: number;
   /** Client-side: the response headers must arrive within this. Default 30 s. */
   connectTimeoutMs?: number;
+  /** Accept header; default application/json (metadata-only watches ask for PartialObjectMetadata). */
+  accept?: string;
   /** Cap on one event line. Default 16 MiB. */
   maxEventBytes?: number;
   signal: AbortSignal;
@@ -98,7 +100,7 @@ export async function runWatch(req: WatchRequest): Promise<void> {
     };
     const r = (isHttp ? http : https).request(
       url,
-      { method: 'GET', headers: { ...headers, accept: 'application/json' }, agent },
+      { method: 'GET', headers: { ...headers, accept: req.accept ?? 'application/json' }, agent },
       (res) => {
         const status = res.statusCode ?? 0;
         if (status < 200 || status >= 300) {

@@ -1,0 +1,116 @@
+// Source kinds declared by the administrator (`--source-kinds FILE`, the daemon's ConfigMap):
+// Argo Rollouts, OpenKruise CloneSets and the like. The file is validated with a JSON Schema
+// (ajv) and then checked for what a schema cannot say (no built-in kind redeclared, no
+// duplicates). Pure: text in, SourceKindSpecs out; discovery (is the kind served?) is
+// ./discover-kinds.ts.
+import { Ajv } from 'ajv';
+import jsyaml from 'js-yaml';
+import { BUILTIN, OWNER_KINDS, type SourceKindSpec } from './source-kinds.js';
+
+export const SOURCE_KINDS_API_VERSION = 'cli.imageinventory.dev/v1';
+/** The file (or ConfigMap value) is at most this long: it is configuration, not data. */
+export const SOURCE_KINDS_MAX_BYTES = 256 * 1024;
+
+const FIELD_PATH = '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*){0,15}$';
+const paths = {
+  type: 'array',
+  maxItems: 16,
+  uniqueItems: true,
+  items: { type: 'string', maxLength: 256, pattern: FIELD_PATH },
+};
+
+/** The JSON Schema of the file (README, "Declared source kinds"). */
+export const SOURCE_KINDS_SCHEMA = {
+  type: 'object',
+  required: ['apiVersion', 'kind', 'kinds'],
+  additionalProperties: false,
+  properties: {
+    apiVersion: { const: SOURCE_KINDS_API_VERSION },
+    kind: { const: 'SourceKinds' },
+    kinds: {
+      type: 'array',
+      maxItems: 64,
+      items: {
+        type: 'object',
+        required: ['group', 'version', 'kind'],
+        additionalProperties: false,
+        properties: {
+          group: {
+            type: 'string',
+            maxLength: 253,
+            pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$',
+          },
+          version: { type: 'string', maxLength: 63, pattern: '^v[0-9]+((alpha|beta)[0-9]+)?$' },
+          kind: { type: 'string', pattern: '^[A-Z][A-Za-z0-9]{0,62}$' },
+          /** The resource name; found by discovery when absent. */
+          plural: { type: 'string', maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+          /** Paths of pod templates (objects with metadata and spec), e.g. spec.template. */
+          podTemplates: paths,
+          /** Paths of references ({kind, name}) to a source object whose templates count too. */
+          workloadRefs: paths,
+        },
+        anyOf: [{ required: ['podTemplates'] }, { required: ['workloadRefs'] }],
+      },
+    },
+  },
+} as const;
+
+export class SourceKindsError extends Error {}
+
+let validate: ReturnType<Ajv['compile']> | undefined;
+
+interface DeclaredKind {
+  group: string;
+  version: string;
+  kind: string;
+  plural?: string;
+  podTemplates?: string[];
+  workloadRefs?: string[];
+}
+
+// Path segments that would reach an object's prototype when the stripper builds the path.
+const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
+
+/** Parses and validates a SourceKinds file; `name` is used in messages. Throws SourceKindsError. */
+export function parseSourceKinds(text: string, name: string): SourceKindSpec[] {
+  if (Buffer.byteLength(text) > SOURCE_KINDS_MAX_BYTES)
+    throw new SourceKindsError(`${name}: larger than ${SOURCE_KINDS_MAX_BYTES} bytes`);
+  let doc: unknown;
+  try {
+    doc = jsyaml.load(text, { json: true });
+  } catch (e) {
+    throw new SourceKindsError(`${name}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  validate ??= new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile(SOURCE_KINDS_SCHEMA);
+  if (!validate(doc)) {
+    const errs = (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
+      .join('; ');
+    throw new SourceKindsError(`${name}: not a valid SourceKinds file: ${errs}`);
+  }
+  const out: SourceKindSpec[] = [];
+  const seen = new Set<string>();
+  for (const [i, k] of (doc as { kinds: DeclaredKind[] }).kinds.entries()) {
+    const where = `${name}: kinds[${i}] (${k.kind}${k.group ? `.${k.group}` : ''})`;
+    const id = `${k.group}/${k.kind}`;
+    if (BUILTIN.find(k.group, k.kind) || OWNER_KINDS.some((o) => o.group === k.group && o.kind === k.kind))
+      throw new SourceKindsError(`${where}: a built-in kind; only other kinds can be declared`);
+    if (seen.has(id)) throw new SourceKindsError(`${where}: declared twice`);
+    seen.add(id);
+    for (const p of [...(k.podTemplates ?? []), ...(k.workloadRefs ?? [])])
+      if (p.split('.').some((s) => FORBIDDEN_SEGMENTS.has(s)))
+        throw new SourceKindsError(`${where}: path ${p} is not a field path`);
+    out.push({
+      kind: k.kind,
+      group: k.group,
+      version: k.version,
+      plural: k.plural ?? '',
+      key: `${k.kind}.${k.group}`,
+      podSpecs: (k.podTemplates ?? []).map((p) => `${p}.spec`),
+      ...(k.workloadRefs?.length ? { workloadRefs: k.workloadRefs } : {}),
+      declared: true,
+    });
+  }
+  return out;
+}

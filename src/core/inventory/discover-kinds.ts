@@ -1,0 +1,64 @@
+// Which declared source kinds the API server serves: one discovery GET per group/version
+// (`/apis/argoproj.io/v1alpha1`). A kind whose CRD is not installed, or that is cluster-scoped,
+// is skipped with a reason (reported once by the caller), never an error that stops the scan or
+// the daemon. A failure other than 404 (a 403, a timeout) is thrown: then nobody knows.
+import { isNotFound, type KubeRest } from '../kube/rest.js';
+import { SourceKinds, type SourceKindSpec } from './source-kinds.js';
+
+export interface SkippedKind {
+  kind: string;
+  group: string;
+  version: string;
+  reason: string;
+}
+
+export interface DiscoveredKinds {
+  kinds: SourceKinds;
+  /** The declared kinds in force (served, namespaced). */
+  served: SourceKindSpec[];
+  skipped: SkippedKind[];
+}
+
+interface ApiResourceList {
+  resources?: { name?: string; kind?: string; namespaced?: boolean; verbs?: string[] }[];
+}
+
+export async function discoverKinds(
+  rest: KubeRest,
+  declared: readonly SourceKindSpec[],
+): Promise<DiscoveredKinds> {
+  const lists = new Map<string, Promise<ApiResourceList | undefined>>();
+  const list = (gv: string) => {
+    let p = lists.get(gv);
+    if (!p) {
+      p = rest.get<ApiResourceList>(`/apis/${gv}`).catch((e: unknown) => {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      });
+      lists.set(gv, p);
+    }
+    return p;
+  };
+  const served: SourceKindSpec[] = [];
+  const skipped: SkippedKind[] = [];
+  for (const k of declared) {
+    const id = { kind: k.kind, group: k.group, version: k.version };
+    const gv = `${k.group}/${k.version}`;
+    const rl = await list(gv);
+    const r = rl?.resources?.find((x) => x.kind === k.kind && x.name && !x.name.includes('/'));
+    if (!r) {
+      skipped.push({ ...id, reason: `${k.kind}.${gv} is not served (is its CRD installed?)` });
+      continue;
+    }
+    if (!r.namespaced) {
+      skipped.push({ ...id, reason: `${k.kind}.${gv} is cluster-scoped; only namespaced kinds are sources` });
+      continue;
+    }
+    if (k.plural && k.plural !== r.name) {
+      skipped.push({ ...id, reason: `${k.kind}.${gv} is served as ${r.name}, not ${k.plural}` });
+      continue;
+    }
+    served.push({ ...k, plural: r.name! });
+  }
+  return { kinds: new SourceKinds(served), served, skipped };
+}

@@ -1,0 +1,422 @@
+// Declared source kinds against the real API server, with Argo Rollouts' own CRD and examples
+// (the Go module github.com/argoproj/argo-rollouts, fetched into .cache/ by
+// scripts/argo-rollouts.mjs: nothing of theirs is in this repository). No Argo controller runs:
+// the ReplicaSet and Pod a Rollout would own are created here, as it would create them.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { parseSourceKinds } from '../../src/core/inventory/declared-kinds.js';
+import { discoverKinds } from '../../src/core/inventory/discover-kinds.js';
+import type { ImageResource } from '../../src/core/inventory/image-resource.js';
+import { installCrds } from '../../src/core/kube/crd-install.js';
+import { ScanProtection } from '../../src/core/erase/inventory-protection.js';
+import { buildProtectedSet } from '../../src/core/erase/protected-set.js';
+import { runCli } from '../cli/run-cli.js';
+import { kubeconfigPath, newNamespace } from '../support/kube.js';
+import { repoRoot } from '../support/paths.js';
+import { startDaemon, until } from '../watch/helpers.js';
+import { inventory, listImages, setupEnv, type Env } from './helpers.js';
+
+type Obj = { apiVersion: string; kind: string; metadata: Record<string, unknown>; spec?: unknown };
+const KINDS_FILE = path.join(repoRoot, 'docs', 'examples', 'source-kinds-argo-rollouts.yaml');
+const ROLLOUTS = '/apis/argoproj.io/v1alpha1';
+const BLUE = 'docker.io/argoproj/rollouts-demo:blue';
+const GREEN = 'docker.io/argoproj/rollouts-demo:green';
+
+async function argoDir(): Promise<string> {
+  const m = (await import(path.join(repoRoot, 'scripts', 'argo-rollouts.mjs'))) as {
+    argoRolloutsDir(): string;
+  };
+  return m.argoRolloutsDir();
+}
+const docs = (file: string): Obj[] =>
+  parseAllDocuments(fs.readFileSync(file, 'utf8'))
+    .map((d) => d.toJS() as Obj)
+    .filter(Boolean);
+
+const pathOf = (o: Obj, ns: string) =>
+  o.kind === 'Rollout'
+    ? `${ROLLOUTS}/namespaces/${ns}/rollouts`
+    : o.kind === 'Deployment'
+      ? `/apis/apps/v1/namespaces/${ns}/deployments`
+      : o.kind === 'ReplicaSet'
+        ? `/apis/apps/v1/namespaces/${ns}/replicasets`
+        : `/api/v1/namespaces/${ns}/pods`;
+
+describe('declared source kinds (Argo Rollouts, real API server)', function () {
+  this.timeout(120_000);
+  let env: Env;
+  let ns: string;
+  let objects: Obj[];
+  const scanJson = (args: string[]) => {
+    const r = runCli(['scan', ...args, '-o', 'json', '--kubeconfig', kubeconfigPath()]);
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as {
+      namespaces: { images: { image: string; kinds: string[]; status: string }[] }[];
+    };
+    // The Images the scan keeps (deleted ones are listed with their previous kinds).
+    return {
+      r,
+      images: Object.fromEntries(
+        out.namespaces
+          .flatMap((n) => n.images)
+          .filter((i) => !/delete/.test(i.status))
+          .map((i) => [i.image, i.kinds.join(',')]),
+      ),
+    };
+  };
+
+  before(async () => {
+    env = await setupEnv();
+    const dir = await argoDir();
+    const crd = docs(path.join(dir, 'manifests', 'crds', 'rollout-crd.yaml'))[0]!;
+    await installCrds(env.rest, [crd as never]);
+    await until(
+      'rollouts served',
+      async () =>
+        (await discoverKinds(env.rest, parseSourceKinds(fs.readFileSync(KINDS_FILE, 'utf8'), 'f'))).served
+          .length === 1,
+      30_000,
+    );
+    ns = await newNamespace('kinds-argo');
+    // Two of Argo's own examples: a Rollout with its template, and one referencing a Deployment.
+    const examples = [
+      ...docs(path.join(dir, 'examples', 'rollout-canary.yaml')),
+      ...docs(path.join(dir, 'examples', 'rollout-template-ref.yaml')),
+    ].filter((o) => o.kind === 'Rollout' || o.kind === 'Deployment');
+    objects = [];
+    for (const o of examples) {
+      o.metadata.namespace = ns;
+      const created = await env.rest.request<Obj>('POST', pathOf(o, ns), { body: o });
+      objects.push(o);
+      if (o.kind === 'Rollout' && o.metadata.name === 'rollout-canary') {
+        // What Argo's controller makes of it: a ReplicaSet it controls, and that ReplicaSet's Pod.
+        const uid = created.metadata.uid as string;
+        const rs: Obj = {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: {
+            name: 'rollout-canary-7d',
+            namespace: ns,
+            ownerReferences: [
+              {
+                apiVersion: 'argoproj.io/v1alpha1',
+                kind: 'Rollout',
+                name: 'rollout-canary',
+                uid,
+                controller: true,
+              },
+            ],
+          },
+          spec: {
+            replicas: 0,
+            selector: { matchLabels: { app: 'rollout-canary' } },
+            template: {
+              metadata: { labels: { app: 'rollout-canary' } },
+              spec: { containers: [{ name: 'c', image: 'example.com/rs-only:1' }] },
+            },
+          },
+        };
+        const rsCreated = await env.rest.request<Obj>('POST', pathOf(rs, ns), { body: rs });
+        objects.push(rs);
+        const pod: Obj = {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: 'rollout-canary-7d-x',
+            namespace: ns,
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'ReplicaSet',
+                name: 'rollout-canary-7d',
+                uid: rsCreated.metadata.uid,
+                controller: true,
+              },
+            ],
+          },
+          spec: { containers: [{ name: 'c', image: 'example.com/rollout-pod:1' }] },
+        };
+        await env.rest.request('POST', pathOf(pod, ns), { body: pod });
+        objects.push(pod);
+      }
+    }
+  });
+
+  after(() => env?.rest.close());
+
+  it('undeclared, a Rollout is credited through its Pods; declared, through its templates and workloadRef', () => {
+    const plain = scanJson(['-n', ns]);
+    assert.deepEqual(plain.images, { [BLUE]: 'Deployment', 'example.com/rollout-pod:1': 'Rollout' });
+    const declared = scanJson(['-n', ns, '--source-kinds', KINDS_FILE]);
+    assert.equal(declared.r.stderr.includes('skipped'), false, declared.r.stderr);
+    assert.deepEqual(declared.images, { [BLUE]: 'Deployment,Rollout' });
+  });
+
+  it('status.users carries Rollout/<name> for both Rollouts', async () => {
+    const [img] = (await listImages(env, ns)).filter((i) => i.spec?.image === BLUE) as ImageResource[];
+    assert.deepEqual(img!.status?.users, [
+      'Deployment/rollout-ref-deployment',
+      'Rollout/rollout-canary',
+      'Rollout/rollout-ref-deployment',
+    ]);
+  });
+
+  it('scan -f with the same kinds file gives the same answer as the live scan', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-kinds-'));
+    try {
+      const file = path.join(dir, 'all.yaml');
+      fs.writeFileSync(file, objects.map((o) => JSON.stringify(o)).join('\n---\n'));
+      const offline = scanJson(['-f', file, '--source-kinds', KINDS_FILE]);
+      const live = scanJson(['-n', ns, '--source-kinds', KINDS_FILE, '--dry-run']);
+      assert.deepEqual(offline.images, live.images);
+      const offlinePlain = scanJson(['-f', file]);
+      const livePlain = scanJson(['-n', ns, '--dry-run']);
+      assert.deepEqual(offlinePlain.images, livePlain.images);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a declared kind whose CRD is not installed is reported once and skipped', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-kinds-'));
+    try {
+      const file = path.join(dir, 'kinds.yaml');
+      fs.writeFileSync(
+        file,
+        fs.readFileSync(KINDS_FILE, 'utf8') +
+          '  - { group: widgets.example.com, version: v1, kind: Gadget, podTemplates: [spec.template] }\n',
+      );
+      const r = scanJson(['-n', ns, '--source-kinds', file, '--dry-run']);
+      assert.equal(
+        r.r.stderr.match(/source kind skipped: Gadget\.widgets\.example\.com\/v1 is not served/g)?.length,
+        1,
+        r.r.stderr,
+      );
+      assert.deepEqual(r.images, { [BLUE]: 'Deployment,Rollout' });
+      fs.writeFileSync(
+        file,
+        'apiVersion: cli.imageinventory.dev/v1\nkind: SourceKinds\nkinds: [{ group: x, version: v1, kind: Pod }]\n',
+      );
+      const bad = runCli(['scan', '-n', ns, '--source-kinds', file, '--kubeconfig', kubeconfigPath()]);
+      assert.equal(bad.status, 2);
+      assert.match(
+        bad.stderr,
+        /not a valid SourceKinds file: \/kinds\/0 must have required property 'podTemplates'/,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('inv install grants list and watch on the declared kinds; inv check verifies it', async () => {
+    type Check = { group: string; name: string; status: string; detail?: string };
+    const check = (file: string) => {
+      const r = runCli(['check', '--source-kinds', file, '-o', 'json', '--kubeconfig', kubeconfigPath()]);
+      return (JSON.parse(r.stdout) as { checks: Check[] }).checks.filter((c) => c.group === 'source kinds');
+    };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-kinds-'));
+    const file = path.join(dir, 'kinds.yaml');
+    fs.writeFileSync(
+      file,
+      fs.readFileSync(KINDS_FILE, 'utf8') +
+        '  - { group: widgets.example.com, version: v1, kind: Gadget, podTemplates: [spec.template] }\n',
+    );
+    const before = check(file);
+    assert.deepEqual(
+      before.map((c) => [c.name, c.status]),
+      [
+        ['Gadget.widgets.example.com', 'warn'],
+        ['Rollout.argoproj.io', 'fail'],
+      ],
+    );
+    assert.match(before[1]!.detail!, /the daemon may not list, watch rollouts\.argoproj\.io/);
+    // The bundle's objects for the declared kinds, as `inv install --daemon` applies them.
+    const r = runCli(['install', '--daemon', '--source-kinds', KINDS_FILE, '--dry-run']);
+    assert.equal(r.status, 0, r.stderr);
+    const objs = parseAllDocuments(r.stdout).map(
+      (d) => d.toJS() as Obj & { data?: Record<string, string>; rules?: unknown },
+    );
+    const cm = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'inv-source-kinds')!;
+    assert.equal(cm.data!['source-kinds.yaml'], fs.readFileSync(KINDS_FILE, 'utf8'));
+    const role = objs.find(
+      (o) => o.kind === 'ClusterRole' && o.metadata.name === 'image-inventory-source-kinds',
+    )!;
+    assert.deepEqual(role.rules, [
+      { apiGroups: ['argoproj.io'], resources: ['rollouts'], verbs: ['list', 'watch'] },
+    ]);
+    const binding = objs.find(
+      (o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'image-inventory-source-kinds',
+    )!;
+    await env.rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: role });
+    await env.rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      body: binding,
+    });
+    try {
+      await until('inv check passes the Rollout', () => check(file)[1]?.status === 'pass', 20_000, 500);
+      assert.match(check(file)[1]!.detail!, /served as rollouts; the daemon may list, watch/);
+    } finally {
+      await env.rest.request(
+        'DELETE',
+        '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/image-inventory-source-kinds',
+      );
+      await env.rest.request(
+        'DELETE',
+        '/apis/rbac.authorization.k8s.io/v1/clusterroles/image-inventory-source-kinds',
+      );
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a * prune's protected set: an undeclared owner's Pod protects while it exists, a declared kind's template after", async () => {
+    // A CRD of our own, not declared: its objects own Pods the way any controller's do.
+    const group = 'kinds-test.example.com';
+    await installCrds(env.rest, [
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `widgets.${group}` },
+        spec: {
+          group,
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
+        },
+      } as never,
+    ]);
+    const pns = await newNamespace('kinds-prot');
+    const post = <T>(p: string, body: unknown) => env.rest.request<T>('POST', p, { body });
+    type Created = { metadata: { uid: string } };
+    const widget = await post<Created>(`/apis/${group}/v1/namespaces/${pns}/widgets`, {
+      apiVersion: `${group}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'w' },
+    });
+    const ownedPod = (name: string, image: string, owner: Record<string, unknown>) =>
+      post(`/api/v1/namespaces/${pns}/pods`, {
+        metadata: { name, ownerReferences: [{ ...owner, controller: true }] },
+        spec: { containers: [{ name: 'c', image }] },
+      });
+    await ownedPod('w-pod', 'example.com/widget-app:1', {
+      apiVersion: `${group}/v1`,
+      kind: 'Widget',
+      name: 'w',
+      uid: widget.metadata.uid,
+    });
+    const ro = await post<Created>(`${ROLLOUTS}/namespaces/${pns}/rollouts`, {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'ro' },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'ro' } },
+        template: {
+          metadata: { labels: { app: 'ro' } },
+          spec: { containers: [{ name: 'c', image: 'example.com/rollout-app:1' }] },
+        },
+      },
+    });
+    const rs = await post<Created>(`/apis/apps/v1/namespaces/${pns}/replicasets`, {
+      metadata: {
+        name: 'ro-1',
+        ownerReferences: [
+          {
+            apiVersion: 'argoproj.io/v1alpha1',
+            kind: 'Rollout',
+            name: 'ro',
+            uid: ro.metadata.uid,
+            controller: true,
+          },
+        ],
+      },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'ro' } },
+        template: {
+          metadata: { labels: { app: 'ro' } },
+          spec: { containers: [{ name: 'c', image: 'x:1' }] },
+        },
+      },
+    });
+    await ownedPod('ro-1-pod', 'example.com/rollout-app:1', {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      name: 'ro-1',
+      uid: rs.metadata.uid,
+    });
+    const { kinds } = await discoverKinds(
+      env.rest,
+      parseSourceKinds(fs.readFileSync(KINDS_FILE, 'utf8'), 'f'),
+    );
+    const protectedSet = async () => buildProtectedSet(await new ScanProtection(env.rest, kinds).uses());
+    const before = await protectedSet();
+    assert.equal(before.get('example.com/widget-app:1'), `referenced by Widget in ${pns}`);
+    assert.equal(before.get('example.com/rollout-app:1'), `referenced by Rollout in ${pns}`);
+    for (const p of ['w-pod', 'ro-1-pod'])
+      await env.rest.request('DELETE', `/api/v1/namespaces/${pns}/pods/${p}`, {
+        query: { gracePeriodSeconds: 0 },
+      });
+    await until('Pods gone', async () => {
+      const { items } = await env.rest.list(`/api/v1/namespaces/${pns}/pods`);
+      return items.length === 0;
+    });
+    const after = await protectedSet();
+    assert.equal(after.has('example.com/widget-app:1'), false, 'nothing references it any more');
+    assert.equal(
+      after.get('example.com/rollout-app:1'),
+      `referenced by Rollout in ${pns}`,
+      'the Rollout at 0 still does',
+    );
+  });
+
+  it('inv watch: a template change reaches the Images, deleting the Rollout removes its credit', async () => {
+    const declared = parseSourceKinds(fs.readFileSync(KINDS_FILE, 'utf8'), KINDS_FILE);
+    const { kinds } = await discoverKinds(env.rest, declared);
+    const d = await startDaemon(env.kc, { namespaces: [ns], kinds });
+    try {
+      const users = async (image: string) =>
+        (await listImages(env, ns)).find((i) => i.spec?.image === image)?.status?.users ?? [];
+      await until(
+        'the daemon credits Rollout',
+        async () => (await inventory(env, ns))[BLUE] === 'Deployment,Rollout',
+      );
+      const started = Date.now();
+      await env.rest.request('PATCH', `${ROLLOUTS}/namespaces/${ns}/rollouts/rollout-canary`, {
+        body: {
+          spec: {
+            template: {
+              spec: { containers: [{ name: 'rollouts-demo', image: 'argoproj/rollouts-demo:green' }] },
+            },
+          },
+        },
+        contentType: 'application/merge-patch+json',
+      });
+      await until(
+        'the new template image credited to the Rollout',
+        async () => (await inventory(env, ns))[GREEN] === 'Rollout',
+      );
+      const latency = Date.now() - started;
+      assert.ok(latency < 5000, `template change took ${latency} ms`);
+      assert.deepEqual(await users(BLUE), [
+        'Deployment/rollout-ref-deployment',
+        'Rollout/rollout-ref-deployment',
+      ]);
+      await env.rest.request('DELETE', `${ROLLOUTS}/namespaces/${ns}/rollouts/rollout-canary`);
+      await until('the Rollout credit gone', async () => (await inventory(env, ns))[GREEN] === undefined);
+      // Its ReplicaSet and Pod stay (no garbage collector here): their owner is gone, so the
+      // Pod is credited to the ReplicaSet's owner kind by name, fail closed.
+      assert.equal((await inventory(env, ns))['example.com/rollout-pod:1'], 'Rollout');
+    } finally {
+      await d.stop();
+    }
+  });
+});
