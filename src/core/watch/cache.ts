@@ -9,7 +9,7 @@ import type { RawObject, StrippedMeta, StrippedPodSpec } from '../inventory/stri
 import type { NamespaceObjects } from '../inventory/types.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
-import { Informer, intern, type CachedObject, type InformerHandlers } from './informer.js';
+import { Informer, intern, type CachedObject, type InformerHandlers } from '../controller/informer.js';
 import type { Runnable } from '../controller/manager.js';
 
 export type WatchedKind = SourceKind | 'Image';

@@ -33,7 +33,7 @@ import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { InventoryCache, WatchedKind } from './cache.js';
-import type { CachedObject } from './informer.js';
+import type { CachedObject } from '../controller/informer.js';
 import type { Runnable } from '../controller/manager.js';
 import { generationChanged, podChanged } from './predicates.js';
 
