@@ -9,16 +9,9 @@
 // ImageList: Accepted     False (reason Rejected) when its current generation was refused as a
 //                         bad request or configuration, True otherwise;
 //            Succeeded    the last job's result: True (Completed), False (Failed), Unknown (running).
-import type { ImageJobStatus, ImageListStatus } from './types.js';
+import type { Condition, ImageJobStatus, ImageListStatus } from './types.js';
 
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  observedGeneration?: number;
-  lastTransitionTime: string;
-}
+export type { Condition } from './types.js';
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 

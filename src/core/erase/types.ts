@@ -4,7 +4,15 @@ import { createHash } from 'node:crypto';
 import type { EraseConfig } from './config.js';
 import type { ScheduleStatus } from './schedule.js';
 
-import type { Condition } from './conditions.js';
+/** A status condition, as the Kubernetes API conventions describe it (set by conditions.ts). */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+}
 
 export const GROUP = 'erase.imageinventory.dev';
 export const VERSION = 'v1alpha1';
