@@ -3,7 +3,7 @@
 // checks them exactly, as component-operator-runtime's tests check the inventory. Nothing runs
 // in the background: no controllers, no kubelet; the test writes the worker Pods' status itself.
 import assert from 'node:assert/strict';
-import { ImageJobController } from '../../src/core/erase/imagejob-controller.js';
+import { ImageJobController } from '../../src/core/erase/imagejob/controller.js';
 import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
 import { decodeResult } from '../../src/core/erase/results.js';
 import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';

@@ -12,7 +12,7 @@ import { runReconciler } from '../controller/reconcile.js';
 import { WorkQueue } from '../controller/workqueue.js';
 import { KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
-import { ImageJobController } from './imagejob-controller.js';
+import { ImageJobController } from './imagejob/controller.js';
 import { ImageListController } from './imagelist-controller.js';
 import type { ProtectionSource } from './inventory-protection.js';
 import type { EraseMetrics } from './metrics.js';

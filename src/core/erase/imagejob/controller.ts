@@ -21,14 +21,14 @@
 //   cleanup  after deleteAfter: every item is scheduled for deletion (persisted), deleted wave by
 //            wave in canonical order (Pods, then PodTemplate, then ConfigMaps), dropped when gone;
 //            then the ImageJob itself once its ImageList has recorded the result.
-import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
+import { isConflict, isNotFound, type KubeRest } from '../../kube/rest.js';
 import {
   requeueAfter,
   TerminalError,
   type ReconcileResult,
   type Reconciler,
-} from '../controller/reconcile.js';
-import { noopLogger, type Logger } from '../observability/logger.js';
+} from '../../controller/reconcile.js';
+import { noopLogger, type Logger } from '../../observability/logger.js';
 import {
   decodeInventory,
   dropItem,
@@ -42,7 +42,7 @@ import {
   scheduleDeletion,
   type DesiredItem,
   type InventoryItem,
-} from '../reconciler/inventory.js';
+} from '../../reconciler/inventory.js';
 import {
   applyWave,
   deleteWave,
@@ -51,18 +51,18 @@ import {
   objectPath,
   type KubeObject,
   type Owner,
-} from '../reconciler/objects.js';
-import { selectNodes } from './nodes.js';
-import { RestReader, type EraseReader } from './reader.js';
-import { AdminSettingsSource, type AdminSettings } from './settings.js';
-import { trustProblem } from './trust.js';
-import { ScanProtection, type ProtectionSource } from './inventory-protection.js';
-import type { EraseMetrics } from './metrics.js';
-import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from './protected-set.js';
-import { PRUNE_ALL } from './images.js';
-import { jobConditions } from './conditions.js';
-import { writeEvent } from './events.js';
-import { describeWorker, startFailure, type StartFailure } from './start-failure.js';
+} from '../../reconciler/objects.js';
+import { selectNodes } from '../nodes.js';
+import { RestReader, type EraseReader } from '../reader.js';
+import { AdminSettingsSource, type AdminSettings } from '../settings.js';
+import { trustProblem } from '../trust.js';
+import { ScanProtection, type ProtectionSource } from '../inventory-protection.js';
+import type { EraseMetrics } from '../metrics.js';
+import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from '../protected-set.js';
+import { PRUNE_ALL } from '../images.js';
+import { jobConditions } from '../conditions.js';
+import { writeEvent } from '../events.js';
+import { describeWorker, startFailure, type StartFailure } from '../start-failure.js';
 import {
   countResults,
   decodeResult,
@@ -71,7 +71,7 @@ import {
   pendingResult,
   resultFromPod,
   type NodeResult,
-} from './results.js';
+} from '../results.js';
 import {
   CLEANUP_FINALIZER,
   excludeConfigMapName,
@@ -84,7 +84,7 @@ import {
   SCHEDULE_TIME_ANNOTATION,
   VERSION,
   type ImageJob,
-} from './types.js';
+} from '../types.js';
 import {
   EXCLUDE_FILE,
   IMAGES_FILE,
@@ -93,7 +93,7 @@ import {
   protectedConfigMap,
   workerPod,
   type WorkerSettings,
-} from './worker.js';
+} from '../worker.js';
 
 export interface JobControllerOptions {
   /** Writes (and confirming reads the cache cannot answer) go here. */
