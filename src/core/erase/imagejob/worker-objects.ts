@@ -1,0 +1,68 @@
+// A job's worker objects as inventory items: the image-list, exclusion and protected-set
+// ConfigMaps and the PodTemplate (apply wave 0, deleted last), one Pod per selected node (apply
+// wave 1, deleted first), each with the digest of its manifest.
+import { itemKey, type DesiredItem } from '../../reconciler/object-inventory.js';
+import { manifestDigest, type KubeObject, type Owner } from '../../reconciler/objects.js';
+import type { AdminSettings } from '../settings.js';
+import { excludeConfigMapName, GROUP, imagesConfigMapName, podNames, type ImageJob } from '../types.js';
+import {
+  EXCLUDE_FILE,
+  IMAGES_FILE,
+  listConfigMap,
+  podTemplate,
+  protectedConfigMap,
+  workerPod,
+  type WorkerSettings,
+} from '../worker.js';
+
+export type WorkerObjects = Map<string, { item: DesiredItem; manifest: KubeObject }>;
+
+/** The owner the job's objects are labelled and annotated with. */
+export const jobOwner = (job: ImageJob): Owner => ({
+  uid: job.metadata.uid ?? '',
+  description: `${GROUP}/ImageJob/${job.metadata.name}`,
+});
+
+/**
+ * The worker objects of a job, by item key, with their manifests. What they run as comes from
+ * the administrator's settings; the job contributes its images, and exclusions only add to
+ * the administrator's.
+ */
+export function workerObjects(
+  job: ImageJob,
+  nodes: readonly string[],
+  ns: string,
+  admin: AdminSettings,
+  protectedChunks: readonly string[],
+): WorkerObjects {
+  const settings: WorkerSettings = {
+    worker: admin.config.worker,
+    runtimeSocket: admin.config.runtimeSocket,
+  };
+  const exclusions = [...new Set([...admin.exclusions, ...(job.spec.exclusions ?? [])])];
+  const name = job.metadata.name;
+  const out: WorkerObjects = new Map();
+  const add = (manifest: KubeObject, applyOrder: number, deleteOrder: number) => {
+    const [group, version] = (manifest.apiVersion ?? 'v1').includes('/')
+      ? (manifest.apiVersion!.split('/') as [string, string])
+      : ['', manifest.apiVersion ?? 'v1'];
+    const item: DesiredItem = {
+      group,
+      version,
+      kind: manifest.kind!,
+      namespace: ns,
+      name: manifest.metadata!.name!,
+      applyOrder,
+      deleteOrder,
+      deletePolicy: 'Delete',
+      digest: manifestDigest(manifest),
+    };
+    out.set(itemKey(item), { item, manifest });
+  };
+  add(listConfigMap(job, ns, imagesConfigMapName(name), IMAGES_FILE, job.spec.images), 0, 1);
+  add(listConfigMap(job, ns, excludeConfigMapName(name), EXCLUDE_FILE, exclusions), 0, 1);
+  protectedChunks.forEach((chunk, i) => add(protectedConfigMap(job, ns, i, chunk), 0, 1));
+  add(podTemplate(job, settings, ns), 0, 1);
+  for (const [node, pod] of podNames(name, nodes)) add(workerPod(job, settings, ns, pod, node), 1, 0);
+  return out;
+}
