@@ -3,9 +3,9 @@
 // progress line on stderr at least every 30 s (no TTY), and printing an EraseReport.
 import { Flags } from '@oclif/core';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { follow, type FollowOptions, type RequestSnapshot } from '../core/erase/follow.js';
-import type { EraseReport } from '../core/erase/report.js';
-import { DEFAULT_NAMESPACE } from '../core/erase/types.js';
+import { follow, type FollowOptions, type RequestSnapshot } from '../core/erase/requester/follow.js';
+import type { EraseReport } from '../core/erase/requester/report.js';
+import { DEFAULT_NAMESPACE } from '../core/erase/api/types.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import { cliControllerLogger } from './controller-log.js';
 import { progressLine, renderEraseReport, renderJobStatus, reportName } from './render-erase.js';

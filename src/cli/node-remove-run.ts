@@ -37,7 +37,7 @@ export async function runNodeRemove(flags: NodeRemoveFlags): Promise<number> {
   let protection;
   try {
     if (flags['protected-dir']) {
-      const { ProtectedIndex } = await import('../core/erase/protected-set.js');
+      const { ProtectedIndex } = await import('../core/erase/worker/protected-set.js');
       protection = new ProtectedIndex(core.readProtectedDir(flags['protected-dir']));
     }
     timeoutMs = core.parseTimeout(flags['call-timeout']);

@@ -1,8 +1,8 @@
 // How `inv erase` and `inv erase status` draw an EraseReport: a few summary lines, one row per
 // node, and each node's targets and images (a dry run's point: which images would go). Also the
 // one-line progress the spinner and non-TTY stderr show while a job runs.
-import type { JobEvent } from '../core/erase/follow.js';
-import type { EraseReport, NodeReport } from '../core/erase/report.js';
+import type { JobEvent } from '../core/erase/requester/follow.js';
+import type { EraseReport, NodeReport } from '../core/erase/requester/report.js';
 import { formatBytes } from '../core/size.js';
 import { renderTable, type Column } from './table.js';
 import { colors } from './style.js';

@@ -19,13 +19,17 @@ import { paragraphs } from '../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../cli/interrupt.js';
 import { confirm } from '../cli/prompt.js';
 import { colors, spinner, toJson, toYaml } from '../cli/style.js';
-import { DEFAULT_CONFIG, parseDuration, type EraseConfig } from '../core/erase/config.js';
-import { validateImages, PRUNE_ALL } from '../core/erase/images.js';
-import { selectNodes, type NodeLike } from '../core/erase/nodes.js';
-import { DEFAULT_CONTROLLER_LEASE, preflight, type PreflightResult } from '../core/erase/preflight.js';
-import { DEFAULT_TIME_ZONE, nextTick, scheduleProblems } from '../core/erase/schedule.js';
-import { parseSelector } from '../core/erase/selector.js';
-import { DEFAULT_IMAGELIST, IMAGELISTS_PATH, type ImageList } from '../core/erase/types.js';
+import { DEFAULT_CONFIG, parseDuration, type EraseConfig } from '../core/erase/config/config.js';
+import { validateImages, PRUNE_ALL } from '../core/erase/api/images.js';
+import { selectNodes, type NodeLike } from '../core/erase/imagejob/nodes.js';
+import {
+  DEFAULT_CONTROLLER_LEASE,
+  preflight,
+  type PreflightResult,
+} from '../core/erase/requester/preflight.js';
+import { DEFAULT_TIME_ZONE, nextTick, scheduleProblems } from '../core/erase/imagelist/schedule.js';
+import { parseSelector } from '../core/erase/api/selector.js';
+import { DEFAULT_IMAGELIST, IMAGELISTS_PATH, type ImageList } from '../core/erase/api/types.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
 import { KubeApiError, KubeRest, KubeTransportError } from '../core/kube/rest.js';
@@ -234,7 +238,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     const stop = new AbortController();
     let controllers: Promise<void> | undefined;
     const { submitErase, refuseScheduledList, EraseRequestError, ScheduledListError } =
-      await import('../core/erase/request.js');
+      await import('../core/erase/requester/request.js');
     try {
       // Without the CRDs nothing else matters: one line naming the missing CRD (exit 2).
       if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
@@ -274,7 +278,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       let job: string | undefined;
       setInterruptHint(() => interruptHint(flags.name, generation, job, flags.standalone));
       if (!wait) {
-        const { buildReport } = await import('../core/erase/report.js');
+        const { buildReport } = await import('../core/erase/requester/report.js');
         const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${flags.name}`);
         const report = buildReport(list, { generation, submitted: true });
         if (output === 'table' || output === 'wide')
@@ -284,7 +288,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
         else printReport(report, output, {});
         return;
       }
-      const { requestSnapshot, FollowTimeoutError } = await import('../core/erase/follow.js');
+      const { requestSnapshot, FollowTimeoutError } = await import('../core/erase/requester/follow.js');
       let report;
       try {
         report = await followWithProgress(rest, () => requestSnapshot(rest, flags.name, generation), {
@@ -405,7 +409,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     where: () => Promise<string>,
   ): Promise<void> {
     if (targets.length === 0) return;
-    const { findReferencedTargets } = await import('../core/erase/referenced-targets.js');
+    const { findReferencedTargets } = await import('../core/erase/requester/referenced-targets.js');
     let found;
     try {
       found = await findReferencedTargets(rest, targets);

@@ -12,7 +12,7 @@ import { forbiddenMessage } from '../core/kube/forbidden.js';
 import { KubeRest } from '../core/kube/rest.js';
 import { IMAGE_CRD, requireCrds } from '../core/kube/crds.js';
 import { validateNamespaceName } from '../core/kube/names.js';
-import { parseSelector } from '../core/erase/selector.js';
+import { parseSelector } from '../core/erase/api/selector.js';
 import { paragraphs } from '../cli/help-text.js';
 
 export default class Scan extends Command {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Ajv } from 'ajv';
-import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/types.js';
+import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { criAvailable } from '../support/cri.js';
 import { addImages } from '../support/oci.js';
 import { kubeconfigPath } from '../support/kube.js';

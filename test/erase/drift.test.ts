@@ -12,7 +12,7 @@ import {
   scheduleApply,
   type DesiredItem,
   type InventoryItem,
-} from '../../src/core/reconciler/inventory.js';
+} from '../../src/core/apply-inventory/items.js';
 import {
   applyWave,
   detectDrift,
@@ -21,7 +21,7 @@ import {
   objectPath,
   type KubeObject,
   type Owner,
-} from '../../src/core/reconciler/objects.js';
+} from '../../src/core/apply-inventory/objects.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 
 interface Pod extends KubeObject {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { criAvailable } from '../support/cri.js';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy.js';
 import { EraseEnv, results } from './helpers.js';
-import { IMAGELISTS_PATH, type ImageList } from '../../src/core/erase/types.js';
+import { IMAGELISTS_PATH, type ImageList } from '../../src/core/erase/api/types.js';
 
 describe('erase through a proxy that drops connections (real API server)', function () {
   this.timeout(180_000);

@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../../src/core/erase/controllers.js';
-import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config.js';
-import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/request.js';
-import { decodeResult, type NodeResult } from '../../src/core/erase/results.js';
+import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config/config.js';
+import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/requester/request.js';
+import { decodeResult, type NodeResult } from '../../src/core/erase/api/results.js';
 import type { EraseMetrics } from '../../src/core/erase/metrics.js';
-import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageJob } from '../../src/core/erase/types.js';
+import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
 import { criEndpoint } from '../support/cri.js';

@@ -9,9 +9,9 @@ import { criAvailable } from '../support/cri.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
 import { EraseEnv, results, sleep } from './helpers.js';
-import { requestState } from '../../src/core/erase/request.js';
-import { IMAGEJOBS_PATH } from '../../src/core/erase/types.js';
-import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
+import { requestState } from '../../src/core/erase/requester/request.js';
+import { IMAGEJOBS_PATH } from '../../src/core/erase/api/types.js';
+import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
 
 // Small deterministic PRNG so a failing run can be replayed with ERASE_SEED.
 function rng(seed: number) {

@@ -4,10 +4,10 @@
 // Pod, the test deletes it with a zero grace period.
 import assert from 'node:assert/strict';
 import { ImageJobController } from '../../src/core/erase/imagejob/controller.js';
-import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
-import { IMAGEJOBS_PATH, IMAGELISTS_PATH, podNames, type ImageJob } from '../../src/core/erase/types.js';
+import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
+import { IMAGEJOBS_PATH, IMAGELISTS_PATH, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
-import { decodeInventory } from '../../src/core/reconciler/inventory.js';
+import { decodeInventory } from '../../src/core/apply-inventory/items.js';
 import { EraseEnv } from './helpers.js';
 
 describe('erase: the ImageJob phases step by step: trust check, clean-up, finalizer', function () {

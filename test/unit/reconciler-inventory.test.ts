@@ -18,7 +18,7 @@ import {
   scheduleDeletion,
   type DesiredItem,
   type InventoryItem,
-} from '../../src/core/reconciler/inventory.js';
+} from '../../src/core/apply-inventory/items.js';
 
 const cm: DesiredItem = {
   group: '',

@@ -10,7 +10,7 @@ import { kubeFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/interrupt.js';
 import { spinner, toJson, toYaml } from '../../cli/style.js';
-import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase/cancel.js';
+import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase/requester/cancel.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
 
 export default class EraseCancel extends Command {

@@ -29,10 +29,10 @@ import {
   requestSnapshot,
   workerPods,
   type RequestSnapshot,
-} from '../../core/erase/follow.js';
-import { buildReport } from '../../core/erase/report.js';
-import { EraseRequestError } from '../../core/erase/request.js';
-import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/types.js';
+} from '../../core/erase/requester/follow.js';
+import { buildReport } from '../../core/erase/requester/report.js';
+import { EraseRequestError } from '../../core/erase/requester/request.js';
+import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
 
 export default class EraseStatus extends Command {

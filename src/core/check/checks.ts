@@ -1,10 +1,10 @@
 // `inv check`: a preflight and health report, one result per check, in the manner of
 // `linkerd check`. Each check makes its own calls with a deadline and turns every failure into
 // a result (never an exception), so one broken part cannot hide the state of the others.
-import { CONFIG_MAP_NAME, ConfigError } from '../erase/config.js';
-import { loadConfig } from '../erase/settings.js';
-import { neededPermissions } from '../erase/preflight.js';
-import { DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/types.js';
+import { CONFIG_MAP_NAME, ConfigError } from '../erase/config/config.js';
+import { loadConfig } from '../erase/config/settings.js';
+import { neededPermissions } from '../erase/requester/preflight.js';
+import { DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/api/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
 

@@ -10,7 +10,7 @@
 import { displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { OUR_CRDS, asCrdMissing, type OurCrd } from '../kube/crds.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
-import { CLEANUP_FINALIZER, MANAGED_BY, MANAGED_BY_LABEL } from '../erase/types.js';
+import { CLEANUP_FINALIZER, MANAGED_BY, MANAGED_BY_LABEL } from '../erase/api/types.js';
 import { applyOrder, PART_OF, PART_OF_LABEL, readBundle } from './bundle.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';

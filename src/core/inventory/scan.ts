@@ -11,7 +11,7 @@ import type { KubeRest } from '../kube/rest.js';
 import { ImageStore } from './image-store.js';
 import { InvalidRefReporter } from './invalid-ref-events.js';
 import { imageResourceName } from './naming.js';
-import { reconcileNamespace, type NamespaceResult } from './reconcile.js';
+import { reconcileNamespace, type NamespaceResult } from './rebuild.js';
 import { desiredImages, kindsString } from './rules.js';
 import { listNamespaceObjects } from './sources.js';
 

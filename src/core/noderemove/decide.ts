@@ -20,7 +20,7 @@ import {
 import { imageLooksLikePause, isPauseLike, type SandboxGuard } from './sandbox.js';
 import { normalizeAlias, parseTarget } from './targets.js';
 import type { Decision, Target } from './types.js';
-import type { ProtectedIndex } from '../erase/protected-set.js';
+import type { ProtectedIndex } from '../erase/worker/protected-set.js';
 
 export {
   aliasesOf,

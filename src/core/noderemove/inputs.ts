@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { parseDurationMs } from '../duration.js';
 import path from 'node:path';
-import { unpackProtectedSet, type ProtectedSet } from '../erase/protected-set.js';
+import { unpackProtectedSet, type ProtectedSet } from '../erase/worker/protected-set.js';
 
 export class InputError extends Error {}
 

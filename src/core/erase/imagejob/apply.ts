@@ -3,8 +3,8 @@
 // ConfigMap or the template, every pending node); objects the API refuses are retried with the
 // work queue's backoff: the pass throws at its end, after saving.
 import { isNotFound } from '../../kube/rest.js';
-import { itemKey } from '../../reconciler/object-inventory.js';
-import { pendingResult } from '../results.js';
+import { itemKey } from '../../apply-inventory/apply-inventory.js';
+import { pendingResult } from '../api/results.js';
 import type { JobContext } from './context.js';
 import { failPending, setResult, type Pass } from './pass.js';
 

@@ -7,14 +7,14 @@
 // first deletes every object of its inventory the same way, and lets go of the job (removes the
 // finalizer) only when all of them are gone.
 import { isConflict, isNotFound } from '../../kube/rest.js';
-import { itemKey, ObjectInventory } from '../../reconciler/object-inventory.js';
+import { itemKey, ObjectInventory } from '../../apply-inventory/apply-inventory.js';
 import {
   CLEANUP_FINALIZER,
   IMAGEJOBS_PATH,
   isFinished,
   SCHEDULE_TIME_ANNOTATION,
   type ImageJob,
-} from '../types.js';
+} from '../api/types.js';
 import type { JobContext } from './context.js';
 import { liveObjects, livePods } from './live.js';
 import { iso, putStatus, recordStatus, type Pass } from './pass.js';

@@ -2,10 +2,10 @@
 // controller's memos (the protected-set chunks, node readiness). Built once per controller.
 import type { KubeRest } from '../../kube/rest.js';
 import type { Logger } from '../../observability/logger.js';
-import type { ProtectionSource } from '../inventory-protection.js';
+import type { ProtectionSource } from '../worker/inventory-protection.js';
 import type { EraseMetrics } from '../metrics.js';
 import type { EraseReader, RestReader } from '../reader.js';
-import type { AdminSettingsSource } from '../settings.js';
+import type { AdminSettingsSource } from '../config/settings.js';
 import type { NodeReadiness } from './node-readiness.js';
 import type { ProtectedChunks } from './protected-chunks.js';
 

@@ -18,12 +18,12 @@
 import type { KubeRest } from '../../kube/rest.js';
 import { requeueAfter, type ReconcileResult, type Reconciler } from '../../controller/reconcile.js';
 import { noopLogger, type Logger } from '../../observability/logger.js';
-import { ObjectInventory } from '../../reconciler/object-inventory.js';
-import { ScanProtection, type ProtectionSource } from '../inventory-protection.js';
+import { ObjectInventory } from '../../apply-inventory/apply-inventory.js';
+import { ScanProtection, type ProtectionSource } from '../worker/inventory-protection.js';
 import type { EraseMetrics } from '../metrics.js';
 import { RestReader, type EraseReader } from '../reader.js';
-import { decodeResult } from '../results.js';
-import { AdminSettingsSource } from '../settings.js';
+import { decodeResult } from '../api/results.js';
+import { AdminSettingsSource } from '../config/settings.js';
 import { apply } from './apply.js';
 import { cleanUp, finalize } from './cleanup.js';
 import type { JobContext } from './context.js';

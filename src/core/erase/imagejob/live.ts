@@ -1,8 +1,8 @@
 // The job's live worker objects, as the reader shows them, keyed like the inventory's items.
 import { isNotFound } from '../../kube/rest.js';
-import { itemKey, type InventoryItem } from '../../reconciler/object-inventory.js';
-import { isOwnedBy, objectPath, type KubeObject, type Owner } from '../../reconciler/objects.js';
-import { JOB_LABEL } from '../types.js';
+import { itemKey, type InventoryItem } from '../../apply-inventory/apply-inventory.js';
+import { isOwnedBy, objectPath, type KubeObject, type Owner } from '../../apply-inventory/objects.js';
+import { JOB_LABEL } from '../api/types.js';
 import type { JobContext } from './context.js';
 
 /** The job's worker Pods that carry our owner label, by item key. */

@@ -3,11 +3,11 @@
 // after a grace; past the job deadline, unfinished nodes fail with a reason naming their Pod and
 // its state ("timeout: Pod x Pending: Unschedulable: ...") and their Pods are scheduled for
 // deletion.
-import { itemKey, ObjectInventory } from '../../reconciler/object-inventory.js';
-import { objectPath } from '../../reconciler/objects.js';
-import { pendingResult, resultFromPod } from '../results.js';
-import { describeWorker, startFailure } from '../start-failure.js';
-import { podNames } from '../types.js';
+import { itemKey, ObjectInventory } from '../../apply-inventory/apply-inventory.js';
+import { objectPath } from '../../apply-inventory/objects.js';
+import { pendingResult, resultFromPod } from '../api/results.js';
+import { describeWorker, startFailure } from '../worker/start-failure.js';
+import { podNames } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { livePods } from './live.js';
 import { iso, setResult, type Pass } from './pass.js';

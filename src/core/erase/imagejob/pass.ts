@@ -2,12 +2,12 @@
 // what the phases (plan, apply, observe, finish, clean up) hand on to each other. At the bottom
 // of the controller: the one status writer (every status PUT of the controller goes through
 // putStatus) and the one "fail the pending nodes and stop their workers" step.
-import type { ObjectInventory } from '../../reconciler/object-inventory.js';
-import type { KubeObject, Owner } from '../../reconciler/objects.js';
-import { jobConditions } from '../conditions.js';
-import type { AdminSettings } from '../settings.js';
-import { countResults, encodeResults, type NodeResult } from '../results.js';
-import { IMAGEJOBS_PATH, type ImageJob } from '../types.js';
+import type { ObjectInventory } from '../../apply-inventory/apply-inventory.js';
+import type { KubeObject, Owner } from '../../apply-inventory/objects.js';
+import { jobConditions } from '../api/conditions.js';
+import type { AdminSettings } from '../config/settings.js';
+import { countResults, encodeResults, type NodeResult } from '../api/results.js';
+import { IMAGEJOBS_PATH, type ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';
 import type { WorkerObjects } from './worker-objects.js';
 

@@ -3,10 +3,10 @@
 // inventory's protection first computes, once, the set of refs the cluster's workloads reference
 // and records how many ConfigMaps carry it; without that set the job waits (fail closed), and
 // fails at its deadline having removed nothing.
-import { PRUNE_ALL } from '../images.js';
-import { selectNodes } from '../nodes.js';
-import { pendingResult } from '../results.js';
-import type { ImageJob } from '../types.js';
+import { PRUNE_ALL } from '../api/images.js';
+import { selectNodes } from './nodes.js';
+import { pendingResult } from '../api/results.js';
+import type { ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { jobEvent } from './job-events.js';
 import { iso, recordStatus, type Pass } from './pass.js';

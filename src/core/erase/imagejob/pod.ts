@@ -1,5 +1,5 @@
 // The fields of a worker Pod the ImageJob controller reads.
-import type { KubeObject } from '../../reconciler/objects.js';
+import type { KubeObject } from '../../apply-inventory/objects.js';
 
 export interface PodLike extends KubeObject {
   spec?: { nodeName?: string };

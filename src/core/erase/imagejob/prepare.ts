@@ -1,7 +1,7 @@
 // Between plan and apply: the desired worker objects of a planned job (with the protected-set
 // chunks their ConfigMaps carry) and what the later phases look up (Pod → node, the nodes that
 // had failed before this pass).
-import { podNames } from '../types.js';
+import { podNames } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { failPending, type Pass } from './pass.js';
 import { workerObjects } from './worker-objects.js';

@@ -1,9 +1,9 @@
 // The protected set of a `*` prune, packed into ConfigMap-sized chunks, computed once per job:
 // at plan time, and kept (by job UID) until the job's ConfigMaps exist, so a reconcile does not
 // scan the cluster again. Forgotten once the job has finished.
-import type { ProtectionSource } from '../inventory-protection.js';
-import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from '../protected-set.js';
-import type { ImageJob } from '../types.js';
+import type { ProtectionSource } from '../worker/inventory-protection.js';
+import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from '../worker/protected-set.js';
+import type { ImageJob } from '../api/types.js';
 
 export class ProtectedChunks {
   private readonly byJob = new Map<string, string[]>();

@@ -2,7 +2,7 @@
 // good (a TerminalError); a running job whose list went away creates nothing more and stops what
 // has not finished.
 import { TerminalError } from '../../controller/reconcile.js';
-import { trustProblem } from '../trust.js';
+import { trustProblem } from './trust.js';
 import type { JobContext } from './context.js';
 import { failPending, iso, type Pass } from './pass.js';
 

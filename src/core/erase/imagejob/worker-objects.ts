@@ -1,10 +1,10 @@
 // A job's worker objects as inventory items: the image-list, exclusion and protected-set
 // ConfigMaps and the PodTemplate (apply wave 0, deleted last), one Pod per selected node (apply
 // wave 1, deleted first), each with the digest of its manifest.
-import { itemKey, type DesiredItem } from '../../reconciler/object-inventory.js';
-import { manifestDigest, type KubeObject, type Owner } from '../../reconciler/objects.js';
-import type { AdminSettings } from '../settings.js';
-import { excludeConfigMapName, GROUP, imagesConfigMapName, podNames, type ImageJob } from '../types.js';
+import { itemKey, type DesiredItem } from '../../apply-inventory/apply-inventory.js';
+import { manifestDigest, type KubeObject, type Owner } from '../../apply-inventory/objects.js';
+import type { AdminSettings } from '../config/settings.js';
+import { excludeConfigMapName, GROUP, imagesConfigMapName, podNames, type ImageJob } from '../api/types.js';
 import {
   EXCLUDE_FILE,
   IMAGES_FILE,
@@ -13,7 +13,7 @@ import {
   protectedConfigMap,
   workerPod,
   type WorkerSettings,
-} from '../worker.js';
+} from '../worker/pod-spec.js';
 
 export type WorkerObjects = Map<string, { item: DesiredItem; manifest: KubeObject }>;
 

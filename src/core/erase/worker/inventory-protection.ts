@@ -9,12 +9,12 @@
 //
 // Either fails loudly rather than returning a partial set: the ImageJob controller then does
 // not start the prune (fail closed).
-import { isNotFound, type KubeRest } from '../kube/rest.js';
-import { imagesPath, type ImageResource } from '../inventory/image-resource.js';
-import { desiredImages } from '../inventory/rules.js';
-import { collectionPath, SOURCE_KINDS, stripFor, type SourceKind } from '../inventory/sources.js';
-import type { RawObject, StrippedMeta } from '../inventory/strip.js';
-import { emptyNamespaceObjects, type NamespaceObjects } from '../inventory/types.js';
+import { isNotFound, type KubeRest } from '../../kube/rest.js';
+import { imagesPath, type ImageResource } from '../../inventory/image-resource.js';
+import { desiredImages } from '../../inventory/rules.js';
+import { collectionPath, SOURCE_KINDS, stripFor, type SourceKind } from '../../inventory/sources.js';
+import type { RawObject, StrippedMeta } from '../../inventory/strip.js';
+import { emptyNamespaceObjects, type NamespaceObjects } from '../../inventory/types.js';
 import type { ProtectedUse } from './protected-set.js';
 
 export interface ProtectionSource {

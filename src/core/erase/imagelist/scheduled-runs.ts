@@ -4,7 +4,7 @@
 // controller that died before recording it is adopted on the next reconcile, never doubled.
 // Returns when to look again: the next tick, which the work queue's addAfter brings back,
 // so nothing ever sleeps and nothing depends on when the process started.
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../../observability/logger.js';
 import {
   decide,
   DEFAULT_TIME_ZONE,
@@ -21,7 +21,7 @@ import {
   type ImageJob,
   type ImageList,
   type ImageListStatus,
-} from './types.js';
+} from '../api/types.js';
 
 export interface ScheduledRunContext {
   list: ImageList;

@@ -5,12 +5,12 @@
 // there instead of writing a second one. Reporting never fails a reconcile: the skip is in the
 // list's status either way.
 import { createHash } from 'node:crypto';
-import type { KubeRest } from '../kube/rest.js';
-import { writeEvent } from './events.js';
+import type { KubeRest } from '../../kube/rest.js';
+import { writeEvent } from '../events.js';
 import type { SkippedTick } from './schedule.js';
-import type { ImageList } from './types.js';
+import type { ImageList } from '../api/types.js';
 
-export { EVENT_NAMESPACE } from './events.js';
+export { EVENT_NAMESPACE } from '../events.js';
 export const SKIP_EVENT_REASON = 'ScheduledRunSkipped';
 const COMPONENT = 'inv-erase-imagelist-controller';
 

@@ -4,8 +4,8 @@
 // node) and, while they exist, the job's worker Pods, whose termination messages carry each
 // node's list of targets, images and outcomes (the worker's compact summary,
 // src/core/noderemove/summary.ts). Removed and would-remove are separate numbers.
-import { decodeResult, type NodeResult } from './results.js';
-import type { ImageJob, ImageList } from './types.js';
+import { decodeResult, type NodeResult } from '../api/results.js';
+import type { ImageJob, ImageList } from '../api/types.js';
 
 export const REPORT_API_VERSION = 'cli.imageinventory.dev/v1';
 

@@ -1,8 +1,8 @@
 // The erase API (group erase.imageinventory.dev, see crds/erase.imageinventory.dev_*.yaml) and
 // the names and labels of the objects a job creates.
 import { createHash } from 'node:crypto';
-import type { EraseConfig } from './config.js';
-import type { ScheduleStatus } from './schedule.js';
+import type { EraseConfig } from '../config/config.js';
+import type { ScheduleStatus } from '../imagelist/schedule.js';
 
 /** A status condition, as the Kubernetes API conventions describe it (set by conditions.ts). */
 export interface Condition {
@@ -24,7 +24,7 @@ export const IMAGEJOBS_PATH = `/apis/${GROUP}/${VERSION}/imagejobs`;
 export const IMAGELIST_LABEL = 'erase.imageinventory.dev/imagelist';
 /** On every object of a job (Pods, ConfigMaps, PodTemplate): the job's name. */
 export const JOB_LABEL = 'erase.imageinventory.dev/job';
-export { MANAGED_BY_LABEL } from '../constants.js';
+export { MANAGED_BY_LABEL } from '../../constants.js';
 export const MANAGED_BY = 'inv-erase';
 /** On ImageJobs started by a schedule: the tick (RFC 3339, UTC) they run for. */
 export const SCHEDULE_TIME_ANNOTATION = 'erase.imageinventory.dev/scheduled-time';

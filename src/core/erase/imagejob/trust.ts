@@ -4,8 +4,8 @@
 // job's worker settings come from the administrator's configuration (settings.ts), so an
 // ImageJob, forged or not, can choose which images go and on which nodes (narrowing only), never
 // what runs there.
-import type { EraseReader } from './reader.js';
-import { API_VERSION, type ImageJob } from './types.js';
+import type { EraseReader } from '../reader.js';
+import { API_VERSION, type ImageJob } from '../api/types.js';
 
 /** Pure: what is wrong with the job's claim to come from an ImageList, or undefined. */
 export function ownerProblem(job: ImageJob): string | undefined {

@@ -4,7 +4,7 @@
 // namespace. Order: the job is deleted first (its deletionTimestamp stops the controller from
 // starting more workers; its finalizer makes the controller delete the job's ConfigMaps and
 // PodTemplate), then its running workers, so removal stops now even when no controller runs.
-import { isNotFound, type KubeRest } from '../kube/rest.js';
+import { isNotFound, type KubeRest } from '../../kube/rest.js';
 import {
   IMAGEJOBS_PATH,
   isFinished,
@@ -12,7 +12,7 @@ import {
   MANAGED_BY,
   MANAGED_BY_LABEL,
   type ImageJob,
-} from './types.js';
+} from '../api/types.js';
 
 export class CancelRefusedError extends Error {}
 

@@ -1,8 +1,8 @@
 // The worker Pod: `inv node-remove` pinned to one node, reading the job's image list and merged
 // exclusions from mounted ConfigMaps and the node's runtime through its CRI socket, writing
 // its summary to the termination message for the controller to read.
-import type { WorkerConfig } from './config.js';
-import type { ImageJob, OwnerReference } from './types.js';
+import type { WorkerConfig } from '../config/config.js';
+import type { ImageJob, OwnerReference } from '../api/types.js';
 import {
   API_VERSION,
   excludeConfigMapName,
@@ -11,7 +11,7 @@ import {
   MANAGED_BY,
   MANAGED_BY_LABEL,
   protectedConfigMapName,
-} from './types.js';
+} from '../api/types.js';
 
 export const IMAGES_DIR = '/run/inv/images';
 export const EXCLUDE_DIR = '/run/inv/exclude';

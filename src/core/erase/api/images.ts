@@ -1,10 +1,10 @@
 // Validation of image lists and exclusion patterns, up front: a typo is an error naming the
 // entry, not a worker Pod per node failing on it.
-import { compileExclusion } from '../refs/exclusion.js';
-import { parseDigestOrId } from '../refs/normalize.js';
+import { compileExclusion } from '../../refs/exclusion.js';
+import { parseDigestOrId } from '../../refs/normalize.js';
 
-export { PRUNE_ALL } from '../constants.js';
-import { PRUNE_ALL } from '../constants.js';
+export { PRUNE_ALL } from '../../constants.js';
+import { PRUNE_ALL } from '../../constants.js';
 
 /** Returns one message per invalid entry ([] when the list is fine). */
 export function validateImages(images: readonly string[]): string[] {

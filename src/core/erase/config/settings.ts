@@ -3,10 +3,10 @@
 // worker runs as (image, runtime socket, namespace, tolerations, resources, priority class) and
 // of which nodes may be touched at all (node filter) and which images never are (exclusions).
 // An ImageList or ImageJob may record them for display; the controllers never take them from it.
-import { KubeRest } from '../kube/rest.js';
+import { KubeRest } from '../../kube/rest.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME, ConfigError, parseConfig, type EraseConfig } from './config.js';
-import { parseExclusionData } from './images.js';
-import { RestReader, type EraseReader } from './reader.js';
+import { parseExclusionData } from '../api/images.js';
+import { RestReader, type EraseReader } from '../reader.js';
 
 /** The controllers read through their cache; `inv check` and tests straight from the server. */
 const asReader = (source: KubeRest | EraseReader): EraseReader =>

@@ -7,20 +7,20 @@
 // A finished job's phase and counts are copied into the list's status.
 // A list with spec.schedule is different: its generations start nothing, its ticks do
 // (scheduled-runs.ts); removing the schedule is not a request either, the next generation is.
-import { isAlreadyExists, isTransient, type KubeRest } from '../kube/rest.js';
+import { isAlreadyExists, isTransient, type KubeRest } from '../../kube/rest.js';
 import {
   requeueAfter,
   TerminalError,
   type ReconcileResult,
   type Reconciler,
-} from '../controller/reconcile.js';
-import { noopLogger, type Logger } from '../observability/logger.js';
-import { listConditions } from './conditions.js';
-import { ConfigError, parseDuration, type EraseConfig } from './config.js';
-import { summarizeImages, validateImages } from './images.js';
-import { RestReader, type EraseReader } from './reader.js';
-import { loadConfig, loadExclusions } from './settings.js';
-import { parseSelector } from './selector.js';
+} from '../../controller/reconcile.js';
+import { noopLogger, type Logger } from '../../observability/logger.js';
+import { listConditions } from '../api/conditions.js';
+import { ConfigError, parseDuration, type EraseConfig } from '../config/config.js';
+import { summarizeImages, validateImages } from '../api/images.js';
+import { RestReader, type EraseReader } from '../reader.js';
+import { loadConfig, loadExclusions } from '../config/settings.js';
+import { parseSelector } from '../api/selector.js';
 import { reconcileScheduled } from './scheduled-runs.js';
 import { reportSkip } from './schedule-events.js';
 import {
@@ -36,7 +36,7 @@ import {
   type ImageJob,
   type ImageList,
   type ImageListStatus,
-} from './types.js';
+} from '../api/types.js';
 
 export interface ListControllerOptions {
   /** Writes (and confirming reads the cache cannot answer) go here. */

@@ -2,10 +2,10 @@
 // A few GETs and SelfSubjectAccessReviews, each with the client's deadline, so a request that
 // could only wait until --timeout (no controller, no workers' namespace, no configuration, a
 // missing permission) fails in seconds with every reason at once.
-import type { KubeRest } from '../kube/rest.js';
-import { isNotFound, KubeApiError } from '../kube/rest.js';
-import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig, type EraseConfig } from './config.js';
-import { GROUP } from './types.js';
+import type { KubeRest } from '../../kube/rest.js';
+import { isNotFound, KubeApiError } from '../../kube/rest.js';
+import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig, type EraseConfig } from '../config/config.js';
+import { GROUP } from '../api/types.js';
 
 /** The Lease `inv watch --leader-elect` holds (and the shipped Deployment runs with). */
 export const DEFAULT_CONTROLLER_LEASE = 'image-inventory-system/image-inventory-controller';

@@ -20,7 +20,7 @@ import {
   type Inventory,
   type InventoryItem,
   type ObjectRef,
-} from './inventory.js';
+} from './items.js';
 import { forEachConcurrent } from '../concurrency.js';
 import { kindCollectionPath } from '../kube/kinds.js';
 

@@ -3,7 +3,7 @@
 // scheduled request writes the schedule instead and carries no request id: its ticks start the
 // jobs, and writing the same schedule twice changes nothing.
 import { randomUUID } from 'node:crypto';
-import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
+import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
 import {
   API_VERSION,
   IMAGEJOBS_PATH,
@@ -12,7 +12,7 @@ import {
   type ImageJob,
   type ImageList,
   type ImageListSpec,
-} from './types.js';
+} from '../api/types.js';
 
 export interface EraseRequest {
   name: string;

@@ -22,9 +22,9 @@
 //     tolerations: [{operator: Exists}]              # reach tainted nodes too
 //     priorityClassName: ''                          # optional
 import { parse } from 'yaml';
-import { DEFAULT_RUNTIME_SOCKET } from '../constants.js';
-import { parseDurationMs } from '../duration.js';
-import { parseSelector } from './selector.js';
+import { DEFAULT_RUNTIME_SOCKET } from '../../constants.js';
+import { parseDurationMs } from '../../duration.js';
+import { parseSelector } from '../api/selector.js';
 
 export const CONFIG_MAP_NAME = 'inv-erase-config';
 export const CONFIG_KEY = 'config.yaml';

@@ -21,7 +21,7 @@ import {
   type DesiredItem,
   type InventoryItem,
   type ObjectRef,
-} from './inventory.js';
+} from './items.js';
 import {
   applyWave,
   deleteWave,
