@@ -344,7 +344,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     }
   }
 
-  /** The preflight (src/core/erase/preflight.ts): every problem at once, exit 2. */
+  /** The preflight (src/core/erase/requester/preflight.ts): every problem at once, exit 2. */
   private async preflight(
     rest: KubeRest,
     flags: {

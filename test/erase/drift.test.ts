@@ -1,4 +1,4 @@
-// Drift of worker Pods against the real API server (src/core/reconciler/objects.ts): a Pod that
+// Drift of worker Pods against the real API server (src/core/apply-inventory/objects.ts): a Pod that
 // has not started is replaced when its manifest changes; a Pod that has started or finished is
 // never deleted or re-created (that would rerun its work), it is kept with the digest it runs.
 import assert from 'node:assert/strict';

@@ -11,7 +11,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core'], // core/*.ts: small shared helpers
   ['core/refs', 'core/kube', 'core/cri', 'core/observability'],
   ['core/controller'],
-  ['core/reconciler', 'core/inventory'],
+  ['core/apply-inventory', 'core/inventory'],
   ['core/report', 'core/erase'],
   ['core/noderemove', 'core/check', 'core/install', 'core/watch'],
   ['cli', 'hooks'],

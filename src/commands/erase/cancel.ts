@@ -1,5 +1,5 @@
 // `inv erase cancel JOB`: stops a running erase job now. Only inv's own jobs and their own
-// worker Pods are touched (src/core/erase/cancel.ts).
+// worker Pods are touched (src/core/erase/requester/cancel.ts).
 import { parseDurationMs } from '../../core/duration.js';
 import { Args, Command, Flags } from '@oclif/core';
 import { standaloneFlag, startStandalone, workersNamespaceFlag } from '../../cli/erase-common.js';

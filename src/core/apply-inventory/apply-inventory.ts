@@ -4,7 +4,7 @@
 // next, what counts as settled and the phase transitions stay here (inventory.ts, pure;
 // objects.ts, the API calls); the caller never walks the waves itself.
 //
-// One ObjectInventory is one reconcile's working copy: the methods replace its items (the
+// One ApplyInventory is one reconcile's working copy: the methods replace its items (the
 // transitions are pure and return new arrays), so the caller reads `items` after each step.
 import type { KubeRest } from '../kube/rest.js';
 import {
@@ -35,12 +35,12 @@ import {
 export type { DesiredItem, InventoryItem, ObjectRef };
 export { itemKey };
 
-export class ObjectInventory {
+export class ApplyInventory {
   private constructor(private current: InventoryItem[]) {}
 
   /** From the owner's status (the compact lines of inventory.ts). */
-  static decode(lines: readonly string[] | undefined): ObjectInventory {
-    return new ObjectInventory(decodeInventory(lines));
+  static decode(lines: readonly string[] | undefined): ApplyInventory {
+    return new ApplyInventory(decodeInventory(lines));
   }
 
   /** For the owner's status. */

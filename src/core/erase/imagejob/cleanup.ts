@@ -7,7 +7,7 @@
 // first deletes every object of its inventory the same way, and lets go of the job (removes the
 // finalizer) only when all of them are gone.
 import { isConflict, isNotFound } from '../../kube/rest.js';
-import { itemKey, ObjectInventory } from '../../apply-inventory/apply-inventory.js';
+import { itemKey, ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import {
   CLEANUP_FINALIZER,
   IMAGEJOBS_PATH,
@@ -62,7 +62,7 @@ export async function finalize(ctx: JobContext, job: ImageJob): Promise<number |
   const name = job.metadata.name;
   if (!job.metadata.finalizers?.includes(CLEANUP_FINALIZER)) return undefined;
   const st = (job.status ??= {});
-  const inv = ObjectInventory.decode(st.inventory);
+  const inv = ApplyInventory.decode(st.inventory);
   const before = JSON.stringify(st.inventory ?? []);
   if (inv.hasUndeleted) inv.scheduleDeletion();
   if (inv.deleting) {

@@ -13,12 +13,12 @@
 //
 // Below them: pass.ts (the pass state, its one status writer, failing the pending nodes),
 // worker-objects.ts (worker objects as inventory items), protected-chunks.ts, node-readiness.ts,
-// live.ts, job-events.ts. The inventory's waves are walked by ObjectInventory
-// (src/core/reconciler/object-inventory.ts), never here.
+// live.ts, job-events.ts. The inventory's waves are walked by ApplyInventory
+// (src/core/apply-inventory/apply-inventory.ts), never here.
 import type { KubeRest } from '../../kube/rest.js';
 import { requeueAfter, type ReconcileResult, type Reconciler } from '../../controller/reconcile.js';
 import { noopLogger, type Logger } from '../../observability/logger.js';
-import { ObjectInventory } from '../../apply-inventory/apply-inventory.js';
+import { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import { ScanProtection, type ProtectionSource } from '../worker/inventory-protection.js';
 import type { EraseMetrics } from '../metrics.js';
 import { RestReader, type EraseReader } from '../reader.js';
@@ -109,7 +109,7 @@ export class ImageJobController implements Reconciler {
     if (job.metadata.deletionTimestamp) return finalize(ctx, job);
     const st = (job.status ??= {});
     if (!st.planned && st.phase === 'Failed') return undefined; // refused before: never touched again
-    const inv = ObjectInventory.decode(st.inventory);
+    const inv = ApplyInventory.decode(st.inventory);
     const p = beginPass(ctx, job, inv, (st.nodes ?? []).map(decodeResult), jobOwner(job), signal);
     // The administrator's settings; fresh from the server while planning.
     p.admin = await ctx.settings.get(!st.planned);

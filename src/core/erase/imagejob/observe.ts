@@ -3,7 +3,7 @@
 // after a grace; past the job deadline, unfinished nodes fail with a reason naming their Pod and
 // its state ("timeout: Pod x Pending: Unschedulable: ...") and their Pods are scheduled for
 // deletion.
-import { itemKey, ObjectInventory } from '../../apply-inventory/apply-inventory.js';
+import { itemKey, ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import { objectPath } from '../../apply-inventory/objects.js';
 import { pendingResult, resultFromPod } from '../api/results.js';
 import { describeWorker, startFailure } from '../worker/start-failure.js';
@@ -97,7 +97,7 @@ function deadline(ctx: JobContext, p: Pass): void {
       createError ?? (it?.phase === 'Creating' ? st.message : undefined),
     );
     setResult(p, { ...r, outcome: 'Failed', reason: `timeout: ${why}` });
-    if (it && ObjectInventory.active(it)) stale.push(itemKey(it));
+    if (it && ApplyInventory.active(it)) stale.push(itemKey(it));
   }
   p.inv.scheduleDeletion(stale);
   if (stale.length)

@@ -2,7 +2,7 @@
 // what the phases (plan, apply, observe, finish, clean up) hand on to each other. At the bottom
 // of the controller: the one status writer (every status PUT of the controller goes through
 // putStatus) and the one "fail the pending nodes and stop their workers" step.
-import type { ObjectInventory } from '../../apply-inventory/apply-inventory.js';
+import type { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import type { KubeObject, Owner } from '../../apply-inventory/objects.js';
 import { jobConditions } from '../api/conditions.js';
 import type { AdminSettings } from '../config/settings.js';
@@ -20,7 +20,7 @@ export interface Pass {
   now: Date;
   owner: Owner;
   ns: string;
-  inv: ObjectInventory;
+  inv: ApplyInventory;
   results: NodeResult[];
   cfg: ImageJob['spec']['config'];
   admin: AdminSettings;
@@ -57,7 +57,7 @@ export async function putStatus(ctx: JobContext, job: ImageJob, signal?: AbortSi
 export function beginPass(
   ctx: JobContext,
   job: ImageJob,
-  inv: ObjectInventory,
+  inv: ApplyInventory,
   results: NodeResult[],
   owner: Owner,
   signal: AbortSignal | undefined,
