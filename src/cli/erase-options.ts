@@ -22,6 +22,7 @@ export interface EraseFlags {
   'job-timeout'?: string;
   name: string;
   'workers-namespace': string;
+  'config-namespace': string;
   'controller-lease': string;
   standalone: boolean;
   wait?: boolean;

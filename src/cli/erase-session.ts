@@ -41,8 +41,10 @@ export class EraseSession {
   }
 
   /** --standalone: the erase controllers in this process (CRDs installed first) until the end. */
-  async startControllers(namespace: string): Promise<void> {
-    this.controllers = (await startStandalone(this.kc, this.rest, namespace, this.stop.signal)).done;
+  async startControllers(namespace: string, configNamespace?: string): Promise<void> {
+    this.controllers = (
+      await startStandalone(this.kc, this.rest, namespace, this.stop.signal, configNamespace)
+    ).done;
   }
 
   /** Runs the command's body, then stops the controllers and closes the connection, whatever happened. */

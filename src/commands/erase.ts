@@ -195,7 +195,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
     // A one-off request on a scheduled list is refused whoever runs it: say so before the rest.
     if (!flags.schedule) await refuseScheduledList(rest, flags.name);
-    const pre = await this.preflight(rest, flags);
+    const pre = await this.preflight(rest, images, flags);
     const targets = images.filter((i) => i !== PRUNE_ALL);
     // Nodes are listed only to ask (a prompt names how many nodes it touches).
     const nodes = () => nodeSummary(rest, pre.config, flags['node-selector']);
@@ -211,7 +211,8 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       Boolean(flags.yes || flags['dry-run'] || flags.schedule),
       async () => `${await nodes().then((n) => (n ? `from ${n} ` : ''))}in context ${session.context}`,
     );
-    if (flags.standalone) await session.startControllers(flags['workers-namespace']);
+    if (flags.standalone)
+      await session.startControllers(flags['workers-namespace'], flags['config-namespace']);
     const generation = await submitErase(rest, {
       name: flags.name,
       images,
@@ -295,8 +296,12 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
   /** The preflight (src/core/erase/requester/preflight.ts): every problem at once, exit 2. */
   private async preflight(
     rest: KubeRest,
+    images: string[],
     flags: {
       'workers-namespace': string;
+      'config-namespace': string;
+      name: string;
+      'protect-inventory': boolean;
       standalone: boolean;
       'controller-lease': string;
       schedule?: string;
@@ -307,8 +312,11 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     try {
       pre = await preflight(rest, {
         workersNamespace: flags['workers-namespace'],
+        configNamespace: flags['config-namespace'],
         standalone: flags.standalone,
         lease: flags['controller-lease'],
+        listName: flags.name,
+        request: { images, protectInventory: flags['protect-inventory'] },
       });
     } catch (e) {
       spin?.stop();
@@ -318,7 +326,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     spin?.stop();
     // A schedule only needs a controller by its first tick: say so, but write it.
     const late = flags.schedule ? pre.problems.filter((p) => p.startsWith('no erase controller')) : [];
-    for (const p of late) process.stderr.write(`warning: ${p}\n`);
+    for (const p of [...pre.warnings, ...late]) process.stderr.write(`warning: ${p}\n`);
     const problems = pre.problems.filter((p) => !late.includes(p));
     if (problems.length === 1) failLine(this, problems[0]!);
     if (problems.length)

@@ -70,7 +70,14 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     await env.teardown();
   });
 
-  const base = () => ['--kubeconfig', kubeconfigPath(), '--workers-namespace', env.namespace];
+  const base = () => [
+    '--kubeconfig',
+    kubeconfigPath(),
+    '--workers-namespace',
+    env.namespace,
+    '--config-namespace',
+    env.namespace,
+  ];
 
   it('preflight: no controller, no workers namespace, a bad configuration: exit 2 in seconds, every reason named', async () => {
     await env.nodes([{ name: 'a' }]);
@@ -126,6 +133,8 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
       kubeconfigPath(),
       '--workers-namespace',
       `missing-${env.tag}`,
+      '--config-namespace',
+      `missing-${env.tag}`,
       '--standalone',
     ]);
     assert.equal(r.code, 2, r.stderr);
@@ -176,6 +185,8 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
         '--kubeconfig',
         file,
         '--workers-namespace',
+        env.namespace,
+        '--config-namespace',
         env.namespace,
         '--standalone',
       ]);

@@ -37,12 +37,22 @@ describe('erase: the ImageJob phases step by step: trust check, clean-up, finali
   /** A list for the env's nodes and its job; the controllers run on the test's clock. */
   async function start(list: string) {
     await env.erase({ name: list, images: [`docker.io/library/nothing-${env.tag}:1`], jobTimeout: '1m' });
-    const lists = new ImageListController({ rest: env.rest, namespace: env.namespace, now: () => clock });
+    const lists = new ImageListController({
+      rest: env.rest,
+      namespace: env.namespace,
+      configNamespace: env.namespace,
+      now: () => clock,
+    });
     await lists.reconcile(list);
     const name = (await env.rest.list<ImageJob>(IMAGEJOBS_PATH)).items.find(
       (j) => j.spec.imageList.name === list,
     )!.metadata.name;
-    const ctl = new ImageJobController({ rest: env.rest, namespace: env.namespace, now: () => clock });
+    const ctl = new ImageJobController({
+      rest: env.rest,
+      namespace: env.namespace,
+      configNamespace: env.namespace,
+      now: () => clock,
+    });
     return { lists, name, ctl };
   }
 

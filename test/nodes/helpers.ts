@@ -126,6 +126,7 @@ export class NodeEraseEnv {
     const controllers = new EraseControllers({
       kubeConfig: this.kc,
       namespace: this.namespace,
+      configNamespace: this.namespace,
       jobResyncMs: 1000,
       logger: process.env.ERASE_DEBUG
         ? createLogger({ level: 'debug', format: 'text', stream: process.stderr })

@@ -96,12 +96,14 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
       timeout: string;
       standalone: boolean;
       'workers-namespace': string;
+      'config-namespace': string;
       output: string;
     },
     timeoutMs: number,
   ): Promise<void> {
     const { rest } = session;
-    if (flags.standalone) await session.startControllers(flags['workers-namespace']);
+    if (flags.standalone)
+      await session.startControllers(flags['workers-namespace'], flags['config-namespace']);
     const r = await cancelJob(rest, job);
     let gone = r.alreadyFinished === undefined ? false : undefined;
     if (r.alreadyFinished === undefined && flags.wait) {

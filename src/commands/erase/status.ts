@@ -120,6 +120,7 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
       follow: boolean;
       standalone: boolean;
       'workers-namespace': string;
+      'config-namespace': string;
       output: string;
       'no-headers': boolean;
     },
@@ -151,7 +152,8 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
         ? `job ${job} keeps running in the cluster${flags.standalone ? ' (with no controller now that this process stops)' : ''}: follow it again with \`${this.config.bin} erase status ${job} --follow\`, or cancel it with \`${this.config.bin} erase cancel ${job}\``
         : undefined,
     );
-    if (flags.standalone) await session.startControllers(flags['workers-namespace']);
+    if (flags.standalone)
+      await session.startControllers(flags['workers-namespace'], flags['config-namespace']);
     let report;
     try {
       report = await followWithProgress(rest, look, {

@@ -11,6 +11,7 @@ import {
   decodeInventory,
   dropItem,
   encodeInventory,
+  isApplyPending,
   isDeletionPhase,
   itemKey,
   markCompleted,
@@ -33,7 +34,7 @@ import {
 } from './objects.js';
 
 export type { DesiredItem, InventoryItem, ObjectRef };
-export { itemKey };
+export { isApplyPending, itemKey };
 
 export class ApplyInventory {
   private constructor(private current: InventoryItem[]) {}
@@ -60,6 +61,25 @@ export class ApplyInventory {
   /** Records the desired objects, write-ahead (scheduleApply): persist before apply(). */
   plan(desired: readonly DesiredItem[]): void {
     this.current = scheduleApply(this.current, desired);
+  }
+
+  /**
+   * Records new digests (from `desired`, by item key) for items not created yet and for those
+   * `updatable` says may be updated in place, plus the `added` objects; everything else stays as
+   * recorded, and items being deleted are left alone.
+   */
+  revise(
+    desired: ReadonlyMap<string, DesiredItem>,
+    updatable: (item: InventoryItem) => boolean,
+    added: readonly DesiredItem[],
+  ): void {
+    const want: DesiredItem[] = this.current
+      .filter((i) => !isDeletionPhase(i.phase))
+      .map((i) => {
+        const d = desired.get(itemKey(i));
+        return d && (isApplyPending(i.phase) || updatable(i)) ? { ...i, digest: d.digest } : i;
+      });
+    this.current = scheduleApply(this.current, [...want, ...added]);
   }
 
   /** Something is still to be created or updated (an apply wave is pending). */

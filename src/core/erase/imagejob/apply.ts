@@ -5,6 +5,9 @@
 import { isNotFound } from '../../kube/rest.js';
 import { itemKey } from '../../apply-inventory/apply-inventory.js';
 import { pendingResult } from '../api/results.js';
+import { MAX_RENAMES, renames } from '../inputs.js';
+import { inputsOf } from '../worker/pod-spec.js';
+import { moveInput } from './move-input.js';
 import type { JobContext } from './context.js';
 import { failPending, setResult, type Pass } from './pass.js';
 
@@ -29,6 +32,12 @@ export async function apply(ctx: JobContext, p: Pass): Promise<void> {
     st.collisions = [...new Set([...(st.collisions ?? []), line])];
     ctx.log.warn('name collision, foreign object left untouched', { job: name, object: line });
     const node = p.podToNode.get(c.ref.name);
+    const input = c.ref.kind === 'ConfigMap' ? inputsOf(p.job).find((i) => i.name === c.ref.name) : undefined;
+    if (input && renames(input) < MAX_RENAMES && st.phase === 'Running') {
+      // Never use an input we did not create: move it to a fresh, unguessable name.
+      await moveInput(ctx, p, input);
+      continue;
+    }
     if (c.ref.kind === 'Pod' && node) {
       setResult(p, { ...pendingResult(node), outcome: 'Failed', reason: `name collision: ${line}` });
     } else {

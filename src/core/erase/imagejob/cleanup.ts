@@ -24,7 +24,7 @@ import { jobOwner } from './worker-objects.js';
 export async function cleanUp(ctx: JobContext, p: Pass): Promise<'deleted' | undefined> {
   const { job, name, st, now } = p;
   if (!isFinished(st.phase)) return undefined;
-  ctx.chunks.forget(job);
+  ctx.inputs.forget(job);
   const deleteAt = Date.parse(st.deleteAfter ?? iso(now));
   if (now.getTime() >= deleteAt && p.inv.hasUndeleted) {
     p.inv.scheduleDeletion();

@@ -1,5 +1,5 @@
 // What every phase of the ImageJob reconcile is handed: the clients, the clock and the
-// controller's memos (the protected-set chunks, node readiness). Built once per controller.
+// controller's memos (the inputs' contents, node readiness). Built once per controller.
 import type { KubeRest } from '../../kube/rest.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ProtectionSource } from '../worker/inventory-protection.js';
@@ -7,7 +7,7 @@ import type { EraseMetrics } from '../metrics.js';
 import type { EraseReader, RestReader } from '../reader.js';
 import type { AdminSettingsSource } from '../config/settings.js';
 import type { NodeReadiness } from './node-readiness.js';
-import type { ProtectedChunks } from './protected-chunks.js';
+import type { InputContents } from './input-contents.js';
 
 export interface JobContext {
   /** Writes (and confirming reads the cache cannot answer) go here. */
@@ -28,6 +28,6 @@ export interface JobContext {
   settings: AdminSettingsSource;
   protection: ProtectionSource;
   metrics?: EraseMetrics;
-  chunks: ProtectedChunks;
+  inputs: InputContents;
   readiness: NodeReadiness;
 }

@@ -2,7 +2,7 @@
 // live worker Pods, the clock) and takes the next steps; it never sleeps or polls, it returns
 // when to look again. The phases, one file each, in the order a pass runs them:
 //
-//   trust-check.ts  only jobs of a live ImageList run;
+//   trust-check.ts  only jobs of a live ImageList, within the administrator's policy, run;
 //   plan.ts         nodes selected, every worker object and node result recorded, written
 //                   before anything exists (write-ahead); a `*` prune's protected set, once;
 //   prepare.ts      the desired worker objects of the planned job;
@@ -12,7 +12,7 @@
 //   cleanup.ts      after deleteAfter the objects wave by wave, then the job; the finalizer.
 //
 // Below them: pass.ts (the pass state, its one status writer, failing the pending nodes),
-// worker-objects.ts (worker objects as inventory items), protected-chunks.ts, node-readiness.ts,
+// worker-objects.ts (worker objects as inventory items), input-contents.ts, node-readiness.ts,
 // live.ts, job-events.ts. The inventory's waves are walked by ApplyInventory
 // (src/core/apply-inventory/apply-inventory.ts), never here.
 import type { KubeRest } from '../../kube/rest.js';
@@ -23,7 +23,9 @@ import { ScanProtection, type ProtectionSource } from '../worker/inventory-prote
 import type { EraseMetrics } from '../metrics.js';
 import { RestReader, type EraseReader } from '../reader.js';
 import { decodeResult } from '../api/results.js';
-import { AdminSettingsSource } from '../config/settings.js';
+import { ConfigError } from '../config/config.js';
+import { AdminSettingsSource, DEFAULT_CONFIG_NAMESPACE } from '../config/settings.js';
+import { policyProblem } from '../policy.js';
 import { apply } from './apply.js';
 import { cleanUp, finalize } from './cleanup.js';
 import type { JobContext } from './context.js';
@@ -34,8 +36,8 @@ import { observe } from './observe.js';
 import { beginPass, recordStatus } from './pass.js';
 import { plan } from './plan.js';
 import { prepare } from './prepare.js';
-import { ProtectedChunks } from './protected-chunks.js';
-import { checkTrust } from './trust-check.js';
+import { InputContents } from './input-contents.js';
+import { checkTrust, refuse } from './trust-check.js';
 import { jobOwner } from './worker-objects.js';
 
 export { protectsInventory } from './plan.js';
@@ -53,7 +55,9 @@ export interface JobControllerOptions {
   resyncMs?: number;
   /** Objects created per reconcile before the progress is persisted. Default 500. */
   applyChunk?: number;
-  /** The administrator's settings (default: read from the controllers' namespace, cached 5 s). */
+  /** Namespace of the configuration and the exclusion lists (default: image-inventory-system). */
+  configNamespace?: string;
+  /** The administrator's settings (default: read from the configuration namespace, cached 5 s). */
   settings?: AdminSettingsSource;
   /** Where a `*` prune learns what the workloads reference (default: a fresh scan of the cluster). */
   protection?: ProtectionSource;
@@ -77,10 +81,18 @@ export class ImageJobController implements Reconciler {
       namespace: opts.namespace,
       resyncMs: opts.resyncMs ?? 30_000,
       applyChunk: opts.applyChunk ?? 500,
-      settings: opts.settings ?? new AdminSettingsSource(reader, opts.namespace, 5000, direct),
+      settings:
+        opts.settings ??
+        new AdminSettingsSource(
+          reader,
+          opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE,
+          5000,
+          direct,
+          opts.namespace,
+        ),
       protection,
       metrics: opts.metrics,
-      chunks: new ProtectedChunks(protection),
+      inputs: new InputContents(protection),
       readiness: new NodeReadiness(reader, now),
     };
   }
@@ -111,8 +123,16 @@ export class ImageJobController implements Reconciler {
     if (!st.planned && st.phase === 'Failed') return undefined; // refused before: never touched again
     const inv = ApplyInventory.decode(st.inventory);
     const p = beginPass(ctx, job, inv, (st.nodes ?? []).map(decodeResult), jobOwner(job), signal);
-    // The administrator's settings; fresh from the server while planning.
-    p.admin = await ctx.settings.get(!st.planned);
+    // The administrator's settings; fresh from the server while planning. Without a valid
+    // configuration a job is never planned: it fails closed, with the reason.
+    try {
+      p.admin = await ctx.settings.get(!st.planned);
+    } catch (e) {
+      if (st.planned || !(e instanceof ConfigError)) throw e;
+      return refuse(ctx, p, (e as Error).message);
+    }
+    const refused = st.planned ? undefined : policyProblem(job.spec, p.admin.config);
+    if (refused) return refuse(ctx, p, refused);
 
     await checkTrust(ctx, p);
     if (!st.planned) {

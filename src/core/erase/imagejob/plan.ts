@@ -8,6 +8,8 @@ import { selectNodes } from './nodes.js';
 import { pendingResult } from '../api/results.js';
 import type { ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';
+import { inputContents, planInputs } from '../inputs.js';
+import { jobExclusions } from './input-contents.js';
 import { jobEvent } from './job-events.js';
 import { iso, recordStatus, type Pass } from './pass.js';
 import { workerObjects } from './worker-objects.js';
@@ -25,11 +27,10 @@ export async function plan(ctx: JobContext, p: Pass): Promise<'planned' | number
   let planChunks: string[] = [];
   if (protectsInventory(job)) {
     try {
-      const c = await ctx.chunks.compute();
+      const c = await ctx.inputs.computeProtected();
       planChunks = c.chunks;
       st.protectedRefs = c.refs;
       st.protectedChunks = c.chunks.length;
-      ctx.chunks.remember(job, c.chunks);
     } catch (e) {
       // Fail closed: without the set, a * prune could remove what a workload needs next.
       const msg = `waiting for the inventory (${ctx.protection.describe}) to protect referenced images: ${(e as Error).message}`;
@@ -68,7 +69,11 @@ export async function plan(ctx: JobContext, p: Pass): Promise<'planned' | number
       reason: s.reason,
     })),
   ].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
-  p.inv.plan([...workerObjects(job, sel.selected, p.ns, admin, planChunks).values()].map((d) => d.item));
+  // The inputs are recorded with their digests before anything exists (write-ahead).
+  const contents = inputContents(job.spec.images, jobExclusions(job, admin), planChunks);
+  st.inputs = planInputs(name, contents);
+  ctx.inputs.remember(job, contents);
+  p.inv.plan([...workerObjects(job, sel.selected, p.ns, admin, contents).values()].map((d) => d.item));
   st.phase ??= 'Running';
   st.startTime ??= iso(now);
   st.planned = true;

@@ -4,16 +4,8 @@
 import { itemKey, type DesiredItem } from '../../apply-inventory/apply-inventory.js';
 import { manifestDigest, type KubeObject, type Owner } from '../../apply-inventory/objects.js';
 import type { AdminSettings } from '../config/settings.js';
-import { excludeConfigMapName, GROUP, imagesConfigMapName, podNames, type ImageJob } from '../api/types.js';
-import {
-  EXCLUDE_FILE,
-  IMAGES_FILE,
-  listConfigMap,
-  podTemplate,
-  protectedConfigMap,
-  workerPod,
-  type WorkerSettings,
-} from '../worker/pod-spec.js';
+import { GROUP, podNames, type ImageJob } from '../api/types.js';
+import { inputConfigMap, inputsOf, podTemplate, workerPod, type WorkerSettings } from '../worker/pod-spec.js';
 
 export type WorkerObjects = Map<string, { item: DesiredItem; manifest: KubeObject }>;
 
@@ -26,20 +18,21 @@ export const jobOwner = (job: ImageJob): Owner => ({
 /**
  * The worker objects of a job, by item key, with their manifests. What they run as comes from
  * the administrator's settings; the job contributes its images, and exclusions only add to
- * the administrator's.
+ * the administrator's. `contents` holds the inputs' contents by role: an input created already
+ * needs none here (its manifest is only used to create it).
  */
 export function workerObjects(
   job: ImageJob,
   nodes: readonly string[],
   ns: string,
   admin: AdminSettings,
-  protectedChunks: readonly string[],
+  contents: ReadonlyMap<string, string>,
 ): WorkerObjects {
   const settings: WorkerSettings = {
     worker: admin.config.worker,
     runtimeSocket: admin.config.runtimeSocket,
   };
-  const exclusions = [...new Set([...admin.exclusions, ...(job.spec.exclusions ?? [])])];
+  const inputs = inputsOf(job);
   const name = job.metadata.name;
   const out: WorkerObjects = new Map();
   const add = (manifest: KubeObject, applyOrder: number, deleteOrder: number) => {
@@ -59,10 +52,8 @@ export function workerObjects(
     };
     out.set(itemKey(item), { item, manifest });
   };
-  add(listConfigMap(job, ns, imagesConfigMapName(name), IMAGES_FILE, job.spec.images), 0, 1);
-  add(listConfigMap(job, ns, excludeConfigMapName(name), EXCLUDE_FILE, exclusions), 0, 1);
-  protectedChunks.forEach((chunk, i) => add(protectedConfigMap(job, ns, i, chunk), 0, 1));
-  add(podTemplate(job, settings, ns), 0, 1);
-  for (const [node, pod] of podNames(name, nodes)) add(workerPod(job, settings, ns, pod, node), 1, 0);
+  for (const input of inputs) add(inputConfigMap(job, ns, input, contents.get(input.role) ?? ''), 0, 1);
+  add(podTemplate(job, settings, ns, inputs), 0, 1);
+  for (const [node, pod] of podNames(name, nodes)) add(workerPod(job, settings, ns, pod, node, inputs), 1, 0);
   return out;
 }

@@ -19,8 +19,9 @@ import { listConditions } from '../api/conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from '../config/config.js';
 import { summarizeImages, validateImages } from '../api/images.js';
 import { RestReader, type EraseReader } from '../reader.js';
-import { loadConfig, loadExclusions } from '../config/settings.js';
+import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from '../config/settings.js';
 import { parseSelector } from '../api/selector.js';
+import { policyProblem } from '../policy.js';
 import { reconcileScheduled } from './scheduled-runs.js';
 import { reportSkip } from './schedule-events.js';
 import {
@@ -43,8 +44,10 @@ export interface ListControllerOptions {
   rest: KubeRest;
   /** Where reads come from: the controllers' informers (EraseCache), or the server directly (default). */
   reader?: EraseReader;
-  /** Namespace of the configuration ConfigMap and the exclusion lists. */
+  /** Namespace of the worker objects (recorded in each job). */
   namespace: string;
+  /** Namespace of the configuration ConfigMap and the exclusion lists (default: image-inventory-system). */
+  configNamespace?: string;
   logger?: Logger;
   now?: () => Date;
 }
@@ -64,11 +67,15 @@ export class ImageListController implements Reconciler {
   // administrator's change made just before a request must apply to it. Once per job.
   /** The configuration in force, or a ConfigError naming the bad value. */
   loadConfig(): Promise<EraseConfig> {
-    return loadConfig(this.opts.rest, this.opts.namespace);
+    return loadConfig(this.opts.rest, this.configNamespace, this.opts.namespace);
   }
 
   loadExclusions(cfg: EraseConfig): Promise<string[]> {
-    return loadExclusions(this.opts.rest, this.opts.namespace, cfg);
+    return loadExclusions(this.opts.rest, this.configNamespace, cfg, this.opts.namespace);
+  }
+
+  private get configNamespace(): string {
+    return this.opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE;
   }
 
   /**
@@ -196,6 +203,8 @@ export class ImageListController implements Reconciler {
     let exclusions: string[];
     try {
       cfg = await this.loadConfig();
+      const refused = policyProblem(list.spec, cfg);
+      if (refused) return refused;
       if (list.spec.jobTimeout) {
         cfg.jobTimeoutSeconds = parseDuration(list.spec.jobTimeout, 'spec.jobTimeout');
         if (cfg.jobTimeoutSeconds <= 0) return 'spec.jobTimeout: must be longer than 0s';
