@@ -13,8 +13,8 @@ import {
   renamed,
   renames,
   sha256Hex,
-} from '../../src/core/erase/inputs.js';
-import { policyProblem } from '../../src/core/erase/policy.js';
+} from '../../src/core/erase/worker/inputs.js';
+import { policyProblem } from '../../src/core/erase/config/policy.js';
 import { workerArgs, workerPodSpec } from '../../src/core/erase/worker/pod-spec.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';
 import { decodeItem, encodeItem, type InventoryItem } from '../../src/core/apply-inventory/items.js';

@@ -5,7 +5,7 @@
 import { isNotFound } from '../../kube/rest.js';
 import { itemKey } from '../../apply-inventory/apply-inventory.js';
 import { pendingResult } from '../api/results.js';
-import { MAX_RENAMES, renames } from '../inputs.js';
+import { MAX_RENAMES, renames } from '../worker/inputs.js';
 import { inputsOf } from '../worker/pod-spec.js';
 import { moveInput } from './move-input.js';
 import type { JobContext } from './context.js';

@@ -25,7 +25,7 @@ import { RestReader, type EraseReader } from '../reader.js';
 import { decodeResult } from '../api/results.js';
 import { ConfigError } from '../config/config.js';
 import { AdminSettingsSource, DEFAULT_CONFIG_NAMESPACE } from '../config/settings.js';
-import { policyProblem } from '../policy.js';
+import { policyProblem } from '../config/policy.js';
 import { apply } from './apply.js';
 import { cleanUp, finalize } from './cleanup.js';
 import type { JobContext } from './context.js';

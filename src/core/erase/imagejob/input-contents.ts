@@ -4,7 +4,7 @@
 // Forgotten once the job has finished.
 import { isApplyPending, type InventoryItem } from '../../apply-inventory/apply-inventory.js';
 import type { AdminSettings } from '../config/settings.js';
-import { inputContents, sha256Hex } from '../inputs.js';
+import { inputContents, sha256Hex } from '../worker/inputs.js';
 import type { ImageJob } from '../api/types.js';
 import type { ProtectionSource } from '../worker/inventory-protection.js';
 import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from '../worker/protected-set.js';

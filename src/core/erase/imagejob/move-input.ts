@@ -1,7 +1,7 @@
 // An input ConfigMap whose name is taken by an object this controller did not create is never
 // used: the input moves to a fresh, unguessable name (at most MAX_RENAMES times, ../inputs.ts),
 // with a Warning Event.
-import { renamed, renames, type JobInput } from '../inputs.js';
+import { renamed, renames, type JobInput } from '../worker/inputs.js';
 import { inputsOf } from '../worker/pod-spec.js';
 import type { JobContext } from './context.js';
 import { jobEvent } from './job-events.js';

@@ -8,7 +8,7 @@ import { selectNodes } from './nodes.js';
 import { pendingResult } from '../api/results.js';
 import type { ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';
-import { inputContents, planInputs } from '../inputs.js';
+import { inputContents, planInputs } from '../worker/inputs.js';
 import { jobExclusions } from './input-contents.js';
 import { jobEvent } from './job-events.js';
 import { iso, recordStatus, type Pass } from './pass.js';

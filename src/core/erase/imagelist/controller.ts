@@ -21,7 +21,7 @@ import { summarizeImages, validateImages } from '../api/images.js';
 import { RestReader, type EraseReader } from '../reader.js';
 import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from '../config/settings.js';
 import { parseSelector } from '../api/selector.js';
-import { policyProblem } from '../policy.js';
+import { policyProblem } from '../config/policy.js';
 import { reconcileScheduled } from './scheduled-runs.js';
 import { reportSkip } from './schedule-events.js';
 import {

@@ -5,7 +5,7 @@
 import type { KubeRest } from '../../kube/rest.js';
 import { isNotFound, KubeApiError } from '../../kube/rest.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig, type EraseConfig } from '../config/config.js';
-import { policyProblem, type PolicyRequest } from '../policy.js';
+import { policyProblem, type PolicyRequest } from '../config/policy.js';
 import { missingConfigMessage, moveCommand } from '../config/settings.js';
 import { DEFAULT_CONFIG_NAMESPACE, GROUP, IMAGELISTS_PATH } from '../api/types.js';
 

@@ -2,7 +2,7 @@
 // exclusions from mounted ConfigMaps and the node's runtime through its CRI socket, writing
 // its summary to the termination message for the controller to read.
 import type { WorkerConfig } from '../config/config.js';
-import { EXCLUDE_ROLE, IMAGES_ROLE, inputOf, jobInputs, protectedInputs, type JobInput } from '../inputs.js';
+import { EXCLUDE_ROLE, IMAGES_ROLE, inputOf, jobInputs, protectedInputs, type JobInput } from './inputs.js';
 import type { ImageJob, OwnerReference } from '../api/types.js';
 import { API_VERSION, JOB_LABEL, MANAGED_BY, MANAGED_BY_LABEL } from '../api/types.js';
 

@@ -14,7 +14,7 @@ import {
   imagesConfigMapName,
   protectedConfigMapName,
   type JobInput,
-} from './api/types.js';
+} from '../api/types.js';
 
 export type { JobInput };
 

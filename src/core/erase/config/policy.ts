@@ -3,8 +3,8 @@
 // words: `inv erase` at preflight (exit 2), the ImageList controller before it starts a job
 // (phase Error), and the ImageJob controller before it plans one (refused), so neither a list
 // written with kubectl nor a job created by hand gets round it.
-import type { EraseConfig } from './config/config.js';
-import { PRUNE_ALL } from '../constants.js';
+import type { EraseConfig } from './config.js';
+import { PRUNE_ALL } from '../../constants.js';
 
 export interface PolicyRequest {
   images: readonly string[];
