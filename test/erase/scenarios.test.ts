@@ -3,10 +3,10 @@
 // node and five Nodes with chosen labels and conditions are what a real kubelet cannot give on
 // demand. The same paths on real kubelets are in test/nodes/erase.test.ts.
 import assert from 'node:assert/strict';
-import { criAvailable, waitFor } from '../support/cri.js';
+import { waitFor } from '../support/cri.js';
 import { addImages } from '../support/oci.js';
 import { connect } from '../support/cri.js';
-import { EraseEnv, results, sleep } from './helpers.js';
+import { EraseEnv, eraseEnvPerTest, results, sleep } from './helpers.js';
 import { IMAGEJOBS_PATH } from '../../src/core/erase/api/types.js';
 import { decodeInventory } from '../../src/core/apply-inventory/items.js';
 import { Registry } from 'prom-client';
@@ -15,15 +15,7 @@ import { createEraseMetrics } from '../../src/core/erase/metrics.js';
 describe('erase: scenarios', function () {
   this.timeout(120_000);
   let env: EraseEnv;
-  before(function () {
-    if (!criAvailable()) this.skip();
-  });
-  beforeEach(async () => {
-    env = await new EraseEnv().setup();
-  });
-  afterEach(async () => {
-    await env.teardown();
-  });
+  eraseEnvPerTest((e) => (env = e));
 
   it('node filter: exclude and include selectors, cordoned and NotReady nodes skipped with reasons', async () => {
     const nodes = await env.nodes([

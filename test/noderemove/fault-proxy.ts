@@ -5,9 +5,7 @@
 // fields the project's trimmed .proto files do not declare (PodSandboxStatus, verbose info).
 // Faults can be switched on and off while the proxy runs.
 import * as grpc from '@grpc/grpc-js';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { bindUnixSocket } from '../support/grpc-socket.js';
 
 /** Unary methods of k8s.io/cri-api, per service (streaming ones are not proxied). */
 const METHODS = {
@@ -118,22 +116,15 @@ export async function serveFaultProxy(
       server.addService(definition, handlers);
     }
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-fault-cri-'));
-  const socketPath = path.join(dir, 'cri.sock');
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) =>
-      err ? reject(err) : resolve(),
-    ),
-  );
+  const bound = await bindUnixSocket(server, 'inv-fault-cri-');
   return {
-    endpoint: `unix://${socketPath}`,
+    endpoint: bound.endpoint,
     calls,
     fail: (method, fault) => void active.set(method, fault),
     heal: (method) => void active.delete(method),
     async close() {
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await bound.close();
       upstream.close();
-      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
