@@ -116,8 +116,7 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     ]);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /its holder gone-1 last renewed it \d+s ago/);
-    // No workers' namespace, with --standalone: named. (No configuration in it is no problem:
-    // every default applies, as in the controllers.)
+    // No workers' namespace, with --standalone: named.
     r = await inv([
       'erase',
       '--images',
@@ -128,12 +127,33 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
       '--workers-namespace',
       `missing-${env.tag}`,
       '--config-namespace',
-      `missing-${env.tag}`,
+      env.namespace,
       '--standalone',
     ]);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`the workers' namespace missing-${env.tag} does not exist`));
     assert.doesNotMatch(r.stderr, /inv-erase-config/);
+    // No configuration: named, with what creates it (the controllers would refuse every job).
+    r = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      ...sel,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--workers-namespace',
+      env.namespace,
+      '--config-namespace',
+      `missing-${env.tag}`,
+      '--standalone',
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `ConfigMap missing-${env.tag}/inv-erase-config does not exist, and erase runs nothing without it: create it with \`inv install\``,
+      ),
+    );
     // A bad configuration is named with its key.
     await env.config('successRatio: 2\n');
     r = await inv(['erase', '--images', 'busybox:1', ...sel, ...base(), '--standalone']);
