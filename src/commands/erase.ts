@@ -302,6 +302,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       'config-namespace': string;
       name: string;
       'protect-inventory': boolean;
+      'dry-run': boolean;
       standalone: boolean;
       'controller-lease': string;
       schedule?: string;
@@ -316,7 +317,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
         standalone: flags.standalone,
         lease: flags['controller-lease'],
         listName: flags.name,
-        request: { images, protectInventory: flags['protect-inventory'] },
+        request: { images, protectInventory: flags['protect-inventory'], dryRun: flags['dry-run'] },
       });
     } catch (e) {
       spin?.stop();

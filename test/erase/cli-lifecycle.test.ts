@@ -133,7 +133,8 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`the workers' namespace missing-${env.tag} does not exist`));
     assert.doesNotMatch(r.stderr, /inv-erase-config/);
-    // No configuration: named, with what creates it (the controllers would refuse every job).
+    // No configuration where it is read, but one where earlier versions read it: refused, with
+    // the command that moves it (anyone who may create ConfigMaps there could have written it).
     r = await inv([
       'erase',
       '--images',
@@ -151,7 +152,28 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     assert.match(
       r.stderr,
       new RegExp(
-        `ConfigMap missing-${env.tag}/inv-erase-config does not exist, and erase runs nothing without it: create it with \`inv install\``,
+        `is read from ConfigMap missing-${env.tag}/inv-erase-config now, not from the workers' namespace ${env.namespace}.*move it: kubectl create configmap inv-erase-config -n missing-${env.tag} `,
+      ),
+    );
+    // No configuration at all: named, with what creates it.
+    r = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      ...sel,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--workers-namespace',
+      `missing-${env.tag}`,
+      '--config-namespace',
+      `missing-cfg-${env.tag}`,
+      '--standalone',
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `ConfigMap missing-cfg-${env.tag}/inv-erase-config does not exist, and erase runs nothing without it: create it with \`inv install\``,
       ),
     );
     // A bad configuration is named with its key.

@@ -98,6 +98,8 @@ describe('erase: the administrator policy over requesters (pure)', () => {
     const strict = parseConfig('allowPruneAll: false\nallowUnprotected: false\n');
     assert.match(policyProblem({ images: ['*'] }, strict)!, /allowPruneAll is false/);
     assert.equal(policyProblem({ images: ['nginx:1'] }, strict), undefined);
+    // A dry run removes nothing: not refused (inv check --nodes runs one for *).
+    assert.equal(policyProblem({ images: ['*'], dryRun: true }, strict), undefined);
     const noUnprotected = parseConfig('allowUnprotected: false\n');
     assert.equal(policyProblem({ images: ['*'] }, noUnprotected), undefined);
     assert.match(

@@ -9,6 +9,8 @@ import { PRUNE_ALL } from '../../constants.js';
 export interface PolicyRequest {
   images: readonly string[];
   protectInventory?: boolean;
+  /** A dry run removes nothing, so the policy does not refuse it (`inv check --nodes` is one). */
+  dryRun?: boolean;
 }
 
 /** Why the configuration refuses this request, or undefined. */
@@ -16,6 +18,7 @@ export function policyProblem(
   req: PolicyRequest,
   cfg: Pick<EraseConfig, 'allowPruneAll' | 'allowUnprotected'>,
 ): string | undefined {
+  if (req.dryRun) return undefined;
   const all = req.images.includes(PRUNE_ALL);
   if (all && !cfg.allowPruneAll)
     return 'refused by the erase configuration: allowPruneAll is false, so no ImageList may name * (prune every unused image); name the images instead';
