@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { parseDurationMs } from '../core/duration.js';
 import { PRUNE_ALL, validateImages } from '../core/erase/api/images.js';
+import { listLimitProblems } from '../core/erase/list-limits.js';
 import { parseSelector } from '../core/erase/api/selector.js';
 import { parseDuration } from '../core/erase/config/config.js';
 import { scheduleProblems } from '../core/erase/imagelist/schedule.js';
@@ -113,7 +114,9 @@ export function validateErase(
     problems.push('nothing to remove: pass --images, --imagelist or --all-unused');
   if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run'] && !stdinIsTTY)
     problems.push('--all-unused removes every image not in use: confirm with --yes');
-  problems.push(...validateImages(images));
+  // What the CRD and the ImageList controller would refuse (list-limits.ts), refused here
+  // first, in the same words, before anything is written.
+  problems.push(...listLimitProblems(flags.name, images), ...validateImages(images));
   if (flags['node-selector']) check(() => parseSelector(flags['node-selector']!));
   if (flags['job-timeout'])
     check(() => {

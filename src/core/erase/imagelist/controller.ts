@@ -18,6 +18,7 @@ import { noopLogger, type Logger } from '../../observability/logger.js';
 import { listConditions } from '../api/conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from '../config/config.js';
 import { summarizeImages, validateImages } from '../api/images.js';
+import { jobSizeProblem, listLimitProblems } from '../list-limits.js';
 import { RestReader, type EraseReader } from '../reader.js';
 import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from '../config/settings.js';
 import { parseSelector } from '../api/selector.js';
@@ -197,7 +198,10 @@ export class ImageListController implements Reconciler {
     status: ImageListStatus,
     run?: { name: string; annotations: Record<string, string> },
   ): Promise<string | undefined> {
-    const problems = validateImages(list.spec.images ?? []);
+    const problems = [
+      ...listLimitProblems(list.metadata.name, list.spec.images ?? []),
+      ...validateImages(list.spec.images ?? []),
+    ];
     if (problems.length) return problems.join('; ');
     let cfg: EraseConfig;
     let exclusions: string[];
@@ -254,6 +258,8 @@ export class ImageListController implements Reconciler {
         config: cfg,
       },
     };
+    const tooBig = jobSizeProblem(job.spec);
+    if (tooBig) return tooBig;
     let created: ImageJob;
     try {
       created = await this.opts.rest.request<ImageJob>('POST', IMAGEJOBS_PATH, { body: job });
