@@ -11,7 +11,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { listNameProblem, MAX_TARGETS_BYTES, targetsSizeProblem } from '../../src/core/erase/list-limits.js';
+import {
+  listNameProblem,
+  MAX_TARGETS_BYTES,
+  targetsSizeProblem,
+} from '../../src/core/erase/api/list-limits.js';
 import {
   IMAGEJOBS_PATH,
   IMAGELISTS_PATH,

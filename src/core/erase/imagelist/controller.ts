@@ -18,7 +18,7 @@ import { noopLogger, type Logger } from '../../observability/logger.js';
 import { listConditions } from '../api/conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from '../config/config.js';
 import { summarizeImages, validateImages } from '../api/images.js';
-import { jobSizeProblem, listLimitProblems } from '../list-limits.js';
+import { jobSizeProblem, listLimitProblems } from '../api/list-limits.js';
 import { RestReader, type EraseReader } from '../reader.js';
 import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from '../config/settings.js';
 import { parseSelector } from '../api/selector.js';
