@@ -1,17 +1,20 @@
 // `inv uninstall`: deletes what `inv install` created, and nothing else.
 //
-// - Every bundle object is read first and deleted only if it carries our part-of label, with
-//   its UID as a precondition (a same-named object someone created in between stays).
+// - Every bundle object, of every kind, is read first and deleted only if inv wrote it (its
+//   field manager "inv" or our part-of label: ownership.ts), with its UID as a precondition (a
+//   same-named object someone created in between stays). Anything else is kept and named.
 // - A namespace of ours is kept when another field manager has written it (it may predate
 //   `inv install`) or when it holds ConfigMaps we did not create (the administrator's
 //   inv-erase-config or exclusion lists): deleting the namespace would delete them too.
 // - The CRDs go only when asked (`--crds`), since deleting a CRD deletes every Image, ImageList
-//   and ImageJob with it; countInstances() says how many, for the confirmation.
+//   and ImageJob with it; countInstances() says how many, for the confirmation. A CRD of our
+//   name that someone else installed (another tool, `kubectl apply -f crds/`) is kept too.
 import { displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { OUR_CRDS, asCrdMissing, type OurCrd } from '../kube/crds.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import { CLEANUP_FINALIZER, MANAGED_BY, MANAGED_BY_LABEL } from '../erase/api/types.js';
 import { applyOrder, PART_OF, PART_OF_LABEL, readBundle } from './bundle.js';
+import { notOurs } from './ownership.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -71,11 +74,6 @@ async function deleteIfOurs(
   return { name, action: 'deleted' };
 }
 
-const labeledOurs = (cur: KubeObject): string | undefined =>
-  cur.metadata.labels?.[PART_OF_LABEL] === PART_OF
-    ? undefined
-    : `not installed by inv (no label ${PART_OF_LABEL}=${PART_OF})`;
-
 /**
  * A namespace that someone else created or changed (another field manager in managedFields)
  * may have been there before `inv install` applied its label to it: deleting it would take
@@ -113,8 +111,8 @@ export async function uninstallDaemon(rest: KubeRest): Promise<UninstallStep[]> 
     steps.push(
       await deleteIfOurs(rest, o, async (cur) =>
         o.kind === 'Namespace'
-          ? (labeledOurs(cur) ?? othersManage(cur) ?? (await namespaceVeto(rest, cur.metadata.name)))
-          : labeledOurs(cur),
+          ? (notOurs(cur) ?? othersManage(cur) ?? (await namespaceVeto(rest, cur.metadata.name)))
+          : notOurs(cur),
       ),
     );
   }
@@ -153,8 +151,7 @@ export async function uninstallCrds(
         kind: 'CustomResourceDefinition',
         metadata: { name: crd.name },
       },
-      // Ours by name: the group is ours, whether `inv install` or `kubectl apply` put it there.
-      () => undefined,
+      notOurs,
     );
     steps.push(step);
     if (step.action === 'deleted') deleting.push(crd);
