@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { imagesPath, type ImageResource } from '../src/core/inventory/image-resource.js';
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
-import { Informer } from '../src/core/watch/informer.js';
+import { Informer } from '../src/core/controller/informer.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
 

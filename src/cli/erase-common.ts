@@ -1,20 +1,18 @@
 // What `inv erase`, `inv erase status` and `inv erase cancel` share: output and namespace flags,
 // the in-process controllers of --standalone, following a job with a spinner (TTY) or a
-// progress line on stderr at least every 30 s (no TTY), and printing an EraseReport.
+// progress line on stderr at least every 30 s (no TTY), and what ^C leaves behind.
 import { Flags } from '@oclif/core';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { follow, type FollowOptions, type RequestSnapshot } from '../core/erase/follow.js';
-import type { EraseReport } from '../core/erase/report.js';
-import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE } from '../core/erase/types.js';
+import { follow, type FollowOptions, type RequestSnapshot } from '../core/erase/requester/follow.js';
+import type { EraseReport } from '../core/erase/requester/report.js';
+import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE } from '../core/erase/api/types.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import { cliControllerLogger } from './controller-log.js';
-import { progressLine, renderEraseReport, renderJobStatus, reportName } from './render-erase.js';
-import { spinner, toJson, toYaml } from './style.js';
-import { terminalWidth } from './table.js';
+import { ERASE_OUTPUTS, progressLine } from './render-erase.js';
+import { spinner } from './style.js';
 import { outputFlags } from './flags.js';
 
-export const ERASE_OUTPUTS = ['table', 'wide', 'name', 'json', 'yaml'] as const;
-export type EraseOutput = (typeof ERASE_OUTPUTS)[number];
+export { ERASE_OUTPUTS, printReport, type EraseOutput } from './render-erase.js';
 
 /** The shared `-o` and `--no-headers` (src/cli/flags.ts); json and yaml print an EraseReport. */
 export const eraseOutputFlags = outputFlags(ERASE_OUTPUTS);
@@ -116,15 +114,16 @@ export async function followWithProgress(
   }
 }
 
-/** Prints a report in the chosen output; `status` adds the job's identity and timing. */
-export function printReport(
-  r: EraseReport,
-  output: EraseOutput,
-  opts: { noHeaders?: boolean; status?: boolean },
-): void {
-  if (output === 'json') return void process.stdout.write(toJson(r));
-  if (output === 'yaml') return void process.stdout.write(toYaml(r));
-  if (output === 'name') return void process.stdout.write(reportName(r));
-  const o = { wide: output === 'wide', noHeaders: opts.noHeaders, width: terminalWidth() };
-  process.stdout.write(opts.status ? renderJobStatus(r, Date.now(), o) : renderEraseReport(r, o));
+/** What ^C leaves behind once `inv erase` has submitted, and how to follow or cancel it. */
+export function interruptHint(
+  list: string,
+  generation: number,
+  job: string | undefined,
+  standalone: boolean,
+): string {
+  if (!job)
+    return `imagelist/${list} generation ${generation} was submitted and its job starts without this command: follow it with \`inv erase status --name ${list} --follow\`, then cancel it with \`inv erase cancel JOB\` if you must`;
+  if (standalone)
+    return `job ${job} stays in the cluster, unfinished, and nothing runs it now that this process (--standalone) stops; its worker Pods may still be running: finish it with \`inv erase status ${job} --follow --standalone\`, or cancel it with \`inv erase cancel ${job} --standalone\``;
+  return `job ${job} keeps running in the cluster: follow it with \`inv erase status ${job} --follow\`, or cancel it with \`inv erase cancel ${job}\``;
 }

@@ -40,7 +40,7 @@ export async function runNodeRemove(flags: NodeRemoveFlags): Promise<number> {
   let protection;
   try {
     if (flags['protected-dir']) {
-      const { ProtectedIndex } = await import('../core/erase/protected-set.js');
+      const { ProtectedIndex } = await import('../core/erase/worker/protected-set.js');
       const digests = flags['protected-sha256']?.split(',').filter((d) => d !== '');
       protection = new ProtectedIndex(core.readProtectedDir(flags['protected-dir'], digests));
     }

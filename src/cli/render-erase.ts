@@ -1,11 +1,11 @@
 // How `inv erase` and `inv erase status` draw an EraseReport: a few summary lines, one row per
 // node, and each node's targets and images (a dry run's point: which images would go). Also the
 // one-line progress the spinner and non-TTY stderr show while a job runs.
-import type { JobEvent } from '../core/erase/follow.js';
-import type { EraseReport, NodeReport } from '../core/erase/report.js';
+import type { JobEvent } from '../core/erase/requester/follow.js';
+import type { EraseReport, NodeReport } from '../core/erase/requester/report.js';
 import { formatBytes } from '../core/size.js';
-import { renderTable, type Column } from './table.js';
-import { colors } from './style.js';
+import { renderTable, terminalWidth, type Column } from './table.js';
+import { colors, toJson, toYaml } from './style.js';
 
 export interface EraseRenderOptions {
   wide?: boolean;
@@ -172,3 +172,64 @@ export function renderEvents(events: JobEvent[], now: number, o: EraseRenderOpti
 /** `-o name`: the job (or, before it exists, the list). */
 export const reportName = (r: EraseReport): string =>
   r.job ? `imagejob/${r.job}\n` : `imagelist/${r.imageList}\n`;
+
+export const ERASE_OUTPUTS = ['table', 'wide', 'name', 'json', 'yaml'] as const;
+export type EraseOutput = (typeof ERASE_OUTPUTS)[number];
+
+/** Prints a report in the chosen output; `status` adds the job's identity and timing. */
+export function printReport(
+  r: EraseReport,
+  output: EraseOutput,
+  opts: { noHeaders?: boolean; status?: boolean },
+): void {
+  if (output === 'json') return void process.stdout.write(toJson(r));
+  if (output === 'yaml') return void process.stdout.write(toYaml(r));
+  if (output === 'name') return void process.stdout.write(reportName(r));
+  const o = { wide: output === 'wide', noHeaders: opts.noHeaders, width: terminalWidth() };
+  process.stdout.write(opts.status ? renderJobStatus(r, Date.now(), o) : renderEraseReport(r, o));
+}
+
+/** `inv erase --schedule`: the schedule written, when it runs next, and that nothing waits for it. */
+export function renderScheduled(
+  s: {
+    imageList: string;
+    generation: number;
+    schedule: string;
+    timeZone: string;
+    suspended: boolean;
+    nextRun: string | null;
+  },
+  output: EraseOutput,
+): string {
+  if (output === 'json') return toJson(s);
+  if (output === 'yaml') return toYaml(s);
+  if (output === 'name') return `imagelist/${s.imageList}\n`;
+  return `imagelist/${s.imageList} generation ${s.generation}: schedule "${s.schedule}" (${s.timeZone})${
+    s.suspended ? ', suspended' : `, next run ${s.nextRun}`
+  }.\nNot waiting for a run: the erase controllers of \`inv watch\` start each run; \`kubectl get imagelist ${s.imageList}\` shows the last and next run.\n`;
+}
+
+/** `inv erase --no-wait` on a table: the request written, and how to follow it. */
+export const renderSubmitted = (bin: string, list: string, generation: number): string =>
+  `imagelist/${list} generation ${generation} submitted; follow it with \`${bin} erase status --name ${list} --follow\`\n`;
+
+/** What `inv erase cancel` did. */
+export interface CancelOutcome {
+  job: string;
+  cancelled: boolean;
+  alreadyFinished: string | null;
+  podsDeleted: string[];
+  podsLeft: string[];
+  cleanedUp: boolean | null;
+}
+
+/** `inv erase cancel`: the outcome in the chosen output (`wait`: whether the command waited for the cleanup). */
+export function renderCancel(out: CancelOutcome, output: string, wait: boolean): string {
+  if (output === 'json') return toJson(out);
+  if (output === 'yaml') return toYaml(out);
+  if (output === 'name') return `imagejob/${out.job}\n`;
+  if (out.alreadyFinished) return `imagejob/${out.job} already ${out.alreadyFinished}: nothing to cancel\n`;
+  return `imagejob/${out.job} cancelled: ${out.podsDeleted.length} worker Pod(s) deleted${
+    out.cleanedUp ? ', job and its objects cleaned up' : wait ? '' : ', cleanup under way'
+  }\n`;
+}

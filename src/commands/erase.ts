@@ -1,35 +1,35 @@
 // `inv erase`: writes an ImageList request and (unless --no-wait) follows its ImageJob.
 // Thin: validation, a call into src/core/erase, rendering.
-import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
-import fs from 'node:fs';
 import {
   eraseOutputFlags,
   followWithProgress,
+  interruptHint,
   printReport,
   standaloneFlag,
-  startStandalone,
   workersNamespaceFlag,
-  type EraseOutput,
 } from '../cli/erase-common.js';
+import { completeErase, validateErase, type EraseFlags, type EraseOptions } from '../cli/erase-options.js';
+import { EraseSession } from '../cli/erase-session.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
-import { exitIfCrdMissing, failLine } from '../cli/fail.js';
-import { kubeFlags, restOptions } from '../cli/flags.js';
+import { failLine } from '../cli/fail.js';
+import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../cli/interrupt.js';
 import { confirm } from '../cli/prompt.js';
-import { colors, spinner, toJson, toYaml } from '../cli/style.js';
-import { DEFAULT_CONFIG, parseDuration, type EraseConfig } from '../core/erase/config.js';
-import { validateImages, PRUNE_ALL } from '../core/erase/images.js';
-import { listLimitProblems } from '../core/erase/list-limits.js';
-import { selectNodes, type NodeLike } from '../core/erase/nodes.js';
-import { DEFAULT_CONTROLLER_LEASE, preflight, type PreflightResult } from '../core/erase/preflight.js';
-import { DEFAULT_TIME_ZONE, nextTick, scheduleProblems } from '../core/erase/schedule.js';
-import { parseSelector } from '../core/erase/selector.js';
-import { DEFAULT_IMAGELIST, IMAGELISTS_PATH, type ImageList } from '../core/erase/types.js';
-import { loadKubeConfig } from '../core/kube/config.js';
+import { renderScheduled, renderSubmitted } from '../cli/render-erase.js';
+import { colors, spinner } from '../cli/style.js';
+import { PRUNE_ALL } from '../core/erase/api/images.js';
+import { DEFAULT_IMAGELIST, IMAGELISTS_PATH, type ImageList } from '../core/erase/api/types.js';
+import { DEFAULT_TIME_ZONE, nextTick } from '../core/erase/imagelist/schedule.js';
+import { nodeSummary } from '../core/erase/requester/node-summary.js';
+import {
+  DEFAULT_CONTROLLER_LEASE,
+  preflight,
+  type PreflightResult,
+} from '../core/erase/requester/preflight.js';
 import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
-import { KubeApiError, KubeRest, KubeTransportError } from '../core/kube/rest.js';
+import { KubeTransportError, type KubeRest } from '../core/kube/rest.js';
 
 export default class Erase extends Command {
   static override summary =
@@ -167,160 +167,108 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     setInterruptHint(() => 'nothing was submitted');
     this.refuseMisreadFlags(this.argv);
     const { flags } = await this.parse(Erase);
-    const output = flags.output as EraseOutput;
-    let deadline: number | undefined;
-    let timeoutMs = 0;
-    const images = (flags.images ?? [])
-      .flatMap((v) => v.split(','))
-      .map((s) => s.trim())
-      .filter(Boolean);
-    try {
-      if (flags.imagelist) {
-        const v = JSON.parse(fs.readFileSync(flags.imagelist, 'utf8')) as unknown;
-        if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
-          throw new Error(`${flags.imagelist}: must be a JSON array of images`);
-        images.push(...v);
-      }
-      if (flags['all-unused']) images.push(PRUNE_ALL);
-      if (images.length === 0)
-        throw new Error('nothing to remove: pass --images, --imagelist or --all-unused');
-      if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run'] && !process.stdin.isTTY)
-        throw new Error('--all-unused removes every image not in use: confirm with --yes');
-      // What the CRD and the ImageList controller would refuse (list-limits.ts), refused here
-      // first, in the same words, before anything is written.
-      const problems = [...listLimitProblems(flags.name, images), ...validateImages(images)];
-      if (problems.length) throw new Error(problems.join('\n'));
-      if (flags['node-selector']) parseSelector(flags['node-selector']);
-      if (flags['job-timeout'] && !(parseDuration(flags['job-timeout'], '--job-timeout') > 0))
-        throw new Error('--job-timeout must be longer than 0s');
-      timeoutMs = parseDurationMs(flags.timeout, '--timeout');
-      if (!(timeoutMs > 0))
-        throw new Error(`--timeout must be longer than 0s, got ${JSON.stringify(flags.timeout)}`);
-      if (flags.schedule !== undefined) {
-        deadline = flags['starting-deadline']
-          ? parseDuration(flags['starting-deadline'], '--starting-deadline')
-          : undefined;
-        const problems = scheduleProblems({
-          schedule: flags.schedule,
-          timeZone: flags['time-zone'],
-          startingDeadlineSeconds: deadline,
-        }).map((p) =>
-          p
-            .replace(/^schedule /, '--schedule ')
-            .replace(/^timeZone /, '--time-zone ')
-            .replace(/^startingDeadlineSeconds [^:]+/, `--starting-deadline ${flags['starting-deadline']}`),
-        );
-        if (problems.length) throw new Error(problems.join('\n'));
-        if (flags.standalone)
-          throw new Error(
-            '--schedule needs the daemon (inv watch --erase-controllers): it cannot run with --standalone',
-          );
-        if (flags.wait)
-          throw new Error('--schedule returns without waiting for a run: it cannot run with --wait');
-      }
-    } catch (e) {
-      failLine(this, (e as Error).message);
-    }
-    // Waiting is the default on a terminal and off it alike, so a command behaves the same in CI.
-    const wait = !flags.schedule && (flags.standalone || (flags.wait ?? true));
+    // Complete, then validate every flag rule at once; only then connect.
+    const { options, problems: unread } = completeErase(flags as EraseFlags);
+    const problems = validateErase(options, unread);
+    if (problems.length) failLine(this, problems.join('\n'));
+    const session = EraseSession.open(this, flags);
+    const { EraseRequestError, ScheduledListError } = await import('../core/erase/requester/request.js');
+    await session.run(
+      this,
+      'erase',
+      () => this.submit(session, options),
+      (e) =>
+        e instanceof EraseRequestError
+          ? `request rejected: ${e.message}`
+          : e instanceof ScheduledListError
+            ? e.message
+            : undefined,
+    );
+  }
 
-    let kc;
-    let restOpts;
-    try {
-      kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
-      restOpts = restOptions(flags);
-    } catch (e) {
-      failLine(this, (e as Error).message);
-    }
-    const context = kc.getCurrentContext() || '(in-cluster)';
-    const rest = new KubeRest(kc, restOpts);
-    const stop = new AbortController();
-    let controllers: Promise<void> | undefined;
-    const { submitErase, refuseScheduledList, EraseRequestError, ScheduledListError } =
-      await import('../core/erase/request.js');
-    try {
-      // Without the CRDs nothing else matters: one line naming the missing CRD (exit 2).
-      if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
-      // A one-off request on a scheduled list is refused whoever runs it: say so before the rest.
-      if (!flags.schedule) await refuseScheduledList(rest, flags.name);
-      const pre = await this.preflight(rest, images, flags);
-      const targets = images.filter((i) => i !== PRUNE_ALL);
-      // Nodes are listed only to ask (a prompt names how many nodes it touches).
-      const nodes = () => this.nodeSummary(rest, pre.config, flags['node-selector']);
-      if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run']) {
-        const ok = await confirm(
-          `Remove every unused image on ${(await nodes()) ?? 'every selected node'}${flags.schedule ? `, on every tick of "${flags.schedule}" (${flags['time-zone'] ?? DEFAULT_TIME_ZONE})` : ''}, in context ${context}?`,
-        );
-        if (!ok) failLine(this, 'aborted: nothing was submitted');
-      }
-      await this.warnReferenced(
-        rest,
-        targets,
-        Boolean(flags.yes || flags['dry-run'] || flags.schedule),
-        async () => `${await nodes().then((n) => (n ? `from ${n} ` : ''))}in context ${context}`,
+  /** Preflight, prompts, the request, then (unless --no-wait or --schedule) following its job. */
+  private async submit(session: EraseSession, o: EraseOptions): Promise<void> {
+    const { flags, images, output } = o;
+    const { rest } = session;
+    const { submitErase, refuseScheduledList } = await import('../core/erase/requester/request.js');
+    // Without the CRDs nothing else matters: one line naming the missing CRD (exit 2).
+    if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
+    // A one-off request on a scheduled list is refused whoever runs it: say so before the rest.
+    if (!flags.schedule) await refuseScheduledList(rest, flags.name);
+    const pre = await this.preflight(rest, images, flags);
+    const targets = images.filter((i) => i !== PRUNE_ALL);
+    // Nodes are listed only to ask (a prompt names how many nodes it touches).
+    const nodes = () => nodeSummary(rest, pre.config, flags['node-selector']);
+    if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run']) {
+      const ok = await confirm(
+        `Remove every unused image on ${(await nodes()) ?? 'every selected node'}${flags.schedule ? `, on every tick of "${flags.schedule}" (${flags['time-zone'] ?? DEFAULT_TIME_ZONE})` : ''}, in context ${session.context}?`,
       );
-      if (flags.standalone)
-        controllers = (
-          await startStandalone(kc, rest, flags['workers-namespace'], stop.signal, flags['config-namespace'])
-        ).done;
-      const generation = await submitErase(rest, {
-        name: flags.name,
-        images,
-        dryRun: flags['dry-run'],
-        nodeSelector: flags['node-selector'],
-        jobTimeout: flags['job-timeout'],
-        protectInventory: flags['protect-inventory'],
-        schedule: flags.schedule,
-        timeZone: flags['time-zone'],
-        startingDeadlineSeconds: deadline,
-        suspend: flags.suspend,
-      });
-      if (flags.schedule) return this.renderScheduled(flags.name, generation, output, flags);
-      let job: string | undefined;
-      setInterruptHint(() => interruptHint(flags.name, generation, job, flags.standalone));
-      if (!wait) {
-        const { buildReport } = await import('../core/erase/report.js');
-        const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${flags.name}`);
-        const report = buildReport(list, { generation, submitted: true });
-        if (output === 'table' || output === 'wide')
-          process.stdout.write(
-            `imagelist/${flags.name} generation ${generation} submitted; follow it with \`${this.config.bin} erase status --name ${flags.name} --follow\`\n`,
-          );
-        else printReport(report, output, {});
-        return;
-      }
-      const { requestSnapshot, FollowTimeoutError } = await import('../core/erase/follow.js');
-      let report;
-      try {
-        report = await followWithProgress(rest, () => requestSnapshot(rest, flags.name, generation), {
-          timeoutMs,
-          spin: output === 'table' || output === 'wide',
-          onReport: (r) => {
-            job = r.job ?? undefined;
-          },
-        });
-      } catch (e) {
-        if (!(e instanceof FollowTimeoutError)) throw e;
-        printReport(e.report, output, { noHeaders: flags['no-headers'] });
-        failLine(
-          this,
-          `${e.message}: ${interruptHint(flags.name, generation, job, flags.standalone)}`,
-          EXIT_PARTIAL_FAILURE,
-        );
-      }
-      printReport(report, output, { noHeaders: flags['no-headers'] });
-      if (report.phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
-    } catch (e) {
-      if (e instanceof Error && 'oclif' in e) throw e;
-      if (e instanceof EraseRequestError) failLine(this, `request rejected: ${e.message}`);
-      exitIfCrdMissing(this, e);
-      if (e instanceof ScheduledListError) failLine(this, e.message);
-      failLine(this, `erase failed: ${(e as Error).message}`);
-    } finally {
-      stop.abort();
-      await controllers;
-      rest.close();
+      if (!ok) failLine(this, 'aborted: nothing was submitted');
     }
+    await this.warnReferenced(
+      rest,
+      targets,
+      Boolean(flags.yes || flags['dry-run'] || flags.schedule),
+      async () => `${await nodes().then((n) => (n ? `from ${n} ` : ''))}in context ${session.context}`,
+    );
+    if (flags.standalone)
+      await session.startControllers(flags['workers-namespace'], flags['config-namespace']);
+    const generation = await submitErase(rest, {
+      name: flags.name,
+      images,
+      dryRun: flags['dry-run'],
+      nodeSelector: flags['node-selector'],
+      jobTimeout: flags['job-timeout'],
+      protectInventory: flags['protect-inventory'],
+      schedule: flags.schedule,
+      timeZone: flags['time-zone'],
+      startingDeadlineSeconds: o.startingDeadlineSeconds,
+      suspend: flags.suspend,
+    });
+    if (flags.schedule) {
+      const spec = { schedule: flags.schedule, timeZone: flags['time-zone'] ?? DEFAULT_TIME_ZONE };
+      const next = flags.suspend ? undefined : nextTick(spec, new Date());
+      const s = {
+        imageList: flags.name,
+        generation,
+        ...spec,
+        suspended: Boolean(flags.suspend),
+        nextRun: next?.toISOString().replace(/\.\d{3}Z$/, 'Z') ?? null,
+      };
+      return void process.stdout.write(renderScheduled(s, output));
+    }
+    let job: string | undefined;
+    setInterruptHint(() => interruptHint(flags.name, generation, job, flags.standalone));
+    if (!o.wait) {
+      const { buildReport } = await import('../core/erase/requester/report.js');
+      const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${flags.name}`);
+      const report = buildReport(list, { generation, submitted: true });
+      if (output === 'table' || output === 'wide')
+        process.stdout.write(renderSubmitted(this.config.bin, flags.name, generation));
+      else printReport(report, output, {});
+      return;
+    }
+    const { requestSnapshot, FollowTimeoutError } = await import('../core/erase/requester/follow.js');
+    let report;
+    try {
+      report = await followWithProgress(rest, () => requestSnapshot(rest, flags.name, generation), {
+        timeoutMs: o.timeoutMs!,
+        spin: output === 'table' || output === 'wide',
+        onReport: (r) => {
+          job = r.job ?? undefined;
+        },
+      });
+    } catch (e) {
+      if (!(e instanceof FollowTimeoutError)) throw e;
+      printReport(e.report, output, { noHeaders: flags['no-headers'] });
+      failLine(
+        this,
+        `${e.message}: ${interruptHint(flags.name, generation, job, flags.standalone)}`,
+        EXIT_PARTIAL_FAILURE,
+      );
+    }
+    printReport(report, output, { noHeaders: flags['no-headers'] });
+    if (report.phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
   }
 
   /**
@@ -345,7 +293,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     }
   }
 
-  /** The preflight (src/core/erase/preflight.ts): every problem at once, exit 2. */
+  /** The preflight (src/core/erase/requester/preflight.ts): every problem at once, exit 2. */
   private async preflight(
     rest: KubeRest,
     images: string[],
@@ -387,26 +335,6 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     return pre;
   }
 
-  /** "3 of 5 nodes (2 skipped: cordoned, not ready)", or undefined when Nodes cannot be read. */
-  private async nodeSummary(
-    rest: KubeRest,
-    config: EraseConfig | undefined,
-    selector: string | undefined,
-  ): Promise<string | undefined> {
-    try {
-      const nodes = await rest.list<NodeLike>('/api/v1/nodes');
-      const sel = selectNodes(nodes.items, config ?? DEFAULT_CONFIG, selector ?? '');
-      const total = sel.selected.length + sel.skipped.length;
-      const why = [...new Set(sel.skipped.map((s) => s.reason.replace('-', ' ')))].join(', ');
-      return `${sel.selected.length} of ${total} node(s)${selector ? ` matching ${selector}` : ''}${
-        sel.skipped.length ? ` (${sel.skipped.length} skipped: ${why})` : ''
-      }`;
-    } catch (e) {
-      if (e instanceof KubeApiError && e.code === 403) return undefined;
-      throw e;
-    }
-  }
-
   /**
    * A targeted removal of an image that workloads reference goes ahead (it was named on
    * purpose), but the user hears who uses it first, and is asked on a TTY.
@@ -418,7 +346,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     where: () => Promise<string>,
   ): Promise<void> {
     if (targets.length === 0) return;
-    const { findReferencedTargets } = await import('../core/erase/referenced-targets.js');
+    const { findReferencedTargets } = await import('../core/erase/requester/referenced-targets.js');
     let found;
     try {
       found = await findReferencedTargets(rest, targets);
@@ -438,44 +366,4 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     );
     if (!ok) failLine(this, 'aborted: nothing was submitted');
   }
-
-  /** A schedule was written: say when it runs next, and that nothing waits for it. */
-  private renderScheduled(
-    name: string,
-    generation: number,
-    output: EraseOutput,
-    flags: { schedule?: string; 'time-zone'?: string; suspend?: boolean },
-  ): void {
-    const spec = { schedule: flags.schedule!, timeZone: flags['time-zone'] ?? DEFAULT_TIME_ZONE };
-    const next = flags.suspend ? undefined : nextTick(spec, new Date());
-    const out = {
-      imageList: name,
-      generation,
-      ...spec,
-      suspended: Boolean(flags.suspend),
-      nextRun: next?.toISOString().replace(/\.\d{3}Z$/, 'Z') ?? null,
-    };
-    if (output === 'json') return void process.stdout.write(toJson(out));
-    if (output === 'yaml') return void process.stdout.write(toYaml(out));
-    if (output === 'name') return void process.stdout.write(`imagelist/${name}\n`);
-    process.stdout.write(
-      `imagelist/${name} generation ${generation}: schedule "${spec.schedule}" (${spec.timeZone})${
-        flags.suspend ? ', suspended' : `, next run ${out.nextRun}`
-      }.\nNot waiting for a run: the erase controllers of \`inv watch\` start each run; \`kubectl get imagelist ${name}\` shows the last and next run.\n`,
-    );
-  }
-}
-
-/** What ^C leaves behind, and how to follow or cancel it. */
-function interruptHint(
-  list: string,
-  generation: number,
-  job: string | undefined,
-  standalone: boolean,
-): string {
-  if (!job)
-    return `imagelist/${list} generation ${generation} was submitted and its job starts without this command: follow it with \`inv erase status --name ${list} --follow\`, then cancel it with \`inv erase cancel JOB\` if you must`;
-  if (standalone)
-    return `job ${job} stays in the cluster, unfinished, and nothing runs it now that this process (--standalone) stops; its worker Pods may still be running: finish it with \`inv erase status ${job} --follow --standalone\`, or cancel it with \`inv erase cancel ${job} --standalone\``;
-  return `job ${job} keeps running in the cluster: follow it with \`inv erase status ${job} --follow\`, or cancel it with \`inv erase cancel ${job}\``;
 }

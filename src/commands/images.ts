@@ -1,15 +1,15 @@
 import { Command, Flags } from '@oclif/core';
 import { exitIfCrdMissing, failLine } from '../cli/fail.js';
-import { kubeFlags, outputFlags, restOptions, tableOptions } from '../cli/flags.js';
+import { connect } from '../cli/connect.js';
+import { kubeFlags, outputFlags, tableOptions } from '../cli/flags.js';
 import { BUILTIN } from '../core/inventory/source-kinds.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
-import { loadKubeConfig } from '../core/kube/config.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
 import { namespaceMissing } from '../core/kube/namespaces.js';
 import { validateNamespaceName } from '../core/kube/names.js';
-import { KubeRest } from '../core/kube/rest.js';
+import type { KubeRest } from '../core/kube/rest.js';
 import { compileExclusion } from '../core/refs/exclusion.js';
 import { clusterUses, offlineUses } from '../core/report/image-uses.js';
 import { filterUses, groupUses, type GroupBy } from '../core/report/image-report.js';
@@ -132,10 +132,7 @@ does not exist, or no usable cluster.`);
     } else {
       let rest: KubeRest;
       try {
-        rest = new KubeRest(
-          loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }),
-          restOptions(flags),
-        );
+        ({ rest } = connect(flags));
       } catch (e) {
         failLine(this, (e as Error).message);
       }

@@ -1,18 +1,18 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { exitIfCrdMissing, failLine } from '../cli/fail.js';
-import { kubeFlags, outputFlags, restOptions, tableOptions, type OutputFormat } from '../cli/flags.js';
+import { connect } from '../cli/connect.js';
+import { kubeFlags, outputFlags, tableOptions, type OutputFormat } from '../cli/flags.js';
 import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/render-scan.js';
 import { colors, spinner } from '../cli/style.js';
 import { offlineInventory } from '../core/inventory/manifests.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
-import { loadKubeConfig } from '../core/kube/config.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
-import { KubeRest } from '../core/kube/rest.js';
+import type { KubeRest } from '../core/kube/rest.js';
 import { IMAGE_CRD, requireCrds } from '../core/kube/crds.js';
 import { validateNamespaceName } from '../core/kube/names.js';
-import { parseSelector } from '../core/erase/selector.js';
+import { parseSelector } from '../core/erase/api/selector.js';
 import { paragraphs } from '../cli/help-text.js';
 import { kindsPhrase, SourceKinds } from '../core/inventory/source-kinds.js';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
@@ -151,7 +151,8 @@ does not exist, a missing permission on every namespace).`);
     let rest: KubeRest;
     let target = namespaces;
     try {
-      const kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+      let kc;
+      ({ kc, rest } = connect(flags));
       if (!flags['all-namespaces'] && namespaces.length === 0) {
         // kubectl's habit: the context's namespace, else "default". Said on stderr, so it is
         // never a surprise and never in the way of -o json.
@@ -166,7 +167,6 @@ does not exist, a missing permission on every namespace).`);
           ),
         );
       }
-      rest = new KubeRest(kc, restOptions(flags));
     } catch (e) {
       failLine(this, (e as Error).message);
     }

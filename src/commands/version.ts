@@ -2,7 +2,7 @@
 // a cluster is reachable. `inv --version` stays the fast, offline form (oclif's own flag).
 import { Command, Flags } from '@oclif/core';
 import { failLine } from '../cli/fail.js';
-import { kubeFlags, outputFlag, restOptions, type OutputFormat } from '../cli/flags.js';
+import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { reportDocument } from '../cli/output-shape.js';
 import { toJson, toYaml } from '../cli/style.js';
@@ -72,12 +72,13 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
     report: VersionReport,
     flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string },
   ): Promise<void> {
-    const { loadKubeConfig, KubeConfigError } = await import('../core/kube/config.js');
-    const { KubeRest, isNotFound } = await import('../core/kube/rest.js');
+    const { KubeConfigError } = await import('../core/kube/config.js');
+    const { isNotFound } = await import('../core/kube/rest.js');
+    const { connect } = await import('../cli/connect.js');
     const { OUR_CRDS } = await import('../core/kube/crds.js');
     let rest;
     try {
-      rest = new KubeRest(loadKubeConfig(flags), restOptions(flags));
+      ({ rest } = connect(flags));
     } catch (e) {
       if (!(e instanceof KubeConfigError)) failLine(this, (e as Error).message);
       report.serverError = e.message;

@@ -24,7 +24,7 @@ import { paragraphs } from '../cli/help-text.js';
 import {
   DEFAULT_CONFIG_NAMESPACE,
   DEFAULT_NAMESPACE as ERASE_DEFAULT_NAMESPACE,
-} from '../core/erase/types.js';
+} from '../core/erase/api/types.js';
 
 // A long-running daemon under a memory limit. Its LISTs are paginated (500 objects a page, a few
 // MiB of JSON), so 32 MiB per response is generous, and 48 MiB buffered at once leaves room for

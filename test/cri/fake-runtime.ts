@@ -3,11 +3,9 @@
 //   exercise version negotiation); grpc-js answers UNIMPLEMENTED for everything else.
 // To make one call of a real runtime fail, see test/noderemove/fault-proxy.ts.
 import * as grpc from '@grpc/grpc-js';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { CriApiVersion } from '../../src/core/cri/types.js';
 import { loadCriPackage } from '../support/cri-proto-loader.js';
+import { bindUnixSocket } from '../support/grpc-socket.js';
 
 type Handler = (request: Record<string, unknown>) => unknown;
 export type FakeMethods = Partial<Record<'RuntimeService' | 'ImageService', Record<string, Handler>>>;
@@ -48,22 +46,8 @@ function toUnary(
 }
 
 async function listen(server: grpc.Server, calls: string[]): Promise<FakeServer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-fake-cri-'));
-  const socketPath = path.join(dir, 'cri.sock');
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) =>
-      err ? reject(err) : resolve(),
-    ),
-  );
-  return {
-    endpoint: `unix://${socketPath}`,
-    socketPath,
-    calls,
-    async close() {
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const bound = await bindUnixSocket(server, 'inv-fake-cri-');
+  return { endpoint: bound.endpoint, socketPath: bound.socketPath, calls, close: bound.close };
 }
 
 /** A server speaking only `api`, with only the given methods implemented. */

@@ -10,12 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Ajv } from 'ajv';
-import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/types.js';
-import { criAvailable } from '../support/cri.js';
+import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { addImages } from '../support/oci.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
-import { EraseEnv, sleep, holdLease } from './helpers.js';
+import { EraseEnv, eraseEnvPerTest, sleep, holdLease } from './helpers.js';
 import { until } from '../watch/helpers.js';
 
 interface Run {
@@ -58,16 +57,11 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
   this.timeout(150_000);
   let env: EraseEnv;
   let release: (() => Promise<void>) | undefined;
-  before(function () {
-    if (!criAvailable()) this.skip();
-  });
-  beforeEach(async () => {
-    env = await new EraseEnv().setup();
-  });
-  afterEach(async () => {
-    await release?.();
-    release = undefined;
-    await env.teardown();
+  eraseEnvPerTest((e) => (env = e), {
+    beforeTeardown: async () => {
+      await release?.();
+      release = undefined;
+    },
   });
 
   const base = () => [

@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { criAvailable } from '../support/cri.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
-import { EraseEnv } from './helpers.js';
+import { EraseEnv, eraseEnvPerTest } from './helpers.js';
 
 function inv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -25,15 +24,7 @@ function inv(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 describe('inv erase (CLI)', function () {
   this.timeout(120_000);
   let env: EraseEnv;
-  before(function () {
-    if (!criAvailable()) this.skip();
-  });
-  beforeEach(async () => {
-    env = await new EraseEnv().setup();
-  });
-  afterEach(async () => {
-    await env.teardown();
-  });
+  eraseEnvPerTest((e) => (env = e));
 
   it('--standalone -o json: exit 0 and per-node results when Completed, exit 1 when Failed', async () => {
     const nodes = await env.nodes([{ name: 'a' }, { name: 'b' }]);

@@ -1,4 +1,4 @@
-// Drift of worker Pods against the real API server (src/core/reconciler/objects.ts): a Pod that
+// Drift of worker Pods against the real API server (src/core/apply-inventory/objects.ts): a Pod that
 // has not started is replaced when its manifest changes; a Pod that has started or finished is
 // never deleted or re-created (that would rerun its work), it is kept with the digest it runs.
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import {
   scheduleApply,
   type DesiredItem,
   type InventoryItem,
-} from '../../src/core/reconciler/inventory.js';
+} from '../../src/core/apply-inventory/items.js';
 import {
   applyWave,
   detectDrift,
@@ -21,7 +21,7 @@ import {
   objectPath,
   type KubeObject,
   type Owner,
-} from '../../src/core/reconciler/objects.js';
+} from '../../src/core/apply-inventory/objects.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 
 interface Pod extends KubeObject {

@@ -3,24 +3,18 @@
 // cuts every open one (watches included) every 1.5 s. The job must still complete on every node.
 import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
-import { criAvailable } from '../support/cri.js';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy.js';
-import { EraseEnv, results } from './helpers.js';
-import { IMAGELISTS_PATH, type ImageList } from '../../src/core/erase/types.js';
+import { EraseEnv, eraseEnvPerTest, results } from './helpers.js';
+import { IMAGELISTS_PATH, type ImageList } from '../../src/core/erase/api/types.js';
 
 describe('erase through a proxy that drops connections (real API server)', function () {
   this.timeout(180_000);
   let env: EraseEnv;
   let proxy: DroppingProxy | undefined;
-  before(function () {
-    if (!criAvailable()) this.skip();
-  });
-  beforeEach(async () => {
-    env = await new EraseEnv().setup();
-  });
-  afterEach(async () => {
-    await env.teardown();
-    await proxy?.close();
+  eraseEnvPerTest((e) => (env = e), {
+    afterTeardown: async () => {
+      await proxy?.close();
+    },
   });
 
   it('completes the job on every node; the request is never rejected', async () => {

@@ -4,14 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../../src/core/erase/controllers.js';
-import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config.js';
-import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/request.js';
-import { decodeResult, type NodeResult } from '../../src/core/erase/results.js';
+import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config/config.js';
+import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/requester/request.js';
+import { decodeResult, type NodeResult } from '../../src/core/erase/api/results.js';
 import type { EraseMetrics } from '../../src/core/erase/metrics.js';
-import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageJob } from '../../src/core/erase/types.js';
+import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
-import { criEndpoint } from '../support/cri.js';
+import { criAvailable, criEndpoint } from '../support/cri.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 import { createLogger } from '../../src/core/observability/logger.js';
 import { createNodes, FakeKubelet, type Behavior } from './kubelet.js';
@@ -168,3 +168,27 @@ export async function holdLease(env: EraseEnv, name: string): Promise<() => Prom
 
 export const results = (job: ImageJob): Record<string, NodeResult> =>
   Object.fromEntries((job.status?.nodes ?? []).map(decodeResult).map((r) => [r.node, r]));
+
+/**
+ * The mocha hooks of a suite that runs erase end to end: skipped without containerd, a fresh
+ * EraseEnv for each test (handed over with `set`), torn down after it, with what the suite adds
+ * to the teardown before or after.
+ */
+export function eraseEnvPerTest(
+  set: (env: EraseEnv) => void,
+  hooks: { beforeTeardown?: () => Promise<unknown>; afterTeardown?: () => Promise<unknown> } = {},
+): void {
+  let env: EraseEnv;
+  before(function () {
+    if (!criAvailable()) this.skip();
+  });
+  beforeEach(async () => {
+    env = await new EraseEnv().setup();
+    set(env);
+  });
+  afterEach(async () => {
+    await hooks.beforeTeardown?.();
+    await env.teardown();
+    await hooks.afterTeardown?.();
+  });
+}

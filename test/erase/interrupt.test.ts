@@ -5,25 +5,19 @@
 // 200 columns.
 import assert from 'node:assert/strict';
 import { EXIT_INTERRUPTED } from '../../src/cli/exit-codes.js';
-import { criAvailable } from '../support/cri.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { CTRL_C, runOnPty } from '../support/pty.js';
-import { EraseEnv, holdLease } from './helpers.js';
+import { EraseEnv, eraseEnvPerTest, holdLease } from './helpers.js';
 
 describe('inv erase on a terminal: Ctrl-C, prompts, widths (real pseudo-terminal)', function () {
   this.timeout(120_000);
   let env: EraseEnv;
   let release: (() => Promise<void>) | undefined;
-  before(function () {
-    if (!criAvailable()) this.skip();
-  });
-  beforeEach(async () => {
-    env = await new EraseEnv().setup();
-  });
-  afterEach(async () => {
-    await release?.();
-    release = undefined;
-    await env.teardown();
+  eraseEnvPerTest((e) => (env = e), {
+    beforeTeardown: async () => {
+      await release?.();
+      release = undefined;
+    },
   });
 
   const common = () => [

@@ -15,8 +15,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isNotFound, type KubeRest } from '../../src/core/kube/rest.js';
-import { JOB_LABEL } from '../../src/core/erase/types.js';
-import { CRI_SOCKET_IN_POD } from '../../src/core/erase/worker.js';
+import { JOB_LABEL } from '../../src/core/erase/api/types.js';
+import { CRI_SOCKET_IN_POD } from '../../src/core/erase/worker/pod-spec.js';
 import { repoRoot } from '../support/paths.js';
 
 /** run: real node-remove; fail: exit 1 with a message; hang: Running forever; ignore: nothing. */

@@ -11,13 +11,17 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { listNameProblem, MAX_TARGETS_BYTES, targetsSizeProblem } from '../../src/core/erase/list-limits.js';
+import {
+  listNameProblem,
+  MAX_TARGETS_BYTES,
+  targetsSizeProblem,
+} from '../../src/core/erase/api/list-limits.js';
 import {
   IMAGEJOBS_PATH,
   IMAGELISTS_PATH,
   type ImageJob,
   type ImageList,
-} from '../../src/core/erase/types.js';
+} from '../../src/core/erase/api/types.js';
 import { installCrds, readCrds } from '../../src/core/kube/crd-install.js';
 import { KubeApiError } from '../../src/core/kube/rest.js';
 import { kubeconfigPath } from '../support/kube.js';

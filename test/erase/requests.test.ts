@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { serverRequests, requestDelta } from '../support/apiserver-metrics.js';
 import { waitFor } from '../support/cri.js';
-import { decodeInventory } from '../../src/core/reconciler/inventory.js';
-import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/types.js';
+import { decodeInventory } from '../../src/core/apply-inventory/items.js';
+import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { EraseEnv } from './helpers.js';
 
 describe('erase: API requests per reconcile (real API server)', function () {

@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { criAvailable } from '../support/cri.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
-import { EraseEnv, results, sleep } from './helpers.js';
-import { requestState } from '../../src/core/erase/request.js';
-import { IMAGEJOBS_PATH } from '../../src/core/erase/types.js';
-import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
+import { EraseEnv, eraseEnvPerTest, results, sleep } from './helpers.js';
+import { requestState } from '../../src/core/erase/requester/request.js';
+import { IMAGEJOBS_PATH } from '../../src/core/erase/api/types.js';
+import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
 
 // Small deterministic PRNG so a failing run can be replayed with ERASE_SEED.
 function rng(seed: number) {
@@ -23,15 +22,10 @@ describe('erase: controller killed and restarted', function () {
   this.timeout(180_000);
   let env: EraseEnv;
   let proc: ChildProcess | undefined;
-  before(function () {
-    if (!criAvailable()) this.skip();
-  });
-  beforeEach(async () => {
-    env = await new EraseEnv().setup();
-  });
-  afterEach(async () => {
-    proc?.kill('SIGKILL');
-    await env.teardown();
+  eraseEnvPerTest((e) => (env = e), {
+    beforeTeardown: async () => {
+      proc?.kill('SIGKILL');
+    },
   });
 
   const startProc = () =>

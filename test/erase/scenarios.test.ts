@@ -3,27 +3,19 @@
 // node and five Nodes with chosen labels and conditions are what a real kubelet cannot give on
 // demand. The same paths on real kubelets are in test/nodes/erase.test.ts.
 import assert from 'node:assert/strict';
-import { criAvailable, waitFor } from '../support/cri.js';
+import { waitFor } from '../support/cri.js';
 import { addImages } from '../support/oci.js';
 import { connect } from '../support/cri.js';
-import { EraseEnv, results, sleep } from './helpers.js';
-import { IMAGEJOBS_PATH } from '../../src/core/erase/types.js';
-import { decodeInventory } from '../../src/core/reconciler/inventory.js';
+import { EraseEnv, eraseEnvPerTest, results, sleep } from './helpers.js';
+import { IMAGEJOBS_PATH } from '../../src/core/erase/api/types.js';
+import { decodeInventory } from '../../src/core/apply-inventory/items.js';
 import { Registry } from 'prom-client';
 import { createEraseMetrics } from '../../src/core/erase/metrics.js';
 
 describe('erase: scenarios', function () {
   this.timeout(120_000);
   let env: EraseEnv;
-  before(function () {
-    if (!criAvailable()) this.skip();
-  });
-  beforeEach(async () => {
-    env = await new EraseEnv().setup();
-  });
-  afterEach(async () => {
-    await env.teardown();
-  });
+  eraseEnvPerTest((e) => (env = e));
 
   it('node filter: exclude and include selectors, cordoned and NotReady nodes skipped with reasons', async () => {
     const nodes = await env.nodes([
@@ -230,7 +222,7 @@ describe('erase: scenarios', function () {
     await env.config('delayOnSuccess: 1s\ndelayOnFailure: 1s\n');
     const name = `collide-${env.tag}`;
     // Predict the job's first worker Pod name and squat it with a foreign Pod.
-    const { podNames } = await import('../../src/core/erase/types.js');
+    const { podNames } = await import('../../src/core/erase/api/types.js');
     env.startControllers();
     env.startKubelet((node) => (node === nodes[0] ? 'ignore' : 'run'));
     // The list's UID is needed for the job name: create the list, then squat before the job plans.

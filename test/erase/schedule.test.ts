@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
-import { ScheduledListError, submitErase } from '../../src/core/erase/request.js';
-import { SKIP_EVENT_REASON } from '../../src/core/erase/schedule-events.js';
+import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
+import { ScheduledListError, submitErase } from '../../src/core/erase/requester/request.js';
+import { SKIP_EVENT_REASON } from '../../src/core/erase/imagelist/schedule-events.js';
 import {
   IMAGEJOBS_PATH,
   IMAGELIST_LABEL,
@@ -20,7 +20,7 @@ import {
   type ImageJob,
   type ImageList,
   type ImageListStatus,
-} from '../../src/core/erase/types.js';
+} from '../../src/core/erase/api/types.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
 import { EraseEnv } from './helpers.js';

@@ -1,15 +1,15 @@
 // The ImageJob status stays compact: a finished job over 5,000 nodes is well under 1 MiB.
 import assert from 'node:assert/strict';
-import { DEFAULT_CONFIG } from '../../src/core/erase/config.js';
+import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 import {
   encodeResult,
   encodeResults,
   MAX_REASON,
   REASONS_BUDGET,
   type NodeResult,
-} from '../../src/core/erase/results.js';
-import { podNames, type ImageJob } from '../../src/core/erase/types.js';
-import { encodeInventory, type InventoryItem } from '../../src/core/reconciler/inventory.js';
+} from '../../src/core/erase/api/results.js';
+import { podNames, type ImageJob } from '../../src/core/erase/api/types.js';
+import { encodeInventory, type InventoryItem } from '../../src/core/apply-inventory/items.js';
 
 /** The JSON size of a finished 5,000-node ImageJob holding `lines` as its node results. */
 function jobBytes(nodes: string[], lines: string[]): number {

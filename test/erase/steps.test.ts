@@ -3,13 +3,13 @@
 // checks them exactly, as component-operator-runtime's tests check the inventory. Nothing runs
 // in the background: no controllers, no kubelet; the test writes the worker Pods' status itself.
 import assert from 'node:assert/strict';
-import { ImageJobController } from '../../src/core/erase/imagejob-controller.js';
-import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
-import { decodeResult } from '../../src/core/erase/results.js';
+import { ImageJobController } from '../../src/core/erase/imagejob/controller.js';
+import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
+import { decodeResult } from '../../src/core/erase/api/results.js';
 import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';
-import { IMAGEJOBS_PATH, podNames, type ImageJob } from '../../src/core/erase/types.js';
+import { IMAGEJOBS_PATH, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
-import { decodeInventory } from '../../src/core/reconciler/inventory.js';
+import { decodeInventory } from '../../src/core/apply-inventory/items.js';
 import { EraseEnv } from './helpers.js';
 
 describe('erase: the ImageJob reconcile step by step (real API server, injected clock)', function () {

@@ -6,14 +6,14 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../support/paths.js';
 import { EraseEnv } from './helpers.js';
-import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
+import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
 import {
   IMAGEJOBS_PATH,
   IMAGELISTS_PATH,
   type ImageJob,
   type ImageList,
-} from '../../src/core/erase/types.js';
-import type { EraseConfig } from '../../src/core/erase/config.js';
+} from '../../src/core/erase/api/types.js';
+import type { EraseConfig } from '../../src/core/erase/config/config.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest, KubeTransportError } from '../../src/core/kube/rest.js';
 import { adminConfig, kubeconfigPath, newNamespace } from '../support/kube.js';

@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { isTransient, KubeApiError, KubeRest, KubeTransportError } from '../../src/core/kube/rest.js';
-import { Informer, type CachedObject } from '../../src/core/watch/informer.js';
+import { Informer, type CachedObject } from '../../src/core/controller/informer.js';
 import { repoRoot } from '../support/paths.js';
 
 interface Hostile {

@@ -2,7 +2,7 @@
 // or deletes an ImageList of that name that it did not create.
 import assert from 'node:assert/strict';
 import { CHECK_IMAGELIST, nodesCheck } from '../../src/core/check/nodes.js';
-import { IMAGELISTS_PATH, type ImageList } from '../../src/core/erase/types.js';
+import { IMAGELISTS_PATH, type ImageList } from '../../src/core/erase/api/types.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { adminConfig } from '../support/kube.js';

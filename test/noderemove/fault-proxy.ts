@@ -7,12 +7,10 @@
 // runtime's answer decoded with the project's codec, changed, encoded again: garbage fields) or
 // replaced by prepared bytes (huge answers, without keeping a decoded copy in the test process).
 import * as grpc from '@grpc/grpc-js';
+import { bindUnixSocket } from '../support/grpc-socket.js';
 import { decode, encode, type ProtoSchema } from '../../src/core/cri/codec.js';
 import { schema as v1Schema } from '../../src/core/cri/generated/v1.js';
 import { schema as v1alpha2Schema } from '../../src/core/cri/generated/v1alpha2.js';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 
 /** Unary methods of k8s.io/cri-api, per service (streaming ones are not proxied). */
 const METHODS = {
@@ -148,15 +146,9 @@ export async function serveFaultProxy(
       server.addService(definition, handlers);
     }
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-fault-cri-'));
-  const socketPath = path.join(dir, 'cri.sock');
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) =>
-      err ? reject(err) : resolve(),
-    ),
-  );
+  const bound = await bindUnixSocket(server, 'inv-fault-cri-');
   return {
-    endpoint: `unix://${socketPath}`,
+    endpoint: bound.endpoint,
     calls,
     fail: (method, fault) => void active.set(method, fault),
     rewrite: (method, fn) => void rewrites.set(method, fn),
@@ -167,9 +159,8 @@ export async function serveFaultProxy(
       replaced.delete(method);
     },
     async close() {
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await bound.close();
       upstream.close();
-      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WORKER_NODE_OPTIONS } from '../../src/core/erase/worker.js';
+import { WORKER_NODE_OPTIONS } from '../../src/core/erase/worker/pod-spec.js';
 import { MAX_ANSWER_BYTES, MAX_ANSWER_ENTRIES } from '../../src/core/cri/limits.js';
 import { serveFaultProxy, type FaultProxy } from './fault-proxy.js';
 import { criAvailable, criEndpoint } from '../support/cri.js';

@@ -12,15 +12,15 @@
 //   3. the administrator's policy (allowPruneAll, allowUnprotected) against the eraser, who can
 //      still run a targeted erase end to end, but cannot run another user's list again.
 import assert from 'node:assert/strict';
-import { CONFIG_KEY, CONFIG_MAP_NAME, DEFAULT_CONFIG } from '../../src/core/erase/config.js';
+import { CONFIG_KEY, CONFIG_MAP_NAME, DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';
-import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
-import { PRUNE_ALL } from '../../src/core/erase/images.js';
-import { EXCLUDE_ROLE, IMAGES_ROLE, listContent, protectedRole } from '../../src/core/erase/inputs.js';
-import { policyProblem } from '../../src/core/erase/policy.js';
-import { EMPTY_CHUNK } from '../../src/core/erase/protected-set.js';
-import { submitErase } from '../../src/core/erase/request.js';
-import { moveCommand } from '../../src/core/erase/settings.js';
+import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
+import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
+import { EXCLUDE_ROLE, IMAGES_ROLE, listContent, protectedRole } from '../../src/core/erase/worker/inputs.js';
+import { policyProblem } from '../../src/core/erase/config/policy.js';
+import { EMPTY_CHUNK } from '../../src/core/erase/worker/protected-set.js';
+import { submitErase } from '../../src/core/erase/requester/request.js';
+import { moveCommand } from '../../src/core/erase/config/settings.js';
 import {
   excludeConfigMapName,
   IMAGEJOBS_PATH,
@@ -29,9 +29,9 @@ import {
   protectedConfigMapName,
   type ImageJob,
   type ImageList,
-} from '../../src/core/erase/types.js';
-import { inputConfigMap } from '../../src/core/erase/worker.js';
-import { manifestDigest, stamp } from '../../src/core/reconciler/objects.js';
+} from '../../src/core/erase/api/types.js';
+import { inputConfigMap } from '../../src/core/erase/worker/pod-spec.js';
+import { manifestDigest, stamp } from '../../src/core/apply-inventory/objects.js';
 import { until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { dropUser, inv, makeUser, roles, statusOf, tmpDir, type User } from './attacks-helpers.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv } from './helpers.js';

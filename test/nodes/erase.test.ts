@@ -2,9 +2,9 @@
 // free path pins them to nodes, real kubelets run the worker image built from this checkout on
 // each node's own containerd, and the results come back through real termination messages.
 import assert from 'node:assert/strict';
-import { podNames } from '../../src/core/erase/types.js';
-import { PRUNE_ALL } from '../../src/core/erase/images.js';
-import { WORKER_NODE_OPTIONS } from '../../src/core/erase/worker.js';
+import { podNames } from '../../src/core/erase/api/types.js';
+import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
+import { WORKER_NODE_OPTIONS } from '../../src/core/erase/worker/pod-spec.js';
 import { kubectl, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv, results } from './helpers.js';
 

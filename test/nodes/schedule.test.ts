@@ -14,7 +14,7 @@ import {
   SCHEDULE_TIME_ANNOTATION,
   type ImageJob,
   type ImageList,
-} from '../../src/core/erase/types.js';
+} from '../../src/core/erase/api/types.js';
 import { killDaemon, leaderFlags, spawnDaemon, type ChildDaemon } from '../watch/helpers.js';
 import { kubectl, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { NodeEraseEnv } from './helpers.js';

@@ -13,8 +13,8 @@ import {
   IMAGELISTS_PATH,
   JOB_LABEL,
   type ImageJob,
-} from '../../src/core/erase/types.js';
-import { DEFAULT_CONFIG } from '../../src/core/erase/config.js';
+} from '../../src/core/erase/api/types.js';
+import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
 import { nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, NodeEraseEnv } from './helpers.js';

@@ -162,7 +162,7 @@ describe('worker image (built without Docker)', function () {
 
     // The image's own files, unpacked elsewhere: the worker's start under the worker Pod's
     // NODE_OPTIONS reads every module it loads from the cache, which it cannot write.
-    const { WORKER_NODE_OPTIONS } = await import('../../src/core/erase/worker.js');
+    const { WORKER_NODE_OPTIONS } = await import('../../src/core/erase/worker/pod-spec.js');
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-worker-root-'));
     try {
       const x = spawnSync('tar', ['-x', '-C', root], { input: layer, maxBuffer: 1024 * 2 ** 20 });

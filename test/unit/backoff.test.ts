@@ -1,6 +1,6 @@
 // The informers' retry delays (src/core/watch/backoff.ts), with client-go's reflector parameters.
 import assert from 'node:assert/strict';
-import { Backoff } from '../../src/core/watch/backoff.js';
+import { Backoff } from '../../src/core/controller/backoff.js';
 
 describe('informer backoff', () => {
   it('doubles from 800 ms to a 30 s cap with jitter in [d, 2d), and resets after 2 quiet minutes', () => {

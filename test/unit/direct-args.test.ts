@@ -7,9 +7,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDirect, type ManifestFlag } from '../../src/cli/direct-args.js';
 import NodeRemove from '../../src/commands/node-remove.js';
-import { DEFAULT_CONFIG } from '../../src/core/erase/config.js';
-import type { ImageJob } from '../../src/core/erase/types.js';
-import { workerArgs } from '../../src/core/erase/worker.js';
+import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
+import type { ImageJob } from '../../src/core/erase/api/types.js';
+import { workerArgs } from '../../src/core/erase/worker/pod-spec.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 // The manifest `npm run build` writes (the bundle ships the same flags).

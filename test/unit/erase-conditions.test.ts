@@ -7,7 +7,7 @@ import {
   listConditions,
   setCondition,
   type Condition,
-} from '../../src/core/erase/conditions.js';
+} from '../../src/core/erase/api/conditions.js';
 
 const t0 = new Date('2026-06-10T10:00:00Z');
 const t1 = new Date('2026-06-10T10:05:00Z');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_CONFIG, parseConfig } from '../../src/core/erase/config.js';
+import { DEFAULT_CONFIG, parseConfig } from '../../src/core/erase/config/config.js';
 import {
   inputContents,
   jobInputs,
@@ -13,12 +13,12 @@ import {
   renamed,
   renames,
   sha256Hex,
-} from '../../src/core/erase/inputs.js';
-import { policyProblem } from '../../src/core/erase/policy.js';
-import { workerArgs, workerPodSpec } from '../../src/core/erase/worker.js';
-import type { ImageJob } from '../../src/core/erase/types.js';
-import { decodeItem, encodeItem, type InventoryItem } from '../../src/core/reconciler/inventory.js';
-import { OWNER_LABEL, provenOwned } from '../../src/core/reconciler/objects.js';
+} from '../../src/core/erase/worker/inputs.js';
+import { policyProblem } from '../../src/core/erase/config/policy.js';
+import { workerArgs, workerPodSpec } from '../../src/core/erase/worker/pod-spec.js';
+import type { ImageJob } from '../../src/core/erase/api/types.js';
+import { decodeItem, encodeItem, type InventoryItem } from '../../src/core/apply-inventory/items.js';
+import { OWNER_LABEL, provenOwned } from '../../src/core/apply-inventory/objects.js';
 import {
   InputError,
   readExcludeFile,

@@ -7,7 +7,7 @@ import {
   MAX_JOB_SPEC_BYTES,
   MAX_TARGETS_BYTES,
   targetsSizeProblem,
-} from '../../src/core/erase/list-limits.js';
+} from '../../src/core/erase/api/list-limits.js';
 
 describe('erase: ImageList limits', () => {
   it('a name of 63 characters fits a label value; 64 do not, and the message says why', () => {

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { progressDue } from '../../src/cli/erase-common.js';
 import { formatElapsed, progressLine, renderEraseReport, shortImageId } from '../../src/cli/render-erase.js';
-import { foreignJob, ownedWorker } from '../../src/core/erase/cancel.js';
-import { summarizeImages } from '../../src/core/erase/images.js';
-import { leaseHolder, neededPermissions } from '../../src/core/erase/preflight.js';
-import { buildReport, podImages, type WorkerPod } from '../../src/core/erase/report.js';
-import type { ImageJob, ImageList } from '../../src/core/erase/types.js';
+import { foreignJob, ownedWorker } from '../../src/core/erase/requester/cancel.js';
+import { summarizeImages } from '../../src/core/erase/api/images.js';
+import { leaseHolder, neededPermissions } from '../../src/core/erase/requester/preflight.js';
+import { buildReport, podImages, type WorkerPod } from '../../src/core/erase/requester/report.js';
+import type { ImageJob, ImageList } from '../../src/core/erase/api/types.js';
 
 const list = (dryRun = false): ImageList => ({
   metadata: { name: 'l', uid: 'L', generation: 3 },

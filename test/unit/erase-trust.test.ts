@@ -1,8 +1,8 @@
 // Pure: what the ImageJob controller accepts as "created by the ImageList controller".
 import assert from 'node:assert/strict';
-import { ownerProblem } from '../../src/core/erase/trust.js';
-import type { ImageJob, OwnerReference } from '../../src/core/erase/types.js';
-import { DEFAULT_CONFIG } from '../../src/core/erase/config.js';
+import { ownerProblem } from '../../src/core/erase/imagejob/trust.js';
+import type { ImageJob, OwnerReference } from '../../src/core/erase/api/types.js';
+import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 
 const job = (refs: OwnerReference[] | undefined): ImageJob => ({
   metadata: { name: 'j', ...(refs ? { ownerReferences: refs } : {}) },

@@ -8,9 +8,9 @@ import {
   packProtectedSet,
   ProtectedIndex,
   unpackProtectedSet,
-} from '../../src/core/erase/protected-set.js';
-import { referencedTargets } from '../../src/core/erase/referenced-targets.js';
-import { countResults, decodeResult, encodeResult, resultFromPod } from '../../src/core/erase/results.js';
+} from '../../src/core/erase/worker/protected-set.js';
+import { referencedTargets } from '../../src/core/erase/requester/referenced-targets.js';
+import { countResults, decodeResult, encodeResult, resultFromPod } from '../../src/core/erase/api/results.js';
 import {
   compileAll,
   decide,

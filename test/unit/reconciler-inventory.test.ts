@@ -1,4 +1,4 @@
-// Pure transitions of the level-based inventory (src/core/reconciler/inventory.ts): each step
+// Pure transitions of the level-based inventory (src/core/apply-inventory/items.ts): each step
 // asserts the exact inventory the call returns.
 import assert from 'node:assert/strict';
 import {
@@ -18,7 +18,7 @@ import {
   scheduleDeletion,
   type DesiredItem,
   type InventoryItem,
-} from '../../src/core/reconciler/inventory.js';
+} from '../../src/core/apply-inventory/items.js';
 
 const cm: DesiredItem = {
   group: '',

@@ -1,6 +1,6 @@
 // Pure: which waiting worker containers fail their node, and when.
 import assert from 'node:assert/strict';
-import { describeWorker, startFailure } from '../../src/core/erase/start-failure.js';
+import { describeWorker, startFailure } from '../../src/core/erase/worker/start-failure.js';
 
 const waiting = (reason: string, message = '', startTime = '2026-01-01T00:00:00Z') => ({
   startTime,

@@ -2,7 +2,7 @@
 // security context, Dockerfile), and the daemon runs with nothing more than the shipped RBAC:
 // the bundle is applied to the RBAC-enforcing API server, a token of its ServiceAccount is
 // requested, and `inv watch --leader-elect` runs with that token, cluster-wide.
-import { submitErase, waitForJob } from '../../src/core/erase/request.js';
+import { submitErase, waitForJob } from '../../src/core/erase/requester/request.js';
 import { connect, criEndpoint } from '../support/cri.js';
 import { addImages } from '../support/oci.js';
 import { createNodes, FakeKubelet } from '../erase/kubelet.js';

@@ -2,8 +2,8 @@
 // fresh scan of the cluster (workloads by the inventory's rules, plus Image resources), without
 // a LIST; with a --namespaces filter the cache is partial, so it falls back to the fresh scan.
 import assert from 'node:assert/strict';
-import { CacheProtection, ScanProtection } from '../../src/core/erase/inventory-protection.js';
-import { buildProtectedSet } from '../../src/core/erase/protected-set.js';
+import { CacheProtection, ScanProtection } from '../../src/core/erase/worker/inventory-protection.js';
+import { buildProtectedSet } from '../../src/core/erase/worker/protected-set.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { setupEnv, template, type Env } from '../inventory/helpers.js';
 import { newNamespace } from '../support/kube.js';

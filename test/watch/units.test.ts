@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { StrippedPod } from '../../src/core/inventory/strip.js';
 import { parseDurationMs } from '../../src/core/duration.js';
-import { parseDuration } from '../../src/core/erase/config.js';
+import { parseDuration } from '../../src/core/erase/config/config.js';
 import { parseTimeout } from '../../src/core/noderemove/index.js';
 import { generationChanged, podChanged } from '../../src/core/watch/predicates.js';
 

@@ -1,17 +1,18 @@
 // `inv erase cancel JOB`: stops a running erase job now. Only inv's own jobs and their own
-// worker Pods are touched (src/core/erase/cancel.ts).
+// worker Pods are touched (src/core/erase/requester/cancel.ts).
 import { parseDurationMs } from '../../core/duration.js';
 import { Args, Command, Flags } from '@oclif/core';
-import { standaloneFlag, startStandalone, workersNamespaceFlag } from '../../cli/erase-common.js';
+import { standaloneFlag, workersNamespaceFlag } from '../../cli/erase-common.js';
+import { EraseSession } from '../../cli/erase-session.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/exit-codes.js';
-import { exitIfCrdMissing, failLine } from '../../cli/fail.js';
-import { connect } from '../../cli/connect.js';
+import { failLine } from '../../cli/fail.js';
 import { kubeFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/interrupt.js';
-import { spinner, toJson, toYaml } from '../../cli/style.js';
-import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase/cancel.js';
-import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
+import { renderCancel } from '../../cli/render-erase.js';
+import { spinner } from '../../cli/style.js';
+import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase/requester/cancel.js';
+import { isNotFound } from '../../core/kube/rest.js';
 
 export default class EraseCancel extends Command {
   static override summary = 'Stop a running erase job: delete it and its worker Pods.';
@@ -67,76 +68,75 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
     exitOnInterrupt();
     const { args, flags } = await this.parse(EraseCancel);
     let timeoutMs = 0;
-    let kc;
-    let rest: KubeRest;
     try {
       timeoutMs = parseDurationMs(flags.timeout, '--timeout');
-      ({ kc, rest } = connect(flags));
     } catch (e) {
       failLine(this, (e as Error).message);
     }
-    const stop = new AbortController();
-    let controllers: Promise<void> | undefined;
-    try {
-      if (flags.standalone)
-        controllers = (
-          await startStandalone(kc, rest, flags['workers-namespace'], stop.signal, flags['config-namespace'])
-        ).done;
-      const r = await cancelJob(rest, args.job);
-      let gone = r.alreadyFinished === undefined ? false : undefined;
-      if (r.alreadyFinished === undefined && flags.wait) {
-        setInterruptHint(
-          () =>
-            `imagejob ${args.job} is deleted and its workers stopped; its cleanup goes on without this command`,
-        );
-        const spin = spinner(`Waiting for imagejob ${args.job} to be cleaned up`, flags.output === 'table');
-        const deadline = Date.now() + timeoutMs;
-        try {
-          while (!(gone = await jobGone(rest, args.job)) && Date.now() < deadline)
-            await new Promise((res) => setTimeout(res, 500));
-        } finally {
-          spin?.stop();
-        }
+    const session = EraseSession.open(this, flags);
+    await session.run(
+      this,
+      'erase cancel',
+      () => this.cancel(session, args.job, flags, timeoutMs),
+      (e) =>
+        e instanceof CancelRefusedError
+          ? e.message
+          : isNotFound(e)
+            ? `imagejob ${args.job} not found`
+            : undefined,
+    );
+  }
+
+  /** Deletes the job and its Pods, then (by default) waits for its finalizer's cleanup. */
+  private async cancel(
+    session: EraseSession,
+    job: string,
+    flags: {
+      wait: boolean;
+      timeout: string;
+      standalone: boolean;
+      'workers-namespace': string;
+      'config-namespace': string;
+      output: string;
+    },
+    timeoutMs: number,
+  ): Promise<void> {
+    const { rest } = session;
+    if (flags.standalone)
+      await session.startControllers(flags['workers-namespace'], flags['config-namespace']);
+    const r = await cancelJob(rest, job);
+    let gone = r.alreadyFinished === undefined ? false : undefined;
+    if (r.alreadyFinished === undefined && flags.wait) {
+      setInterruptHint(
+        () => `imagejob ${job} is deleted and its workers stopped; its cleanup goes on without this command`,
+      );
+      const spin = spinner(`Waiting for imagejob ${job} to be cleaned up`, flags.output === 'table');
+      const deadline = Date.now() + timeoutMs;
+      try {
+        while (!(gone = await jobGone(rest, job)) && Date.now() < deadline)
+          await new Promise((res) => setTimeout(res, 500));
+      } finally {
+        spin?.stop();
       }
-      const out = {
-        job: args.job,
-        cancelled: r.alreadyFinished === undefined,
-        alreadyFinished: r.alreadyFinished ?? null,
-        podsDeleted: r.podsDeleted,
-        podsLeft: r.podsLeft,
-        cleanedUp: gone ?? null,
-      };
-      if (flags.output === 'json') process.stdout.write(toJson(out));
-      else if (flags.output === 'yaml') process.stdout.write(toYaml(out));
-      else if (flags.output === 'name') process.stdout.write(`imagejob/${args.job}\n`);
-      else if (r.alreadyFinished)
-        process.stdout.write(`imagejob/${args.job} already ${r.alreadyFinished}: nothing to cancel\n`);
-      else
-        process.stdout.write(
-          `imagejob/${args.job} cancelled: ${r.podsDeleted.length} worker Pod(s) deleted${
-            gone ? ', job and its objects cleaned up' : flags.wait ? '' : ', cleanup under way'
-          }\n`,
-        );
-      for (const p of r.podsLeft)
-        process.stderr.write(
-          `warning: Pod ${p} carries the job's label but the job does not own it: left alone\n`,
-        );
-      if (flags.wait && gone === false)
-        failLine(
-          this,
-          `imagejob ${args.job} still waits for its cleanup after ${flags.timeout}: no erase controller removed its finalizer; start one (\`inv watch\`), or run \`${this.config.bin} erase cancel ${args.job} --standalone\``,
-          EXIT_PARTIAL_FAILURE,
-        );
-    } catch (e) {
-      if (e instanceof Error && 'oclif' in e) throw e;
-      if (e instanceof CancelRefusedError) failLine(this, e.message);
-      exitIfCrdMissing(this, e);
-      if (isNotFound(e)) failLine(this, `imagejob ${args.job} not found`);
-      failLine(this, `erase cancel failed: ${(e as Error).message}`);
-    } finally {
-      stop.abort();
-      await controllers;
-      rest.close();
     }
+    const out = {
+      job,
+      cancelled: r.alreadyFinished === undefined,
+      alreadyFinished: r.alreadyFinished ?? null,
+      podsDeleted: r.podsDeleted,
+      podsLeft: r.podsLeft,
+      cleanedUp: gone ?? null,
+    };
+    process.stdout.write(renderCancel(out, flags.output, flags.wait));
+    for (const p of r.podsLeft)
+      process.stderr.write(
+        `warning: Pod ${p} carries the job's label but the job does not own it: left alone\n`,
+      );
+    if (flags.wait && gone === false)
+      failLine(
+        this,
+        `imagejob ${job} still waits for its cleanup after ${flags.timeout}: no erase controller removed its finalizer; start one (\`inv watch\`), or run \`${this.config.bin} erase cancel ${job} --standalone\``,
+        EXIT_PARTIAL_FAILURE,
+      );
   }
 }

@@ -8,13 +8,12 @@ import {
   followWithProgress,
   printReport,
   standaloneFlag,
-  startStandalone,
   workersNamespaceFlag,
   type EraseOutput,
 } from '../../cli/erase-common.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/exit-codes.js';
-import { exitIfCrdMissing, failLine } from '../../cli/fail.js';
-import { connect } from '../../cli/connect.js';
+import { EraseSession } from '../../cli/erase-session.js';
+import { failLine } from '../../cli/fail.js';
 import { kubeFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/interrupt.js';
@@ -29,10 +28,10 @@ import {
   requestSnapshot,
   workerPods,
   type RequestSnapshot,
-} from '../../core/erase/follow.js';
-import { buildReport } from '../../core/erase/report.js';
-import { EraseRequestError } from '../../core/erase/request.js';
-import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/types.js';
+} from '../../core/erase/requester/follow.js';
+import { buildReport } from '../../core/erase/requester/report.js';
+import { EraseRequestError } from '../../core/erase/requester/request.js';
+import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
 
 export default class EraseStatus extends Command {
@@ -84,77 +83,90 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
   async run(): Promise<void> {
     exitOnInterrupt();
     const { args, flags } = await this.parse(EraseStatus);
-    const output = flags.output as EraseOutput;
+    // Complete and validate (every problem at once), then connect.
+    const problems: string[] = [];
     let timeoutMs = 0;
-    let rest: KubeRest;
-    let kc;
     try {
       timeoutMs = parseDurationMs(flags.timeout, '--timeout');
       if (!(timeoutMs > 0))
-        throw new Error(`--timeout must be longer than 0s, got ${JSON.stringify(flags.timeout)}`);
-      if (args.job && flags.name) throw new Error('give JOB or --name, not both');
-      if (flags.standalone && !flags.follow)
-        throw new Error('--standalone runs the controllers while following: add --follow');
-      ({ kc, rest } = connect(flags));
+        problems.push(`--timeout must be longer than 0s, got ${JSON.stringify(flags.timeout)}`);
     } catch (e) {
-      failLine(this, (e as Error).message);
+      problems.push((e as Error).message);
     }
-    const stop = new AbortController();
-    let controllers: Promise<void> | undefined;
-    try {
-      const look = await this.target(rest, args.job, flags.name);
-      const first = await look();
-      const job = first.job?.metadata.name;
-      if (!flags.follow || first.finished) {
-        const pods = first.job ? await workerPods(rest, first.job) : undefined;
-        const report = buildReport(first.list, {
-          generation: first.generation,
-          job: first.job,
-          pods,
-          submitted: !first.job,
-        });
-        printReport(report, output, { noHeaders: flags['no-headers'], status: true });
-        if ((output === 'table' || output === 'wide') && !flags['no-headers'] && report.job)
-          process.stdout.write(
-            `\n${renderEvents(await jobEvents(rest, report.job), Date.now(), { wide: output === 'wide', width: terminalWidth() })}`,
-          );
-        if (report.phase === 'Failed' || report.phase === 'Error') this.exit(EXIT_PARTIAL_FAILURE);
-        return;
-      }
-      setInterruptHint(() =>
-        job
-          ? `job ${job} keeps running in the cluster${flags.standalone ? ' (with no controller now that this process stops)' : ''}: follow it again with \`${this.config.bin} erase status ${job} --follow\`, or cancel it with \`${this.config.bin} erase cancel ${job}\``
-          : undefined,
-      );
-      if (flags.standalone)
-        controllers = (
-          await startStandalone(kc, rest, flags['workers-namespace'], stop.signal, flags['config-namespace'])
-        ).done;
-      let report;
-      try {
-        report = await followWithProgress(rest, look, {
-          timeoutMs,
-          spin: output === 'table' || output === 'wide',
-        });
-      } catch (e) {
-        if (!(e instanceof FollowTimeoutError)) throw e;
-        printReport(e.report, output, { noHeaders: flags['no-headers'], status: true });
-        failLine(this, e.message, EXIT_PARTIAL_FAILURE);
-      }
+    if (args.job && flags.name) problems.push('give JOB or --name, not both');
+    if (flags.standalone && !flags.follow)
+      problems.push('--standalone runs the controllers while following: add --follow');
+    if (problems.length) failLine(this, problems.join('\n'));
+    const session = EraseSession.open(this, flags);
+    await session.run(
+      this,
+      'erase status',
+      () => this.show(session, args.job, flags, timeoutMs),
+      (e) =>
+        e instanceof JobNotFoundError
+          ? e.message
+          : e instanceof EraseRequestError
+            ? { line: `request rejected: ${e.message}`, exit: EXIT_PARTIAL_FAILURE }
+            : undefined,
+    );
+  }
+
+  /** One look at the job (with its Events on a table), or --follow to its end. */
+  private async show(
+    session: EraseSession,
+    jobArg: string | undefined,
+    flags: {
+      name?: string;
+      follow: boolean;
+      standalone: boolean;
+      'workers-namespace': string;
+      'config-namespace': string;
+      output: string;
+      'no-headers': boolean;
+    },
+    timeoutMs: number,
+  ): Promise<void> {
+    const { rest } = session;
+    const output = flags.output as EraseOutput;
+    const look = await this.target(rest, jobArg, flags.name);
+    const first = await look();
+    const job = first.job?.metadata.name;
+    if (!flags.follow || first.finished) {
+      const pods = first.job ? await workerPods(rest, first.job) : undefined;
+      const report = buildReport(first.list, {
+        generation: first.generation,
+        job: first.job,
+        pods,
+        submitted: !first.job,
+      });
       printReport(report, output, { noHeaders: flags['no-headers'], status: true });
-      if (report.phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
-    } catch (e) {
-      if (e instanceof Error && 'oclif' in e) throw e;
-      if (e instanceof JobNotFoundError) failLine(this, e.message);
-      if (e instanceof EraseRequestError)
-        failLine(this, `request rejected: ${e.message}`, EXIT_PARTIAL_FAILURE);
-      exitIfCrdMissing(this, e);
-      failLine(this, `erase status failed: ${(e as Error).message}`);
-    } finally {
-      stop.abort();
-      await controllers;
-      rest.close();
+      if ((output === 'table' || output === 'wide') && !flags['no-headers'] && report.job)
+        process.stdout.write(
+          `\n${renderEvents(await jobEvents(rest, report.job), Date.now(), { wide: output === 'wide', width: terminalWidth() })}`,
+        );
+      if (report.phase === 'Failed' || report.phase === 'Error') this.exit(EXIT_PARTIAL_FAILURE);
+      return;
     }
+    setInterruptHint(() =>
+      job
+        ? `job ${job} keeps running in the cluster${flags.standalone ? ' (with no controller now that this process stops)' : ''}: follow it again with \`${this.config.bin} erase status ${job} --follow\`, or cancel it with \`${this.config.bin} erase cancel ${job}\``
+        : undefined,
+    );
+    if (flags.standalone)
+      await session.startControllers(flags['workers-namespace'], flags['config-namespace']);
+    let report;
+    try {
+      report = await followWithProgress(rest, look, {
+        timeoutMs,
+        spin: output === 'table' || output === 'wide',
+      });
+    } catch (e) {
+      if (!(e instanceof FollowTimeoutError)) throw e;
+      printReport(e.report, output, { noHeaders: flags['no-headers'], status: true });
+      failLine(this, e.message, EXIT_PARTIAL_FAILURE);
+    }
+    printReport(report, output, { noHeaders: flags['no-headers'], status: true });
+    if (report.phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
   }
 
   /** How to look at what was asked for: a job by name, a list's last request, or the newest job. */

@@ -1,27 +1,18 @@
 // `inv check`: a preflight and health report, one result per check, in the manner of
 // `linkerd check`. Each check makes its own calls with a deadline and turns every failure into
 // a result (never an exception), so one broken part cannot hide the state of the others.
-import { CONFIG_MAP_NAME, ConfigError } from '../erase/config.js';
-import { loadConfig } from '../erase/settings.js';
-import { neededPermissions } from '../erase/preflight.js';
-import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/types.js';
+import { CONFIG_MAP_NAME, ConfigError } from '../erase/config/config.js';
+import { loadConfig } from '../erase/config/settings.js';
+import { neededPermissions } from '../erase/requester/preflight.js';
+import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/api/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
 import { readKinds } from '../inventory/sources.js';
 import type { SourceKindSpec } from '../inventory/source-kinds.js';
 import { sourceKindsChecks } from './source-kinds.js';
 
-export type CheckStatus = 'pass' | 'warn' | 'fail';
-
-export interface CheckResult {
-  group: string;
-  name: string;
-  status: CheckStatus;
-  /** What was found (a version, a holder, the error). */
-  detail?: string;
-  /** What to do about a failure. */
-  hint?: string;
-}
+export type { CheckResult, CheckStatus } from './result.js';
+import type { CheckResult } from './result.js';
 
 export interface CheckOptions {
   /** Namespace of the daemon and its Lease. */

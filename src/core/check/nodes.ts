@@ -3,10 +3,10 @@
 // dryRun (nothing is removed), carried out by the daemon's controllers, one worker per node.
 // A worker reports Succeeded only after it listed the node's images through the socket. The
 // ImageList is deleted afterwards (its job goes with it, through the ownerReference).
-import { PRUNE_ALL } from '../erase/images.js';
-import { submitErase, waitForJob } from '../erase/request.js';
-import { decodeResult } from '../erase/results.js';
-import { IMAGELISTS_PATH, type ImageList } from '../erase/types.js';
+import { PRUNE_ALL } from '../erase/api/images.js';
+import { submitErase, waitForJob } from '../erase/requester/request.js';
+import { decodeResult } from '../erase/api/results.js';
+import { IMAGELISTS_PATH, type ImageList } from '../erase/api/types.js';
 import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import type { CheckResult } from './checks.js';
 

@@ -1,11 +1,10 @@
 // `inv check`: the declared source kinds (the file given, or the daemon's ConfigMap): is each
 // one served, and may the daemon's ServiceAccount list and watch it? One result per kind.
 import { discoverKinds } from '../inventory/discover-kinds.js';
-import { parseSourceKinds } from '../inventory/declared-kinds.js';
+import { parseSourceKinds, SOURCE_KINDS_CONFIGMAP, SOURCE_KINDS_KEY } from '../inventory/declared-kinds.js';
 import type { SourceKindSpec } from '../inventory/source-kinds.js';
-import { SOURCE_KINDS_CONFIGMAP, SOURCE_KINDS_KEY } from '../install/source-kinds.js';
 import { isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
-import type { CheckResult } from './checks.js';
+import type { CheckResult } from './result.js';
 
 const GROUP = 'source kinds';
 const T = { timeoutMs: 10_000 };

@@ -1,7 +1,7 @@
 // Prometheus metrics of the erase controllers, registered on the daemon's registry. Counted once
 // per finished job, by the reconcile that records the finish (a job is finished once).
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { JobCounts } from './results.js';
+import type { JobCounts } from './api/results.js';
 
 export interface EraseMetrics {
   /** A job reached Completed or Failed; removals and bytes count only when it was not a dry run. */

@@ -1,6 +1,6 @@
 // What the erase controllers read, and from where. Two implementations of one interface:
 //
-//   EraseCache   informers (list+watch through KubeRest, src/core/watch/informer.ts) on ImageLists,
+//   EraseCache   informers (list+watch through KubeRest, src/core/controller/informer.ts) on ImageLists,
 //                ImageJobs, Nodes and, in the controllers' namespace, the worker Pods, the
 //                ConfigMaps and the worker PodTemplates. Reads answer from memory: a reconcile of
 //                a running job on an unchanged cluster makes no LIST and no GET.
@@ -17,10 +17,10 @@
 import { setMaxListeners } from 'node:events';
 import { isNotFound, type KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
-import type { KubeObject } from '../reconciler/objects.js';
-import { Informer, type CachedObject } from '../watch/informer.js';
-import type { NodeLike } from './nodes.js';
-import { matches, parseSelector } from './selector.js';
+import type { KubeObject } from '../apply-inventory/objects.js';
+import { Informer, type CachedObject } from '../controller/informer.js';
+import type { NodeLike } from './imagejob/nodes.js';
+import { matches, parseSelector } from './api/selector.js';
 import {
   IMAGEJOBS_PATH,
   IMAGELIST_LABEL,
@@ -28,7 +28,7 @@ import {
   JOB_LABEL,
   type ImageJob,
   type ImageList,
-} from './types.js';
+} from './api/types.js';
 
 export interface ConfigMapLike {
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };

@@ -5,8 +5,9 @@ import { createHash } from 'node:crypto';
 import type { KubeObject } from '../kube/apply.js';
 import type { SourceKindSpec } from '../inventory/source-kinds.js';
 
-export const SOURCE_KINDS_CONFIGMAP = 'inv-source-kinds';
-export const SOURCE_KINDS_KEY = 'source-kinds.yaml';
+import { SOURCE_KINDS_CONFIGMAP, SOURCE_KINDS_KEY } from '../inventory/declared-kinds.js';
+
+export { SOURCE_KINDS_CONFIGMAP, SOURCE_KINDS_KEY };
 export const SOURCE_KINDS_ROLE = 'image-inventory-source-kinds';
 export const SOURCE_KINDS_HASH = 'imageinventory.dev/source-kinds-sha256';
 

@@ -13,7 +13,7 @@
 import { displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { OUR_CRDS, asCrdMissing, type OurCrd } from '../kube/crds.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
-import { CLEANUP_FINALIZER, MANAGED_BY, MANAGED_BY_LABEL } from '../erase/types.js';
+import { CLEANUP_FINALIZER, MANAGED_BY, MANAGED_BY_LABEL } from '../erase/api/types.js';
 import { applyOrder, PART_OF, PART_OF_LABEL, readBundle } from './bundle.js';
 import { notOurs } from './ownership.js';
 import { isCreateOnly } from './install.js';

@@ -7,6 +7,10 @@ import { Ajv } from 'ajv';
 import jsyaml from 'js-yaml';
 import { BUILTIN, OWNER_KINDS, type SourceKindSpec } from './source-kinds.js';
 
+/** The daemon's declared source kinds: this ConfigMap in its namespace, this key (deploy/source-kinds.yaml). */
+export const SOURCE_KINDS_CONFIGMAP = 'inv-source-kinds';
+export const SOURCE_KINDS_KEY = 'source-kinds.yaml';
+
 export const SOURCE_KINDS_API_VERSION = 'cli.imageinventory.dev/v1';
 /** The file (or ConfigMap value) is at most this long: it is configuration, not data. */
 export const SOURCE_KINDS_MAX_BYTES = 256 * 1024;

@@ -11,10 +11,11 @@ import type { KubeRest } from '../kube/rest.js';
 import { ImageStore } from './image-store.js';
 import { InvalidRefReporter } from './invalid-ref-events.js';
 import { imageResourceName } from './naming.js';
-import { reconcileNamespace, type NamespaceResult } from './reconcile.js';
+import { reconcileNamespace, type NamespaceResult } from './rebuild.js';
 import { desiredImages, kindsString } from './rules.js';
 import type { SourceKinds } from './source-kinds.js';
 import { listNamespaceObjects } from './sources.js';
+import { forEachConcurrent } from '../concurrency.js';
 
 export interface ScanOptions {
   /** Namespaces to rebuild; undefined means every namespace. */
@@ -94,36 +95,31 @@ export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promi
   const events = new InvalidRefReporter(rest);
   const readOnly = opts.selector !== undefined;
   const report: ScanReport = { results: [], failures: [], readOnly };
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    while (next < namespaces.length) {
-      const ns = namespaces[next++]!;
-      try {
-        if (opts.checkNamespaces) await checkNamespace(rest, ns);
-        const objs = await listNamespaceObjects(rest, ns, opts.selector, opts.kinds);
-        if (readOnly) {
-          report.results.push(readOnlyResult(ns, objs, opts.kinds));
-        } else {
-          const r = await reconcileNamespace({ store, events, kinds: opts.kinds }, ns, objs, {
-            dryRun: opts.dryRun,
-          });
-          report.results.push(r);
-          if (r.errors.length)
-            report.failures.push({ namespace: ns, error: r.errors.join('; '), reason: 'Error' });
-        }
-      } catch (e) {
-        const forbidden = forbiddenMessage(e);
-        report.failures.push({
-          namespace: ns,
-          error: forbidden ?? (e as Error).message,
-          reason: e instanceof NamespaceNotFound ? 'NotFound' : forbidden ? 'Forbidden' : 'Error',
+  await forEachConcurrent(namespaces, opts.concurrency ?? 4, async (ns) => {
+    try {
+      if (opts.checkNamespaces) await checkNamespace(rest, ns);
+      const objs = await listNamespaceObjects(rest, ns, opts.selector, opts.kinds);
+      if (readOnly) {
+        report.results.push(readOnlyResult(ns, objs, opts.kinds));
+      } else {
+        const r = await reconcileNamespace({ store, events, kinds: opts.kinds }, ns, objs, {
+          dryRun: opts.dryRun,
         });
+        report.results.push(r);
+        if (r.errors.length)
+          report.failures.push({ namespace: ns, error: r.errors.join('; '), reason: 'Error' });
       }
-      opts.onProgress?.(++done, namespaces.length, ns);
+    } catch (e) {
+      const forbidden = forbiddenMessage(e);
+      report.failures.push({
+        namespace: ns,
+        error: forbidden ?? (e as Error).message,
+        reason: e instanceof NamespaceNotFound ? 'NotFound' : forbidden ? 'Forbidden' : 'Error',
+      });
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 4, namespaces.length) }, worker));
+    opts.onProgress?.(++done, namespaces.length, ns);
+  });
   report.results.sort((a, b) => a.namespace.localeCompare(b.namespace));
   report.failures.sort((a, b) => a.namespace.localeCompare(b.namespace));
   return report;

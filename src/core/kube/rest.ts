@@ -157,7 +157,7 @@ export class KubeRest {
   }
 
   /**
-   * What a streaming request (a watch, src/core/watch/watch-stream.ts) needs to open a connection
+   * What a streaming request (a watch, src/core/controller/watch-stream.ts) needs to open a connection
    * with the same credentials and TLS settings: current auth headers and the stream agent.
    * Counted through onRequest as method WATCH.
    */

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { parseDurationMs } from '../duration.js';
 import path from 'node:path';
-import { unpackProtectedSet, type ProtectedSet } from '../erase/protected-set.js';
+import { unpackProtectedSet, type ProtectedSet } from '../erase/worker/protected-set.js';
 
 export class InputError extends Error {}
 

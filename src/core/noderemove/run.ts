@@ -12,7 +12,7 @@ import { assessSandbox, sandboxImageFromStatusInfo, type SandboxFacts } from './
 import type { CriContainer } from '../cri/types.js';
 import type { ContainerView } from './in-use.js';
 import type { Report } from './types.js';
-import type { ProtectedIndex } from '../erase/protected-set.js';
+import type { ProtectedIndex } from '../erase/worker/protected-set.js';
 
 const containerView = (c: CriContainer): ContainerView => ({
   id: c.id,

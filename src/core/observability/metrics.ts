@@ -5,7 +5,6 @@
 // Why so few labels: a label per namespace would make series count grow with the cluster; the
 // per-namespace story belongs in logs. `result` (success|error) is the only label.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { WorkQueueHooks } from '../controller/workqueue.js';
 
 export type RebuildResult = 'success' | 'error';
 
@@ -27,9 +26,19 @@ export interface Metrics {
   /** 1 while this process holds the leader Lease (or runs without leader election), else 0. */
   readonly leader: Gauge;
   /** Hooks that feed the workqueue metrics; pass as WorkQueueOptions.hooks. */
-  workqueueHooks(): WorkQueueHooks;
+  workqueueHooks(): QueueHooks;
   /** Counts one rebuild and records its duration. */
   observeRebuild(result: RebuildResult, seconds: number): void;
+}
+
+/**
+ * What a work queue reports (the shape of controller/workqueue.ts's WorkQueueHooks, which this
+ * satisfies structurally: observability sits below the controller runtime and imports nothing from it).
+ */
+export interface QueueHooks {
+  onAdd(key: string): void;
+  onDepth(depth: number): void;
+  onRetry(key: string): void;
 }
 
 export interface MetricsOptions {

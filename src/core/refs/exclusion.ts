@@ -30,6 +30,7 @@ import {
   checkTag,
   parseDigestOrId,
   precheck,
+  splitTagDigest,
 } from './normalize.js';
 
 export interface ExclusionMatcher {
@@ -120,13 +121,7 @@ function compileWildcard(pattern: string): Globs {
   if (pattern.startsWith('*')) return [pattern];
 
   const [domain, remainder] = splitPatternDomain(pattern);
-  const at = remainder.indexOf('@');
-  const beforeDigest = at < 0 ? remainder : remainder.slice(0, at);
-  const digest = at < 0 ? undefined : remainder.slice(at + 1);
-  const lastColon = beforeDigest.lastIndexOf(':');
-  const hasTag = lastColon > beforeDigest.lastIndexOf('/');
-  const path = hasTag ? beforeDigest.slice(0, lastColon) : beforeDigest;
-  const tag = hasTag ? beforeDigest.slice(lastColon + 1) : undefined;
+  const { name: path, tag, digest } = splitTagDigest(remainder);
 
   // Validate the literal parts with each `*` standing for one harmless character ('a' is valid in
   // hosts, paths, tags and hex), so a pattern that could never match a valid ref is refused.

@@ -131,6 +131,22 @@ export function splitDockerDomain(name: string): [domain: string, remainder: str
 }
 
 /**
+ * The name, tag and digest of a reference as written (`name[:tag][@digest]`): the digest after the
+ * first `@`, the tag after the last `:` that follows the last `/` (so a registry port is never a
+ * tag). Nothing is checked. The one split of both the normalizer and exclusion patterns.
+ */
+export function splitTagDigest(s: string): { name: string; tag?: string; digest?: string } {
+  const at = s.indexOf('@');
+  const beforeDigest = at < 0 ? s : s.slice(0, at);
+  const digest = at < 0 ? undefined : s.slice(at + 1);
+  const lastColon = beforeDigest.lastIndexOf(':');
+  const hasTag = lastColon > beforeDigest.lastIndexOf('/');
+  const name = hasTag ? beforeDigest.slice(0, lastColon) : beforeDigest;
+  const tag = hasTag ? beforeDigest.slice(lastColon + 1) : undefined;
+  return { name, tag, digest };
+}
+
+/**
  * The library's Parse on `domain/remainder`, as deterministic splits instead of one regex:
  * - `@` cannot occur in a name or tag, so the first `@` starts the digest;
  * - `:` occurs in a name only inside the host (before the first `/`) and never in a tag, so a `:`
@@ -140,13 +156,7 @@ export function splitDockerDomain(name: string): [domain: string, remainder: str
  *   (e.g. `a_b.c/foo`: splitDockerDomain calls `a_b.c` a host, the regex does not; we mirror that).
  */
 function parse(s: string): NormalizeResult {
-  const at = s.indexOf('@');
-  const beforeDigest = at < 0 ? s : s.slice(0, at);
-  const digest = at < 0 ? undefined : s.slice(at + 1);
-  const lastColon = beforeDigest.lastIndexOf(':');
-  const hasTag = lastColon > beforeDigest.lastIndexOf('/');
-  const name = hasTag ? beforeDigest.slice(0, lastColon) : beforeDigest;
-  const tag = hasTag ? beforeDigest.slice(lastColon + 1) : undefined;
+  const { name, tag, digest } = splitTagDigest(s);
 
   const firstSlash = name.indexOf('/');
   const host = firstSlash < 0 ? undefined : name.slice(0, firstSlash);

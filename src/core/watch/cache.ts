@@ -15,7 +15,7 @@ import type { RawObject, StrippedMeta, StrippedObject, StrippedPodSpec } from '.
 import type { NamespaceObjects } from '../inventory/types.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
-import { Informer, intern, type CachedObject, type InformerHandlers } from './informer.js';
+import { Informer, intern, type CachedObject, type InformerHandlers } from '../controller/informer.js';
 import type { Runnable } from '../controller/manager.js';
 
 /** A watched kind's name: the kind for built-in and owner kinds, `Kind.group` for declared ones. */

@@ -27,14 +27,14 @@ import type { ImageResource, ImageStatus } from '../inventory/image-resource.js'
 import { ImageStore, type WriteCounter } from '../inventory/image-store.js';
 import { abbreviate } from '../refs/abbreviate.js';
 import type { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
-import { reconcileNamespace, type NamespaceResult } from '../inventory/reconcile.js';
+import { reconcileNamespace, type NamespaceResult } from '../inventory/rebuild.js';
 import type { StrippedPod } from '../inventory/strip.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { OWNER_KINDS } from '../inventory/source-kinds.js';
 import { watchedName, type InventoryCache } from './cache.js';
-import type { CachedObject } from './informer.js';
+import type { CachedObject } from '../controller/informer.js';
 import type { Runnable } from '../controller/manager.js';
 import { generationChanged, ownersChanged, podChanged } from './predicates.js';
 

@@ -13,7 +13,7 @@ import { InventoryController, type InventoryControllerOptions } from './controll
 import { IMAGE_CRD, OUR_CRDS } from '../kube/crds.js';
 import { CrdGuard } from './crd-guard.js';
 import { eraseRunnable } from './erase-runnable.js';
-import { CacheProtection } from '../erase/inventory-protection.js';
+import { CacheProtection } from '../erase/worker/inventory-protection.js';
 import { createEraseMetrics } from '../erase/metrics.js';
 import { Manager, type LeaderElectionConfig, type ManagerResult } from '../controller/manager.js';
 

@@ -1,0 +1,71 @@
+// Validation of image lists and exclusion patterns, up front: a typo is an error naming the
+// entry, not a worker Pod per node failing on it.
+import { compileExclusion } from '../../refs/exclusion.js';
+import { parseDigestOrId } from '../../refs/normalize.js';
+
+export { PRUNE_ALL } from '../../constants.js';
+import { PRUNE_ALL } from '../../constants.js';
+
+/** Returns one message per invalid entry ([] when the list is fine). */
+export function validateImages(images: readonly string[]): string[] {
+  const problems: string[] = [];
+  if (images.length === 0)
+    problems.push('the image list is empty: give at least one image, or * for every unused image');
+  for (const img of images) {
+    if (img === PRUNE_ALL) continue;
+    const p = parseDigestOrId(img);
+    if (p.kind === 'invalid') problems.push(`invalid image ${JSON.stringify(img)}: ${p.reason}`);
+  }
+  return problems;
+}
+
+/**
+ * The targets as a person reads them, for the ImageList's IMAGES printer column (status.targets):
+ * `nginx:1.25, redis:7 (+3 more)` instead of a JSON array; Docker Hub's default prefixes dropped,
+ * `*` spelled out, at most about `max` characters.
+ */
+export function summarizeImages(images: readonly string[], max = 60): string {
+  const shown = images.map((i) =>
+    i === PRUNE_ALL ? '* (every unused image)' : i.replace(/^docker\.io\/(library\/)?/, ''),
+  );
+  let out = '';
+  for (let k = 0; k < shown.length; k++) {
+    const next = out ? `${out}, ${shown[k]}` : shown[k]!;
+    const rest = shown.length - k - 1;
+    const suffix = rest ? ` (+${rest} more)` : '';
+    if (out && next.length + suffix.length > max) return `${out} (+${shown.length - k} more)`;
+    out = next;
+  }
+  return out.length > max * 2 ? `${out.slice(0, max * 2 - 1)}…` : out;
+}
+
+/** Exclusion ConfigMap data: every value is a JSON array of patterns or {"excluded": [...]}. */
+export function parseExclusionData(source: string, data: Record<string, string> | undefined): string[] {
+  const out: string[] = [];
+  for (const [key, text] of Object.entries(data ?? {})) {
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch (e) {
+      throw new Error(`exclusion list ${source} key ${key}: not valid JSON: ${(e as Error).message}`);
+    }
+    const list = Array.isArray(v)
+      ? v
+      : v && typeof v === 'object'
+        ? (v as { excluded?: unknown }).excluded
+        : undefined;
+    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string'))
+      throw new Error(
+        `exclusion list ${source} key ${key}: must be a JSON array of patterns or {"excluded": [...]}`,
+      );
+    for (const pattern of list as string[]) {
+      const c = compileExclusion(pattern);
+      if (!c.ok)
+        throw new Error(
+          `exclusion list ${source} key ${key}: invalid pattern ${JSON.stringify(pattern)}: ${c.reason}`,
+        );
+      out.push(pattern);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,257 @@
+// The erase controllers' configuration: the ConfigMap `inv-erase-config` (key `config.yaml`) in
+// the configuration namespace (the daemon's, settings.ts). Every value has a documented default; a
+// value that is present but bad is an error naming the key and the problem, never silently
+// replaced by the default. (The ConfigMap itself must exist: settings.ts fails closed without it.)
+//
+//   runtimeSocket: /run/containerd/containerd.sock   # host path of the CRI socket, mounted into workers
+//   nodeFilter:
+//     type: exclude                                  # include | exclude
+//     selectors: [imageinventory.dev/erase-skip, kubernetes.io/os=windows]
+//   skipNotReady: true                               # NotReady nodes are skipped (reason not-ready)
+//   skipCordoned: true                               # cordoned nodes are skipped (reason cordoned)
+//   successRatio: 1.0                                # Completed if (succeeded + skipped) / desired >= this
+//   delayOnSuccess: 10m                              # keep a Completed job (and its Pods) this long
+//   delayOnFailure: 24h                              # keep a Failed job this long
+//   jobTimeout: 30m                                  # unfinished nodes fail with reason "timeout"
+//   workerStartGrace: 15s                            # a worker that cannot start (image pull,
+//                                                    # container config) fails its node after this
+//   exclusionLabel: imageinventory.dev/exclusion-list=true   # ConfigMaps merged into the exclusions
+//   allowPruneAll: true                              # may an ImageList name * (prune all unused)?
+//   allowUnprotected: true                           # may it set protectInventory: false?
+//   worker:
+//     image: ghcr.io/imageinventory/inv:0.1.0        # runs `inv node-remove` (entrypoint inv)
+//     criTimeout: 5s                                 # node-remove --timeout
+//     resources: {requests: {cpu: 10m, memory: 64Mi}, limits: {memory: 256Mi}}
+//     tolerations: [{operator: Exists}]              # reach tainted nodes too
+//     priorityClassName: ''                          # optional
+import { parse } from 'yaml';
+import { DEFAULT_RUNTIME_SOCKET } from '../../constants.js';
+import { parseDurationMs } from '../../duration.js';
+import { parseSelector } from '../api/selector.js';
+
+export const CONFIG_MAP_NAME = 'inv-erase-config';
+export const CONFIG_KEY = 'config.yaml';
+
+export interface WorkerConfig {
+  image: string;
+  criTimeout: string;
+  resources: Record<string, unknown>;
+  tolerations: Record<string, unknown>[];
+  priorityClassName: string;
+}
+
+export interface EraseConfig {
+  runtimeSocket: string;
+  nodeFilter: { type: 'include' | 'exclude'; selectors: string[] };
+  skipNotReady: boolean;
+  skipCordoned: boolean;
+  successRatio: number;
+  delayOnSuccessSeconds: number;
+  delayOnFailureSeconds: number;
+  jobTimeoutSeconds: number;
+  /** How long a worker may sit in ErrImagePull, CreateContainerError... before its node fails. */
+  workerStartGraceSeconds: number;
+  exclusionLabel: string;
+  /** Policy over requesters: may an ImageList prune everything unused (`*`)? */
+  allowPruneAll: boolean;
+  /** Policy over requesters: may an ImageList turn the inventory's protection off? */
+  allowUnprotected: boolean;
+  worker: WorkerConfig;
+}
+
+export const DEFAULT_CONFIG: EraseConfig = {
+  runtimeSocket: DEFAULT_RUNTIME_SOCKET,
+  nodeFilter: { type: 'exclude', selectors: ['imageinventory.dev/erase-skip', 'kubernetes.io/os=windows'] },
+  skipNotReady: true,
+  skipCordoned: true,
+  successRatio: 1,
+  delayOnSuccessSeconds: 600,
+  delayOnFailureSeconds: 86400,
+  jobTimeoutSeconds: 1800,
+  workerStartGraceSeconds: 15,
+  exclusionLabel: 'imageinventory.dev/exclusion-list=true',
+  allowPruneAll: true,
+  allowUnprotected: true,
+  worker: {
+    image: 'ghcr.io/imageinventory/inv:0.1.0',
+    criTimeout: '5s',
+    resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+    tolerations: [{ operator: 'Exists' }],
+    priorityClassName: '',
+  },
+};
+
+export class ConfigError extends Error {}
+
+/** Seconds, from a duration string with its unit (src/core/duration.ts); a ConfigError otherwise. */
+export function parseDuration(v: unknown, key: string): number {
+  if (typeof v !== 'string') {
+    throw new ConfigError(
+      `${key}: must be a duration with its unit, like 30s, 10m or 1h30m, got ${JSON.stringify(v)}`,
+    );
+  }
+  try {
+    return parseDurationMs(v, key) / 1000;
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function bool(v: unknown, key: string): boolean {
+  if (typeof v !== 'boolean')
+    throw new ConfigError(`${key}: must be true or false, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function str(v: unknown, key: string, allowEmpty = false): string {
+  if (typeof v !== 'string' || (!allowEmpty && v === ''))
+    throw new ConfigError(`${key}: must be a non-empty string, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function known(obj: Record<string, unknown>, keys: string[], where: string): void {
+  for (const k of Object.keys(obj)) {
+    if (!keys.includes(k)) throw new ConfigError(`${where}${k}: unknown key (known: ${keys.join(', ')})`);
+  }
+}
+
+/** Parses and validates the text of `config.yaml`; absent keys take the defaults above. */
+export function parseConfig(text: string | undefined): EraseConfig {
+  const cfg: EraseConfig = structuredClone(DEFAULT_CONFIG);
+  if (text === undefined || text.trim() === '') return cfg;
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (e) {
+    throw new ConfigError(`${CONFIG_KEY} is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (doc == null) return cfg;
+  if (!isObj(doc)) throw new ConfigError(`${CONFIG_KEY} must be a mapping of settings`);
+  known(
+    doc,
+    [
+      'runtimeSocket',
+      'nodeFilter',
+      'skipNotReady',
+      'skipCordoned',
+      'successRatio',
+      'delayOnSuccess',
+      'delayOnFailure',
+      'jobTimeout',
+      'workerStartGrace',
+      'exclusionLabel',
+      'allowPruneAll',
+      'allowUnprotected',
+      'worker',
+    ],
+    '',
+  );
+  if (doc.allowPruneAll !== undefined) cfg.allowPruneAll = bool(doc.allowPruneAll, 'allowPruneAll');
+  if (doc.allowUnprotected !== undefined)
+    cfg.allowUnprotected = bool(doc.allowUnprotected, 'allowUnprotected');
+  if (doc.runtimeSocket !== undefined) {
+    const s = str(doc.runtimeSocket, 'runtimeSocket').replace(/^unix:\/\//, '');
+    if (!s.startsWith('/'))
+      throw new ConfigError(
+        `runtimeSocket: must be an absolute host path, got ${JSON.stringify(doc.runtimeSocket)}`,
+      );
+    cfg.runtimeSocket = s;
+  }
+  if (doc.nodeFilter !== undefined) {
+    const nf = doc.nodeFilter;
+    if (!isObj(nf)) throw new ConfigError('nodeFilter: must be a mapping with type and selectors');
+    known(nf, ['type', 'selectors'], 'nodeFilter.');
+    if (nf.type !== undefined) {
+      if (nf.type !== 'include' && nf.type !== 'exclude')
+        throw new ConfigError(`nodeFilter.type: must be include or exclude, got ${JSON.stringify(nf.type)}`);
+      cfg.nodeFilter.type = nf.type;
+    }
+    if (nf.selectors !== undefined) {
+      if (!Array.isArray(nf.selectors))
+        throw new ConfigError('nodeFilter.selectors: must be a list of label selectors');
+      cfg.nodeFilter.selectors = nf.selectors.map((s, i) => {
+        const text = str(s, `nodeFilter.selectors[${i}]`);
+        try {
+          parseSelector(text);
+        } catch (e) {
+          throw new ConfigError(`nodeFilter.selectors[${i}]: ${(e as Error).message}`);
+        }
+        return text;
+      });
+    }
+  }
+  if (doc.skipNotReady !== undefined) cfg.skipNotReady = bool(doc.skipNotReady, 'skipNotReady');
+  if (doc.skipCordoned !== undefined) cfg.skipCordoned = bool(doc.skipCordoned, 'skipCordoned');
+  if (doc.successRatio !== undefined) {
+    const r =
+      typeof doc.successRatio === 'string' && doc.successRatio.trim() !== ''
+        ? Number(doc.successRatio)
+        : doc.successRatio;
+    if (typeof r !== 'number' || !Number.isFinite(r) || r < 0 || r > 1)
+      throw new ConfigError(
+        `successRatio: must be a number from 0 to 1, got ${JSON.stringify(doc.successRatio)}`,
+      );
+    cfg.successRatio = r;
+  }
+  if (doc.delayOnSuccess !== undefined)
+    cfg.delayOnSuccessSeconds = parseDuration(doc.delayOnSuccess, 'delayOnSuccess');
+  if (doc.delayOnFailure !== undefined)
+    cfg.delayOnFailureSeconds = parseDuration(doc.delayOnFailure, 'delayOnFailure');
+  if (doc.jobTimeout !== undefined) {
+    cfg.jobTimeoutSeconds = parseDuration(doc.jobTimeout, 'jobTimeout');
+    if (cfg.jobTimeoutSeconds <= 0) throw new ConfigError('jobTimeout: must be longer than 0s');
+  }
+  if (doc.workerStartGrace !== undefined)
+    cfg.workerStartGraceSeconds = parseDuration(doc.workerStartGrace, 'workerStartGrace');
+  if (doc.exclusionLabel !== undefined) {
+    cfg.exclusionLabel = str(doc.exclusionLabel, 'exclusionLabel');
+    try {
+      parseSelector(cfg.exclusionLabel);
+    } catch (e) {
+      throw new ConfigError(`exclusionLabel: ${(e as Error).message}`);
+    }
+  }
+  if (doc.worker !== undefined) {
+    const w = doc.worker;
+    if (!isObj(w)) throw new ConfigError('worker: must be a mapping');
+    known(w, ['image', 'criTimeout', 'resources', 'tolerations', 'priorityClassName'], 'worker.');
+    if (w.image !== undefined) {
+      cfg.worker.image = str(w.image, 'worker.image');
+      if (/\s/.test(cfg.worker.image))
+        throw new ConfigError(`worker.image: must not contain spaces, got ${JSON.stringify(w.image)}`);
+    }
+    if (w.criTimeout !== undefined) {
+      // Passed to `inv node-remove --timeout`: checked here with the same parser, so a bad value
+      // fails the configuration, not every worker.
+      const t = String(w.criTimeout).trim();
+      if (!(parseDuration(typeof w.criTimeout === 'string' ? t : w.criTimeout, 'worker.criTimeout') > 0))
+        throw new ConfigError(
+          `worker.criTimeout: must be longer than 0s, got ${JSON.stringify(w.criTimeout)}`,
+        );
+      cfg.worker.criTimeout = t;
+    }
+    if (w.resources !== undefined) {
+      if (!isObj(w.resources)) throw new ConfigError('worker.resources: must be a mapping (requests/limits)');
+      known(w.resources, ['requests', 'limits'], 'worker.resources.');
+      for (const [part, v] of Object.entries(w.resources)) {
+        if (!isObj(v))
+          throw new ConfigError(`worker.resources.${part}: must be a mapping of resource quantities`);
+        for (const [res, q] of Object.entries(v)) {
+          if (!/^[0-9.]+([eE][0-9]+|[numkMGTPE]|[KMGTPE]i)?$/.test(String(q)))
+            throw new ConfigError(`worker.resources.${part}.${res}: not a quantity: ${JSON.stringify(q)}`);
+        }
+      }
+      cfg.worker.resources = w.resources;
+    }
+    if (w.tolerations !== undefined) {
+      if (!Array.isArray(w.tolerations) || !w.tolerations.every(isObj))
+        throw new ConfigError('worker.tolerations: must be a list of tolerations');
+      cfg.worker.tolerations = w.tolerations;
+    }
+    if (w.priorityClassName !== undefined)
+      cfg.worker.priorityClassName = str(w.priorityClassName, 'worker.priorityClassName', true);
+  }
+  return cfg;
+}

@@ -1,0 +1,161 @@
+// The ImageJob controller: one reconcile looks at one job's level (its status inventory, the
+// live worker Pods, the clock) and takes the next steps; it never sleeps or polls, it returns
+// when to look again. The phases, one file each, in the order a pass runs them:
+//
+//   trust-check.ts  only jobs of a live ImageList, within the administrator's policy, run;
+//   plan.ts         nodes selected, every worker object and node result recorded, written
+//                   before anything exists (write-ahead); a `*` prune's protected set, once;
+//   prepare.ts      the desired worker objects of the planned job;
+//   apply.ts        wave 0: the ConfigMaps and the PodTemplate; wave 1: one Pod per node;
+//   observe.ts      node results from finished Pods, workers that cannot start, the deadline;
+//   finish.ts       Completed or Failed by the success ratio, deleteAfter;
+//   cleanup.ts      after deleteAfter the objects wave by wave, then the job; the finalizer.
+//
+// Below them: pass.ts (the pass state, its one status writer, failing the pending nodes),
+// worker-objects.ts (worker objects as inventory items), input-contents.ts, node-readiness.ts,
+// live.ts, job-events.ts. The inventory's waves are walked by ApplyInventory
+// (src/core/apply-inventory/apply-inventory.ts), never here.
+import type { KubeRest } from '../../kube/rest.js';
+import { requeueAfter, type ReconcileResult, type Reconciler } from '../../controller/reconcile.js';
+import { noopLogger, type Logger } from '../../observability/logger.js';
+import { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
+import { ScanProtection, type ProtectionSource } from '../worker/inventory-protection.js';
+import type { EraseMetrics } from '../metrics.js';
+import { RestReader, type EraseReader } from '../reader.js';
+import { decodeResult } from '../api/results.js';
+import { ConfigError } from '../config/config.js';
+import { AdminSettingsSource, DEFAULT_CONFIG_NAMESPACE } from '../config/settings.js';
+import { policyProblem } from '../config/policy.js';
+import { apply } from './apply.js';
+import { cleanUp, finalize } from './cleanup.js';
+import type { JobContext } from './context.js';
+import { finish } from './finish.js';
+import { reportFailures } from './job-events.js';
+import { NodeReadiness } from './node-readiness.js';
+import { observe } from './observe.js';
+import { beginPass, recordStatus } from './pass.js';
+import { plan } from './plan.js';
+import { prepare } from './prepare.js';
+import { InputContents } from './input-contents.js';
+import { checkTrust, refuse } from './trust-check.js';
+import { jobOwner } from './worker-objects.js';
+
+export { protectsInventory } from './plan.js';
+
+export interface JobControllerOptions {
+  /** Writes (and confirming reads the cache cannot answer) go here. */
+  rest: KubeRest;
+  /** Where reads come from: the controllers' informers (EraseCache), or the server directly (default). */
+  reader?: EraseReader;
+  /** Namespace of the worker Pods, ConfigMaps and PodTemplate. */
+  namespace: string;
+  logger?: Logger;
+  now?: () => Date;
+  /** Look again at a running job at least this often (Pod events usually come first). Default 30 s. */
+  resyncMs?: number;
+  /** Objects created per reconcile before the progress is persisted. Default 500. */
+  applyChunk?: number;
+  /** Namespace of the configuration and the exclusion lists (default: image-inventory-system). */
+  configNamespace?: string;
+  /** The administrator's settings (default: read from the configuration namespace, cached 5 s). */
+  settings?: AdminSettingsSource;
+  /** Where a `*` prune learns what the workloads reference (default: a fresh scan of the cluster). */
+  protection?: ProtectionSource;
+  metrics?: EraseMetrics;
+}
+
+export class ImageJobController implements Reconciler {
+  private readonly ctx: JobContext;
+
+  constructor(opts: JobControllerOptions) {
+    const now = opts.now ?? (() => new Date());
+    const direct = new RestReader(opts.rest);
+    const reader = opts.reader ?? direct;
+    const protection = opts.protection ?? new ScanProtection(opts.rest);
+    this.ctx = {
+      rest: opts.rest,
+      reader,
+      direct,
+      log: (opts.logger ?? noopLogger).child({ controller: 'imagejob' }),
+      now,
+      namespace: opts.namespace,
+      resyncMs: opts.resyncMs ?? 30_000,
+      applyChunk: opts.applyChunk ?? 500,
+      settings:
+        opts.settings ??
+        new AdminSettingsSource(
+          reader,
+          opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE,
+          5000,
+          direct,
+          opts.namespace,
+        ),
+      protection,
+      metrics: opts.metrics,
+      inputs: new InputContents(protection),
+      readiness: new NodeReadiness(reader, now),
+    };
+  }
+
+  /**
+   * Reconciles one ImageJob (see src/core/controller/reconcile.ts for the contract). A job that
+   * is not to be trusted is marked Failed and thrown as a TerminalError; objects the API
+   * refuses are thrown as plain errors (retried with backoff).
+   */
+  async reconcile(name: string, signal?: AbortSignal): Promise<ReconcileResult> {
+    return requeueAfter(await this.reconcileJob(name, signal));
+  }
+
+  /**
+   * One pass: read the job, then the phases in order (each one writes the status at most once:
+   * plan before anything exists, finish before counting, clean up before its first DELETE; the
+   * rest is written once at the end). Returns when to look again (ms), or undefined for "on
+   * events only".
+   */
+  private async reconcileJob(name: string, signal?: AbortSignal): Promise<number | undefined> {
+    const ctx = this.ctx;
+    const read = await ctx.reader.job(name);
+    if (!read) return undefined;
+    // A copy: the reconcile edits the status in place, and a cached object must never change.
+    const job = structuredClone(read);
+    if (job.metadata.deletionTimestamp) return finalize(ctx, job);
+    const st = (job.status ??= {});
+    if (!st.planned && st.phase === 'Failed') return undefined; // refused before: never touched again
+    const inv = ApplyInventory.decode(st.inventory);
+    const p = beginPass(ctx, job, inv, (st.nodes ?? []).map(decodeResult), jobOwner(job), signal);
+    // The administrator's settings; fresh from the server while planning. Without a valid
+    // configuration a job is never planned: it fails closed, with the reason.
+    try {
+      p.admin = await ctx.settings.get(!st.planned);
+    } catch (e) {
+      if (st.planned || !(e instanceof ConfigError)) throw e;
+      return refuse(ctx, p, (e as Error).message);
+    }
+    const refused = st.planned ? undefined : policyProblem(job.spec, p.admin.config);
+    if (refused) return refuse(ctx, p, refused);
+
+    await checkTrust(ctx, p);
+    if (!st.planned) {
+      const waitMs = await plan(ctx, p);
+      if (waitMs !== 'planned') return waitMs;
+    }
+    await prepare(ctx, p);
+    await apply(ctx, p);
+    await observe(ctx, p);
+    await finish(ctx, p);
+    if ((await cleanUp(ctx, p)) === 'deleted') return undefined;
+
+    recordStatus(p);
+    await p.save();
+    await reportFailures(ctx, job, p.results, p.failedBefore);
+    if (p.applyFailed && st.phase === 'Running') {
+      if (st.message !== p.applyFailed) {
+        st.message = p.applyFailed;
+        await p.save();
+      }
+      throw new Error(p.applyFailed);
+    }
+    const requeue = p.requeue;
+    return requeue === undefined || requeue === Infinity ? undefined : Math.max(0, requeue);
+  }
+}

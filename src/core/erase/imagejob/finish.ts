@@ -1,0 +1,31 @@
+// Finish: once no node is pending, Completed if (succeeded+skipped)/desired reaches the success
+// ratio, else Failed; deleteAfter = now + delayOnSuccess/delayOnFailure. Written, then counted
+// (metrics and the final Event), so a conflict means the next pass finishes and counts it once.
+import { countResults, jobPhase } from '../api/results.js';
+import type { JobContext } from './context.js';
+import { jobEvent } from './job-events.js';
+import { iso, recordStatus, type Pass } from './pass.js';
+
+export async function finish(ctx: JobContext, p: Pass): Promise<void> {
+  const { job, name, st, now, cfg } = p;
+  const counts = countResults(p.results);
+  if (!(st.phase === 'Running' && counts.pending === 0)) return;
+  st.phase = jobPhase(counts, cfg.successRatio);
+  st.completionTime = iso(now);
+  const delay = st.phase === 'Completed' ? cfg.delayOnSuccessSeconds : cfg.delayOnFailureSeconds;
+  st.deleteAfter = iso(new Date(now.getTime() + delay * 1000));
+  ctx.log.info('job finished', { job: name, phase: st.phase, ...counts });
+  // Saved before counting: a conflict here means the next pass finishes it (and counts it).
+  recordStatus(p);
+  await p.save();
+  const ran = (Date.parse(st.completionTime ?? '') - Date.parse(st.startTime ?? '')) / 1000;
+  ctx.metrics?.jobFinished(st.phase, counts, Boolean(job.spec.dryRun), Number.isFinite(ran) ? ran : 0);
+  await jobEvent(
+    ctx,
+    job,
+    'finished',
+    st.phase === 'Completed' ? 'Normal' : 'Warning',
+    st.phase,
+    `${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.desired} node(s)${st.message ? `; ${st.message}` : ''}`,
+  );
+}

@@ -1,0 +1,105 @@
+// Observe: finished worker Pods give their node's result (the termination message) and their
+// items Complete; a worker that cannot start, or whose node is not Ready or gone, fails its node
+// after a grace; past the job deadline, unfinished nodes fail with a reason naming their Pod and
+// its state ("timeout: Pod x Pending: Unschedulable: ...") and their Pods are scheduled for
+// deletion.
+import { itemKey, ApplyInventory } from '../../apply-inventory/apply-inventory.js';
+import { objectPath } from '../../apply-inventory/objects.js';
+import { pendingResult, resultFromPod } from '../api/results.js';
+import { describeWorker, startFailure } from '../worker/start-failure.js';
+import { podNames } from '../api/types.js';
+import type { JobContext } from './context.js';
+import { livePods } from './live.js';
+import { iso, setResult, type Pass } from './pass.js';
+import type { PodLike } from './pod.js';
+
+export async function observe(ctx: JobContext, p: Pass): Promise<void> {
+  const { name, now, cfg } = p;
+  const pendingNode = (node: string) => p.results.find((r) => r.node === node)?.outcome === 'Pending';
+  p.live = await livePods(ctx, name, p.ns, p.owner);
+  const completed: string[] = [];
+  const vanished: string[] = [];
+  for (const item of p.inv.items) {
+    if (item.kind !== 'Pod' || item.phase !== 'Ready') continue;
+    const node = p.podToNode.get(item.name);
+    const pod = p.live.get(itemKey(item)) as PodLike | undefined;
+    if (!pod) {
+      // Missing from a cache may mean "not arrived yet": only a GET that finds nothing says gone.
+      if (p.justCreated.has(itemKey(item)) || !(await ctx.reader.confirmGone(objectPath(item)))) continue;
+      vanished.push(itemKey(item));
+      if (node && pendingNode(node))
+        setResult(p, {
+          ...pendingResult(node),
+          outcome: 'Failed',
+          reason: 'worker Pod deleted before it finished',
+        });
+      continue;
+    }
+    const phase = pod.status?.phase;
+    if (phase !== 'Succeeded' && phase !== 'Failed') {
+      // A worker that cannot start (its image cannot be pulled, its container cannot be
+      // created) never will by itself: fail the node after a short grace, not at the deadline.
+      const grace = cfg.workerStartGraceSeconds ?? 15;
+      const stuck =
+        startFailure(pod.status, now, grace) ??
+        (node ? await ctx.readiness.lostNode(node, pod, now, grace) : undefined);
+      if (stuck && node && pendingNode(node)) {
+        if (stuck.failNow) {
+          setResult(p, { ...pendingResult(node), outcome: 'Failed', reason: stuck.reason });
+          p.inv.scheduleDeletion([itemKey(item)]);
+          ctx.log.warn('worker cannot start', { job: name, node, reason: stuck.reason });
+        } else {
+          p.requeue = Math.min(p.requeue ?? Infinity, stuck.retryInMs);
+        }
+      }
+      continue;
+    }
+    completed.push(itemKey(item));
+    const term = pod.status?.containerStatuses?.[0]?.state?.terminated;
+    if (node && pendingNode(node))
+      setResult(
+        p,
+        resultFromPod(node, {
+          phase,
+          exitCode: term?.exitCode,
+          message: term?.message,
+          reason: term?.reason ?? pod.status?.reason,
+        }),
+      );
+  }
+  p.inv.complete(completed);
+  p.inv.drop(vanished);
+  deadline(ctx, p);
+}
+
+/** Past the job deadline, every unfinished node fails naming its Pod and the Pod's state. */
+function deadline(ctx: JobContext, p: Pass): void {
+  const { name, st, now, cfg } = p;
+  if (st.phase !== 'Running') return;
+  // startTime is stored to the whole second, rounded down; adding a second makes the deadline
+  // fire at or after the configured timeout, never before it.
+  const at = Date.parse(st.startTime ?? iso(now)) + 1000 + cfg.jobTimeoutSeconds * 1000;
+  if (now.getTime() < at) {
+    p.requeue = Math.min(p.requeue ?? Infinity, at - now.getTime(), ctx.resyncMs);
+    return;
+  }
+  const stale: string[] = [];
+  for (const r of p.results) {
+    if (r.outcome !== 'Pending') continue;
+    const pod = podNames(name, [r.node]).get(r.node)!;
+    const it = p.inv.items.find((i) => i.kind === 'Pod' && i.name === pod);
+    const livePod = it ? (p.live.get(itemKey(it)) as PodLike | undefined) : undefined;
+    const createError = it ? p.applyErrors.get(itemKey(it)) : undefined;
+    // Name the Pod and its state, not a bare "timeout": that is what the user acts on.
+    const why = describeWorker(
+      pod,
+      livePod,
+      createError ?? (it?.phase === 'Creating' ? st.message : undefined),
+    );
+    setResult(p, { ...r, outcome: 'Failed', reason: `timeout: ${why}` });
+    if (it && ApplyInventory.active(it)) stale.push(itemKey(it));
+  }
+  p.inv.scheduleDeletion(stale);
+  if (stale.length)
+    st.message = `job deadline of ${cfg.jobTimeoutSeconds}s passed: ${stale.length} worker(s) stopped`;
+}

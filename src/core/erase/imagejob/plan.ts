@@ -1,0 +1,86 @@
+// Plan (write-ahead): select the nodes, record every worker object (Creating) and every node's
+// result (Pending or Skipped), and write it before anything is created. A `*` prune with the
+// inventory's protection first computes, once, the set of refs the cluster's workloads reference
+// and records how many ConfigMaps carry it; without that set the job waits (fail closed), and
+// fails at its deadline having removed nothing.
+import { PRUNE_ALL } from '../api/images.js';
+import { selectNodes } from './nodes.js';
+import { pendingResult } from '../api/results.js';
+import type { ImageJob } from '../api/types.js';
+import type { JobContext } from './context.js';
+import { inputContents, planInputs } from '../worker/inputs.js';
+import { jobExclusions } from './input-contents.js';
+import { jobEvent } from './job-events.js';
+import { iso, recordStatus, type Pass } from './pass.js';
+import { workerObjects } from './worker-objects.js';
+
+/** Retry delay while the protected set cannot be computed. */
+const PROTECTION_RETRY_MS = 5000;
+
+/** A `*` prune keeps what the inventory references unless the request turned that off. */
+export const protectsInventory = (job: ImageJob): boolean =>
+  job.spec.images.includes(PRUNE_ALL) && job.spec.protectInventory !== false;
+
+/** Returns 'planned', or when to look again (ms; undefined: on events only) while it cannot plan. */
+export async function plan(ctx: JobContext, p: Pass): Promise<'planned' | number | undefined> {
+  const { job, name, st, now, cfg, admin } = p;
+  let planChunks: string[] = [];
+  if (protectsInventory(job)) {
+    try {
+      const c = await ctx.inputs.computeProtected();
+      planChunks = c.chunks;
+      st.protectedRefs = c.refs;
+      st.protectedChunks = c.chunks.length;
+    } catch (e) {
+      // Fail closed: without the set, a * prune could remove what a workload needs next.
+      const msg = `waiting for the inventory (${ctx.protection.describe}) to protect referenced images: ${(e as Error).message}`;
+      const created = Date.parse(job.metadata.creationTimestamp ?? iso(now));
+      if (now.getTime() - created >= cfg.jobTimeoutSeconds * 1000) {
+        st.phase = 'Failed';
+        st.message = `${msg}; gave up at the job deadline, nothing was removed`;
+        st.completionTime = iso(now);
+        st.deleteAfter = iso(new Date(now.getTime() + cfg.delayOnFailureSeconds * 1000));
+      } else {
+        st.message = msg;
+      }
+      ctx.log.warn('protected set unavailable, job not started', {
+        job: name,
+        error: (e as Error).message,
+      });
+      await p.save();
+      return st.phase === 'Failed' ? undefined : PROTECTION_RETRY_MS;
+    }
+  }
+  const sel = selectNodes(
+    await ctx.reader.nodes(),
+    {
+      ...cfg,
+      nodeFilter: admin.config.nodeFilter,
+      skipNotReady: admin.config.skipNotReady,
+      skipCordoned: admin.config.skipCordoned,
+    },
+    job.spec.nodeSelector,
+  );
+  p.results = [
+    ...sel.selected.map(pendingResult),
+    ...sel.skipped.map((s) => ({
+      ...pendingResult(s.node),
+      outcome: 'Skipped' as const,
+      reason: s.reason,
+    })),
+  ].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+  // The inputs are recorded with their digests before anything exists (write-ahead).
+  const contents = inputContents(job.spec.images, jobExclusions(job, admin), planChunks);
+  st.inputs = planInputs(name, contents);
+  ctx.inputs.remember(job, contents);
+  p.inv.plan([...workerObjects(job, sel.selected, p.ns, admin, contents).values()].map((d) => d.item));
+  st.phase ??= 'Running';
+  st.startTime ??= iso(now);
+  st.planned = true;
+  st.message = `${sel.selected.length} node(s) selected, ${sel.skipped.length} skipped${sel.ignored ? `, ${sel.ignored} outside the node selector` : ''}${st.protectedChunks ? `; ${st.protectedRefs ?? 0} referenced image(s) protected (from ${ctx.protection.describe})` : ''}`;
+  recordStatus(p);
+  await p.save(); // the inventory is persisted before any object exists
+  ctx.log.info('job planned', { job: name, nodes: sel.selected.length, skipped: sel.skipped.length });
+  await jobEvent(ctx, job, 'planned', 'Normal', 'Planned', st.message);
+  return 'planned';
+}

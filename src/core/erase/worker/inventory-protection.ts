@@ -1,0 +1,123 @@
+// Where a `*` prune learns which images the cluster's workloads reference. Two sources, one
+// answer: the same rules as the inventory (rules.ts) over every namespace's source objects (the
+// kinds of inventory/source-kinds.ts, built in and declared, and ReplicaSets' owners), so a Deployment scaled to zero, a suspended
+// CronJob or a Job whose Pods are gone still protect their images; plus every Image resource in
+// the cluster, so what the inventory recorded is never pruned either.
+//
+// - inv watch: the daemon's informer cache, when it watches every namespace and has synced;
+// - inv erase --standalone (and any other case): a fresh in-memory scan that writes nothing.
+//
+// Either fails loudly rather than returning a partial set: the ImageJob controller then does
+// not start the prune (fail closed).
+import { isNotFound, type KubeRest } from '../../kube/rest.js';
+import { imagesPath, type ImageResource } from '../../inventory/image-resource.js';
+import { desiredImages } from '../../inventory/rules.js';
+import type { SourceKinds } from '../../inventory/source-kinds.js';
+import { listKind, readKinds } from '../../inventory/sources.js';
+import { emptyNamespaceObjects, type NamespaceObjects } from '../../inventory/types.js';
+import type { ProtectedUse } from './protected-set.js';
+
+export interface ProtectionSource {
+  /** Every (namespace, ref, kinds) the cluster's workloads and Image resources reference. */
+  uses(): Promise<ProtectedUse[]>;
+  /** For logs and the job's message: "the daemon's cache" or "a fresh scan". */
+  readonly describe: string;
+}
+
+/** What the daemon's InventoryCache offers (kept narrow so erase does not depend on watch). */
+export interface InventoryCacheView {
+  /** True when the cache watches every namespace (no --namespaces filter). */
+  readonly clusterWide: boolean;
+  hasSynced(): boolean;
+  namespaces(): Set<string>;
+  objects(namespace: string): NamespaceObjects;
+  /** The source kinds the cache watches (built-in plus declared). */
+  readonly kinds?: SourceKinds;
+  images(namespace: string): ImageResource[];
+}
+
+function usesOf(
+  byNamespace: Map<string, NamespaceObjects>,
+  images: Iterable<ImageResource>,
+  sourceKinds?: SourceKinds,
+): ProtectedUse[] {
+  const out: ProtectedUse[] = [];
+  for (const [namespace, objs] of byNamespace) {
+    for (const [image, kinds] of desiredImages(namespace, objs, sourceKinds).images)
+      out.push({ namespace, image, kinds: [...kinds] });
+  }
+  for (const img of images) {
+    if (!img.spec?.image || img.metadata.deletionTimestamp) continue;
+    const kinds = (img.status?.kinds ?? '').split(',').filter(Boolean);
+    out.push({ namespace: img.metadata.namespace ?? '', image: img.spec.image, kinds });
+  }
+  return out;
+}
+
+/** A fresh, read-only scan of the whole cluster: six cluster-wide LISTs plus the Images. */
+export class ScanProtection implements ProtectionSource {
+  readonly describe = 'a fresh scan of the cluster';
+
+  constructor(
+    private readonly rest: KubeRest,
+    private readonly kinds?: SourceKinds,
+  ) {}
+
+  async uses(): Promise<ProtectedUse[]> {
+    const byNamespace = new Map<string, NamespaceObjects>();
+    await Promise.all(
+      readKinds(this.kinds).map(async (kind) => {
+        const { items } = await listKind(this.rest, kind);
+        for (const o of items) {
+          const ns = o.metadata.namespace ?? '';
+          let objs = byNamespace.get(ns);
+          if (!objs) byNamespace.set(ns, (objs = emptyNamespaceObjects()));
+          (objs[kind.key] ??= []).push(o);
+        }
+      }),
+    );
+    let images: ImageResource[] = [];
+    try {
+      images = (await this.rest.list<ImageResource>(imagesPath())).items;
+    } catch (e) {
+      // No Image CRD: there is no recorded inventory, the workloads above are the whole answer.
+      if (!isNotFound(e)) throw e;
+    }
+    return usesOf(byNamespace, images, this.kinds);
+  }
+}
+
+/**
+ * The daemon's cache when it covers the whole cluster and has synced; otherwise (a
+ * --namespaces filter, or not synced yet) a fresh scan, since a partial view would leave the
+ * other namespaces' images unprotected.
+ */
+export class CacheProtection implements ProtectionSource {
+  private readonly fallback: ScanProtection;
+
+  constructor(
+    private readonly cache: InventoryCacheView,
+    rest: KubeRest,
+  ) {
+    this.fallback = new ScanProtection(rest, cache.kinds);
+  }
+
+  get describe(): string {
+    return this.usable() ? "the daemon's cache" : this.fallback.describe;
+  }
+
+  private usable(): boolean {
+    return this.cache.clusterWide && this.cache.hasSynced();
+  }
+
+  async uses(): Promise<ProtectedUse[]> {
+    if (!this.usable()) return this.fallback.uses();
+    const byNamespace = new Map<string, NamespaceObjects>();
+    const images: ImageResource[] = [];
+    for (const ns of this.cache.namespaces()) {
+      byNamespace.set(ns, this.cache.objects(ns));
+      images.push(...this.cache.images(ns));
+    }
+    return usesOf(byNamespace, images, this.cache.kinds);
+  }
+}

@@ -1,0 +1,105 @@
+// Keeps the layering of ARCHITECTURE.md ("Layers") true, from the source: every relative import
+// (type-only ones too) of every file in src/ points at the same folder or at a lower layer, and
+// no chain of imports leads back to the file it started from.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../support/paths.js';
+
+/** Bottom first. A folder imports only from its own folder and from lower layers. */
+const LAYERS: readonly (readonly string[])[] = [
+  ['core'], // core/*.ts: small shared helpers
+  ['core/refs', 'core/kube', 'core/cri', 'core/observability'],
+  ['core/controller'],
+  ['core/apply-inventory', 'core/inventory'],
+  ['core/report', 'core/erase'],
+  ['core/noderemove', 'core/check', 'core/install', 'core/watch'],
+  ['cli', 'hooks'],
+  ['commands', 'bundle'],
+];
+
+const src = path.join(repoRoot, 'src');
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) sourceFiles(p, out);
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** The folder a file belongs to for layering: core/<first folder>, core, or the top folder. */
+function folderOf(file: string): string {
+  const parts = path.relative(src, file).split(path.sep);
+  if (parts[0] === 'core') return parts.length > 2 ? `core/${parts[1]}` : 'core';
+  return parts[0]!;
+}
+
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+
+function importsOf(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2]!;
+    out.push(path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts'));
+  }
+  return out;
+}
+
+describe('the import graph of src/', () => {
+  const files = sourceFiles(src);
+  const graph = new Map(files.map((f) => [f, importsOf(f)] as const));
+  const rank = new Map(LAYERS.flatMap((layer, i) => layer.map((f) => [f, i] as const)));
+  const rel = (f: string) => path.relative(repoRoot, f);
+
+  it('reads the imports (the scan sees the files it should)', () => {
+    assert.ok(files.length > 100);
+    assert.ok(graph.get(path.join(src, 'commands', 'erase.ts'))!.length > 5);
+  });
+
+  it('places every folder in a layer', () => {
+    const unplaced = [...new Set(files.map(folderOf))].filter((f) => !rank.has(f));
+    assert.deepEqual(unplaced, [], 'add new folders to LAYERS here and in ARCHITECTURE.md');
+  });
+
+  it('has no import into a missing file', () => {
+    const missing = [...graph].flatMap(([f, deps]) =>
+      deps.filter((d) => !graph.has(d)).map((d) => `${rel(f)} -> ${rel(d)}`),
+    );
+    assert.deepEqual(missing, []);
+  });
+
+  it('has no import upward or sideways between folders', () => {
+    const bad: string[] = [];
+    for (const [f, deps] of graph) {
+      const from = folderOf(f);
+      for (const d of deps) {
+        const to = folderOf(d);
+        if (to !== from && !(rank.get(to)! < rank.get(from)!))
+          bad.push(`${rel(f)} (${from}) -> ${rel(d)} (${to})`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('has no cycle between files', () => {
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const cycles: string[] = [];
+    const visit = (f: string) => {
+      state.set(f, 'open');
+      stack.push(f);
+      for (const d of graph.get(f) ?? []) {
+        if (state.get(d) === 'open') cycles.push([...stack.slice(stack.indexOf(d)), d].map(rel).join(' -> '));
+        else if (!state.has(d)) visit(d);
+      }
+      stack.pop();
+      state.set(f, 'done');
+    };
+    for (const f of files) if (!state.has(f)) visit(f);
+    assert.deepEqual(cycles, []);
+  });
+});
