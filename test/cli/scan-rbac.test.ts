@@ -12,10 +12,15 @@ import { KubeRest } from '../../src/core/kube/rest.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 import { runCli } from './run-cli.js';
 
+// What scan lists: every source kind of the registry, and ReplicaSets (their owners only).
 const SCANNER_RULES: k8s.V1PolicyRule[] = [
-  { apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'daemonsets'], verbs: ['list'] },
+  {
+    apiGroups: ['apps'],
+    resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets'],
+    verbs: ['list'],
+  },
   { apiGroups: ['batch'], resources: ['cronjobs', 'jobs'], verbs: ['list'] },
-  { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+  { apiGroups: [''], resources: ['pods', 'replicationcontrollers'], verbs: ['list'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch', 'get', 'list'] },
 ];
 const IMAGE_RULE: k8s.V1PolicyRule = {
