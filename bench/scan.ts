@@ -1,6 +1,7 @@
 // Benchmark for `inv scan`: seeds one namespace with 5,000 Pods and 1,000 workloads in the
-// real API server, then times a first build, a no-op rebuild, and the bare LIST calls that
-// any rebuild must make, and reports the ratio. Prints figures; never fails on timing.
+// real API server (the Pods owned by the Deployments' ReplicaSets, as a cluster has them), then
+// times a first build, a no-op rebuild, and the bare LIST calls that any rebuild must make, and
+// reports the ratio. Prints figures; never fails on timing.
 import { KubeConfig } from '@kubernetes/client-node';
 import { imagesPath } from '../src/core/inventory/image-resource.js';
 import { scanCluster } from '../src/core/inventory/scan.js';
@@ -13,6 +14,7 @@ import { installCrds } from '../src/core/kube/crd-install.js';
 import { isWrite, KubeRest } from '../src/core/kube/rest.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
+import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
 
 export interface BenchContext {
   kubeconfig: string;
@@ -27,12 +29,16 @@ const DISTINCT_IMAGES = 400;
 
 const img = (i: number) => `registry.example.com/team${i % 20}/app${i % DISTINCT_IMAGES}:v${i % 3}`;
 
+const podTemplate = (i: number) => ({
+  metadata: { labels: { app: `w${i}` } },
+  spec: { containers: [{ name: 'c', image: img(i) }], initContainers: [{ name: 'i', image: img(i + 7) }] },
+});
+/** The ownerReference of each Deployment's current ReplicaSet (bench/_replicasets.ts). */
+const owners: OwnerRef[] = [];
+
 function object(kind: SourceKind, i: number): unknown {
-  const podSpec = {
-    containers: [{ name: 'c', image: img(i) }],
-    initContainers: [{ name: 'i', image: img(i + 7) }],
-  };
-  const tmpl = { metadata: { labels: { app: `w${i}` } }, spec: podSpec };
+  const tmpl = podTemplate(i);
+  const podSpec = tmpl.spec;
   const meta = { name: `${kind.toLowerCase()}-${i}`, namespace: NS };
   const apiVersion = apiVersionOf(spec(kind));
   switch (kind) {
@@ -69,29 +75,24 @@ function object(kind: SourceKind, i: number): unknown {
         spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } },
       };
     case 'Pod':
-      // Mostly owned Pods (as a Deployment's would be), some naked.
-      return {
-        apiVersion,
-        kind,
-        metadata: {
-          ...meta,
-          ...(i % 10 === 0
-            ? {}
-            : {
-                ownerReferences: [
-                  {
-                    apiVersion: 'apps/v1',
-                    kind: 'ReplicaSet',
-                    name: `rs-${i % 400}`,
-                    uid: `00000000-0000-4000-8000-${String(i % 400).padStart(12, '0')}`,
-                  },
-                ],
-              }),
-        },
-        spec: podSpec,
-      };
+      // Mostly owned Pods (by the current ReplicaSet of a Deployment, running its template),
+      // some naked.
+      return i % 10 === 0
+        ? { apiVersion, kind, metadata: meta, spec: podSpec }
+        : {
+            apiVersion,
+            kind,
+            metadata: {
+              ...meta,
+              labels: { app: `w${i % WORKLOADS.Deployment}`, 'pod-template-hash': 'cur' },
+              ownerReferences: [owners[i % WORKLOADS.Deployment]!],
+            },
+            spec: podTemplate(i % WORKLOADS.Deployment).spec,
+          };
   }
 }
+
+const tmpl = (i: number) => podTemplate(i) as unknown as PodTemplate;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -114,12 +115,18 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   const [seedMs] = await timed(async () => {
     for (const [kind, count] of seed) {
       await forEachConcurrent(range(count), 16, async (i) => {
-        await rest.request('POST', collectionPath(spec(kind), NS), { body: object(kind, i) });
+        const o = await rest.request<{ metadata: { name: string; uid: string } }>(
+          'POST',
+          collectionPath(spec(kind), NS),
+          { body: object(kind, i) },
+        );
+        // A Deployment's ReplicaSets, before the Pods that they own.
+        if (kind === 'Deployment') owners[i] = await deploymentOwner(rest, NS, o.metadata.name, tmpl(i), o);
       });
     }
   });
   process.stderr.write(
-    `bench scan: seeded ${PODS} Pods + 1,000 workloads in ${(seedMs / 1000).toFixed(1)} s\n`,
+    `bench scan: seeded ${PODS} Pods + 1,000 workloads + 800 ReplicaSets in ${(seedMs / 1000).toFixed(1)} s\n`,
   );
 
   const scanOnce = async () => {
@@ -149,7 +156,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   const noopMs = median(noops.map((n) => n.ms));
   const bareMs = median(bare);
   return {
-    'objects seeded': `${PODS} Pods + 1,000 workloads`,
+    'objects seeded': `${PODS} Pods + 1,000 workloads + 800 ReplicaSets`,
     'distinct images': first.images,
     'first build (ms)': Math.round(first.ms),
     'first build writes': first.writes,

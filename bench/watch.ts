@@ -5,6 +5,8 @@
 //     with 10,000 Pods in the same namespace;
 //   - the daemon's RSS with 50,000 Pods cached (steady state, and the peak of a daemon started
 //     with the 50,000 Pods already present).
+// The Pods are owned as a cluster's are: by ReplicaSets that Deployments control, 50
+// Deployments per namespace (bench/_replicasets.ts), every 10th Pod naked.
 // Prints figures; never fails on timing.
 import { KubeConfig } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,6 +19,7 @@ import { KubeRest } from '../src/core/kube/rest.js';
 import { Informer } from '../src/core/controller/informer.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
+import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
 
 export interface BenchContext {
   kubeconfig: string;
@@ -112,39 +115,47 @@ function memory(pid: number): { rss: number; hwm: number } {
   return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
 }
 
-// Pods as a ReplicaSet would make them (owned; most Pods in a cluster are), every 10th naked.
-function pod(ns: string, name: string, i: number, image: string): unknown {
+// 50 Deployments per namespace, each with its ReplicaSets (bench/_replicasets.ts): 9 Pods in 10
+// are owned by one of the current ReplicaSets and run its images, every 10th is naked.
+const DEPLOYMENTS = 50;
+const SIDECAR = { name: 'sidecar', image: 'registry.example.com/proxy:1.2' };
+const template = (k: number): PodTemplate => ({
+  metadata: { labels: { app: `a${k}` } },
+  spec: { containers: [{ name: 'app', image: `registry.example.com/team${k % 20}/web${k}:v1` }, SIDECAR] },
+});
+const owners = new Map<string, OwnerRef[]>();
+async function ownersIn(rest: KubeRest, ns: string): Promise<OwnerRef[]> {
+  let o = owners.get(ns);
+  if (!o) {
+    o = new Array<OwnerRef>(DEPLOYMENTS);
+    await forEachConcurrent(range(DEPLOYMENTS), 8, async (k) => {
+      o![k] = await deploymentOwner(rest, ns, `web-${k}`, template(k));
+    });
+    owners.set(ns, o);
+  }
+  return o;
+}
+
+function pod(ns: string, name: string, i: number, image: string, owned: OwnerRef[]): unknown {
+  const k = i % DEPLOYMENTS;
+  const naked = i % 10 === 0;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
       name,
       namespace: ns,
-      labels: { app: `a${i % 50}` },
-      ...(i % 10 === 0
-        ? {}
-        : {
-            ownerReferences: [
-              {
-                apiVersion: 'apps/v1',
-                kind: 'ReplicaSet',
-                name: `rs-${i % 50}`,
-                uid: `00000000-0000-4000-8000-${String(i % 50).padStart(12, '0')}`,
-                controller: true,
-              },
-            ],
-          }),
+      labels: naked
+        ? { app: `naked${i % 50}` }
+        : { ...template(k).metadata.labels, 'pod-template-hash': 'cur' },
+      ...(naked ? {} : { ownerReferences: [owned[k]!] }),
     },
-    spec: {
-      containers: [
-        { name: 'app', image },
-        { name: 'sidecar', image: 'registry.example.com/proxy:1.2' },
-      ],
-    },
+    spec: { containers: naked ? [{ name: 'app', image }, SIDECAR] : template(k).spec.containers },
   };
 }
 
 async function createPods(rest: KubeRest, ns: string, count: number, offset = 0): Promise<number> {
+  const owned = await ownersIn(rest, ns);
   const t0 = Date.now();
   await forEachConcurrent(range(count), 32, (i) =>
     rest.request('POST', `/api/v1/namespaces/${ns}/pods`, {
@@ -153,6 +164,7 @@ async function createPods(rest: KubeRest, ns: string, count: number, offset = 0)
         `p-${offset + i}`,
         offset + i,
         `registry.example.com/team${(offset + i) % 20}/app${(offset + i) % 200}:v1`,
+        owned,
       ),
     }),
   );
@@ -172,6 +184,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   try {
     // 1. Burst.
     await ensureNamespace(rest, 'bench-burst');
+    await ownersIn(rest, 'bench-burst');
     await settle(d);
     let before = await rebuilds(d);
     const burstMs = await createPods(rest, 'bench-burst', 1000);

@@ -30,7 +30,7 @@ export const compileCacheEnv = (appDir) => ({
 
 /** The worker Pod's NODE_OPTIONS, from the controller's code (dist/src, built by tsc). */
 export async function workerNodeOptions(root = repoRoot) {
-  const mod = await import(path.join(root, 'dist', 'src', 'core', 'erase', 'worker.js'));
+  const mod = await import(path.join(root, 'dist', 'src', 'core', 'erase', 'worker', 'pod-spec.js'));
   return mod.WORKER_NODE_OPTIONS;
 }
 

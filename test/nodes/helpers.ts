@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config/config.js';
 import { EraseControllers } from '../../src/core/erase/controllers.js';
+import type { ProtectionSource } from '../../src/core/erase/worker/inventory-protection.js';
 import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/requester/request.js';
 import { decodeResult, type NodeResult } from '../../src/core/erase/api/results.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH, JOB_LABEL, type ImageJob } from '../../src/core/erase/api/types.js';
@@ -127,13 +128,15 @@ export class NodeEraseEnv {
     });
   }
 
-  startControllers(): void {
+  /** `protection`: where a `*` prune learns the references (default: a scan of built-in kinds). */
+  startControllers(opts: { protection?: ProtectionSource } = {}): void {
     this.abort = new AbortController();
     const controllers = new EraseControllers({
       kubeConfig: this.kc,
       namespace: this.namespace,
       configNamespace: this.configNamespace,
       jobResyncMs: 1000,
+      protection: opts.protection,
       logger: process.env.ERASE_DEBUG
         ? createLogger({ level: 'debug', format: 'text', stream: process.stderr })
         : undefined,
