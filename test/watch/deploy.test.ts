@@ -75,6 +75,7 @@ const PLURAL: Record<string, string> = {
   RoleBinding: 'rolebindings',
   Deployment: 'deployments',
   NetworkPolicy: 'networkpolicies',
+  Service: 'services',
 };
 
 function objectPath(o: Obj, namespace: string): string {
