@@ -108,6 +108,21 @@ describe('Helm chart charts/inv', function () {
     }
   });
 
+  it('renders, with every ci/*-values.yaml, an inv-erase-config that the controllers accept', async () => {
+    const ci = fs.readdirSync(path.join(chartDir, 'ci')).filter((f) => f.endsWith('-values.yaml'));
+    for (const f of ci) {
+      const objects = await template(['-f', path.join(chartDir, 'ci', f)]);
+      const cm = objects.find((o) => o.metadata.name === 'inv-erase-config') as
+        (KubeObject & { data: Record<string, string> }) | undefined;
+      if (!cm) continue; // erase disabled
+      const cfg = parseConfig(cm.data['config.yaml']);
+      if (f === 'full-values.yaml') {
+        assert.deepEqual(cfg.worker.imagePullSecrets, ['registry-credentials']);
+        assert.equal(cfg.jobTimeoutSeconds, 3600);
+      }
+    }
+  });
+
   describe('values schema (strict): a clear message naming the bad key', () => {
     const fails = async (args: string[], ...patterns: RegExp[]) => {
       const r = await helm(['template', 'inv', chartDir, ...args]);
