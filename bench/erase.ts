@@ -33,6 +33,12 @@ export async function main(ctx: { kubeconfig: string }): Promise<Record<string, 
   const rest = new KubeRest(kc);
   await installCrds(rest);
   await ensureNamespace(rest, NS);
+  // The erase configuration must exist (a job without one is refused): every default.
+  await rest
+    .request('POST', `/api/v1/namespaces/${NS}/configmaps`, {
+      body: { metadata: { name: 'inv-erase-config' }, data: { 'config.yaml': '' } },
+    })
+    .catch(() => undefined);
   const names = Array.from({ length: NODES }, (_, i) => `bench-node-${String(i).padStart(4, '0')}`);
   await forEachConcurrent(names, 32, async (name) => {
     const created = await rest.request<Record<string, unknown>>('POST', '/api/v1/nodes', {
@@ -67,6 +73,7 @@ export async function main(ctx: { kubeconfig: string }): Promise<Record<string, 
   const controllers = new EraseControllers({
     kubeConfig: kc,
     namespace: NS,
+    configNamespace: NS,
     rest: ctrlRest,
     jobResyncMs: 1000,
   });

@@ -31,6 +31,7 @@ const step = (msg) => process.stderr.write(`\n==> ${msg}\n`);
 const say = (msg) => process.stderr.write(`    ${msg}\n`);
 const NS = 'inv-demo';
 const WORKERS_NS = 'image-inventory-workers';
+const CONFIG_NS = 'image-inventory-system';
 const whole = process.getuid?.() === 0;
 const inv = (args) =>
   spawnSync(
@@ -244,9 +245,11 @@ kubectl(['get', 'images', '-n', NS]);
 
 let eraseStatus = 0;
 if (whole) {
-  // The erase controllers' configuration: what runs on nodes comes only from here.
+  // The erase controllers' configuration, in the administrator's namespace (as `inv install`
+  // writes it): what runs on nodes comes only from here.
   await ensureNamespace(rest, WORKERS_NS);
-  const cm = `/api/v1/namespaces/${WORKERS_NS}/configmaps`;
+  await ensureNamespace(rest, CONFIG_NS);
+  const cm = `/api/v1/namespaces/${CONFIG_NS}/configmaps`;
   await rest.request('DELETE', `${cm}/inv-erase-config`).catch(() => undefined);
   await rest.request('POST', cm, {
     body: {

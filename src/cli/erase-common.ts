@@ -5,7 +5,7 @@ import { Flags } from '@oclif/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { follow, type FollowOptions, type RequestSnapshot } from '../core/erase/follow.js';
 import type { EraseReport } from '../core/erase/report.js';
-import { DEFAULT_NAMESPACE } from '../core/erase/types.js';
+import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE } from '../core/erase/types.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import { cliControllerLogger } from './controller-log.js';
 import { progressLine, renderEraseReport, renderJobStatus, reportName } from './render-erase.js';
@@ -21,9 +21,13 @@ export const eraseOutputFlags = outputFlags(ERASE_OUTPUTS);
 
 export const workersNamespaceFlag = {
   'workers-namespace': Flags.string({
-    description:
-      "Namespace of the erase controllers' worker Pods and configuration (ConfigMap inv-erase-config): the daemon's --erase-namespace.",
+    description: "Namespace of the erase controllers' worker Pods: the daemon's --erase-namespace.",
     default: DEFAULT_NAMESPACE,
+  }),
+  'config-namespace': Flags.string({
+    description:
+      "Namespace of the erase configuration (ConfigMap inv-erase-config) and exclusion lists: the daemon's --erase-config-namespace.",
+    default: DEFAULT_CONFIG_NAMESPACE,
   }),
 };
 
@@ -39,6 +43,7 @@ export async function startStandalone(
   rest: KubeRest,
   namespace: string,
   signal: AbortSignal,
+  configNamespace?: string,
 ): Promise<{ done: Promise<void> }> {
   const { installCrds } = await import('../core/kube/crd-install.js');
   await installCrds(rest);
@@ -46,6 +51,7 @@ export async function startStandalone(
   const done = new EraseControllers({
     kubeConfig: kc,
     namespace,
+    configNamespace,
     jobResyncMs: 2000,
     logger: cliControllerLogger(),
   }).start(signal);

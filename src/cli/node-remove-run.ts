@@ -14,6 +14,9 @@ export interface NodeRemoveFlags {
   exclude?: string[];
   'exclude-file'?: string;
   'protected-dir'?: string;
+  'imagelist-sha256'?: string;
+  'exclude-file-sha256'?: string;
+  'protected-sha256'?: string;
   'dry-run'?: boolean;
   'node-name'?: string;
   'termination-message-path': string;
@@ -38,13 +41,15 @@ export async function runNodeRemove(flags: NodeRemoveFlags): Promise<number> {
   try {
     if (flags['protected-dir']) {
       const { ProtectedIndex } = await import('../core/erase/protected-set.js');
-      protection = new ProtectedIndex(core.readProtectedDir(flags['protected-dir']));
+      const digests = flags['protected-sha256']?.split(',').filter((d) => d !== '');
+      protection = new ProtectedIndex(core.readProtectedDir(flags['protected-dir'], digests));
     }
     timeoutMs = core.parseTimeout(flags['call-timeout']);
     targets = core.splitImages(flags.images ?? []);
-    if (flags.imagelist) targets.push(...core.readImageList(flags.imagelist));
+    if (flags.imagelist) targets.push(...core.readImageList(flags.imagelist, flags['imagelist-sha256']));
     exclude = [...(flags.exclude ?? [])];
-    if (flags['exclude-file']) exclude.push(...core.readExcludeFile(flags['exclude-file']));
+    if (flags['exclude-file'])
+      exclude.push(...core.readExcludeFile(flags['exclude-file'], flags['exclude-file-sha256']));
   } catch (e) {
     throw new NodeRemoveUsageError((e as Error).message);
   }

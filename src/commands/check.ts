@@ -43,8 +43,12 @@ to do); 2 bad flags or no cluster configured.`);
       default: 'image-inventory-controller',
     }),
     'erase-namespace': Flags.string({
-      description: 'Namespace of the erase workers and inv-erase-config.',
+      description: 'Namespace of the erase workers.',
       default: 'image-inventory-workers',
+    }),
+    'erase-config-namespace': Flags.string({
+      description: 'Namespace of inv-erase-config and the exclusion lists.',
+      default: 'image-inventory-system',
     }),
     'nodes-timeout': Flags.string({
       description: 'With --nodes: how long to wait for the workers.',
@@ -57,7 +61,7 @@ to do); 2 bad flags or no cluster configured.`);
   async run(): Promise<void> {
     const { flags } = await this.parse(Check);
     const output = flags.output as OutputFormat;
-    for (const f of ['daemon-namespace', 'erase-namespace'] as const) {
+    for (const f of ['daemon-namespace', 'erase-namespace', 'erase-config-namespace'] as const) {
       const problem = validateNamespaceName(flags[f]);
       if (problem) this.error(`--${f} "${flags[f]}": ${problem}`, { exit: EXIT_USAGE });
     }
@@ -83,6 +87,7 @@ to do); 2 bad flags or no cluster configured.`);
         daemonNamespace: flags['daemon-namespace'],
         leaseName: flags['leader-elect-id'],
         workersNamespace: flags['erase-namespace'],
+        configNamespace: flags['erase-config-namespace'],
       });
       if (flags.nodes) {
         const { nodesCheck } = await import('../core/check/nodes.js');

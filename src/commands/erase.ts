@@ -21,6 +21,7 @@ import { confirm } from '../cli/prompt.js';
 import { colors, spinner, toJson, toYaml } from '../cli/style.js';
 import { DEFAULT_CONFIG, parseDuration, type EraseConfig } from '../core/erase/config.js';
 import { validateImages, PRUNE_ALL } from '../core/erase/images.js';
+import { listLimitProblems } from '../core/erase/list-limits.js';
 import { selectNodes, type NodeLike } from '../core/erase/nodes.js';
 import { DEFAULT_CONTROLLER_LEASE, preflight, type PreflightResult } from '../core/erase/preflight.js';
 import { DEFAULT_TIME_ZONE, nextTick, scheduleProblems } from '../core/erase/schedule.js';
@@ -185,7 +186,9 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
         throw new Error('nothing to remove: pass --images, --imagelist or --all-unused');
       if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run'] && !process.stdin.isTTY)
         throw new Error('--all-unused removes every image not in use: confirm with --yes');
-      const problems = validateImages(images);
+      // What the CRD and the ImageList controller would refuse (list-limits.ts), refused here
+      // first, in the same words, before anything is written.
+      const problems = [...listLimitProblems(flags.name, images), ...validateImages(images)];
       if (problems.length) throw new Error(problems.join('\n'));
       if (flags['node-selector']) parseSelector(flags['node-selector']);
       if (flags['job-timeout'] && !(parseDuration(flags['job-timeout'], '--job-timeout') > 0))
@@ -240,7 +243,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
       // A one-off request on a scheduled list is refused whoever runs it: say so before the rest.
       if (!flags.schedule) await refuseScheduledList(rest, flags.name);
-      const pre = await this.preflight(rest, flags);
+      const pre = await this.preflight(rest, images, flags);
       const targets = images.filter((i) => i !== PRUNE_ALL);
       // Nodes are listed only to ask (a prompt names how many nodes it touches).
       const nodes = () => this.nodeSummary(rest, pre.config, flags['node-selector']);
@@ -257,7 +260,9 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
         async () => `${await nodes().then((n) => (n ? `from ${n} ` : ''))}in context ${context}`,
       );
       if (flags.standalone)
-        controllers = (await startStandalone(kc, rest, flags['workers-namespace'], stop.signal)).done;
+        controllers = (
+          await startStandalone(kc, rest, flags['workers-namespace'], stop.signal, flags['config-namespace'])
+        ).done;
       const generation = await submitErase(rest, {
         name: flags.name,
         images,
@@ -343,8 +348,13 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
   /** The preflight (src/core/erase/preflight.ts): every problem at once, exit 2. */
   private async preflight(
     rest: KubeRest,
+    images: string[],
     flags: {
       'workers-namespace': string;
+      'config-namespace': string;
+      name: string;
+      'protect-inventory': boolean;
+      'dry-run': boolean;
       standalone: boolean;
       'controller-lease': string;
       schedule?: string;
@@ -355,8 +365,11 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     try {
       pre = await preflight(rest, {
         workersNamespace: flags['workers-namespace'],
+        configNamespace: flags['config-namespace'],
         standalone: flags.standalone,
         lease: flags['controller-lease'],
+        listName: flags.name,
+        request: { images, protectInventory: flags['protect-inventory'], dryRun: flags['dry-run'] },
       });
     } catch (e) {
       spin?.stop();
@@ -366,7 +379,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     spin?.stop();
     // A schedule only needs a controller by its first tick: say so, but write it.
     const late = flags.schedule ? pre.problems.filter((p) => p.startsWith('no erase controller')) : [];
-    for (const p of late) process.stderr.write(`warning: ${p}\n`);
+    for (const p of [...pre.warnings, ...late]) process.stderr.write(`warning: ${p}\n`);
     const problems = pre.problems.filter((p) => !late.includes(p));
     if (problems.length === 1) failLine(this, problems[0]!);
     if (problems.length)

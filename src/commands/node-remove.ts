@@ -95,6 +95,18 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
       description:
         "Directory of the inventory's protected-image lists (set by the erase controller): a * prune keeps every image they name.",
     }),
+    'imagelist-sha256': Flags.string({
+      description:
+        'SHA-256 (hex) the --imagelist file must have (set by the erase controller): other content is refused.',
+    }),
+    'exclude-file-sha256': Flags.string({
+      description:
+        'SHA-256 (hex) the --exclude-file must have (set by the erase controller): other content is refused.',
+    }),
+    'protected-sha256': Flags.string({
+      description:
+        'Comma-separated SHA-256 (hex) of each protected-<i>.json in --protected-dir, in order (set by the erase controller).',
+    }),
     'dry-run': Flags.boolean({ description: 'Decide everything, remove nothing.' }),
     'node-name': Flags.string({
       description: 'Node name for the report (default: the NODE_NAME variable; never the hostname).',

@@ -16,7 +16,10 @@ import {
 import { createWatchDaemon } from '../core/watch/daemon.js';
 import { parseDurationMs } from '../core/duration.js';
 import { paragraphs } from '../cli/help-text.js';
-import { DEFAULT_NAMESPACE as ERASE_DEFAULT_NAMESPACE } from '../core/erase/types.js';
+import {
+  DEFAULT_CONFIG_NAMESPACE,
+  DEFAULT_NAMESPACE as ERASE_DEFAULT_NAMESPACE,
+} from '../core/erase/types.js';
 
 // A long-running daemon under a memory limit. Its LISTs are paginated (500 objects a page, a few
 // MiB of JSON), so 32 MiB per response is generous, and 48 MiB buffered at once leaves room for
@@ -125,9 +128,14 @@ flags or no usable cluster configuration.`);
       helpGroup: 'ERASE',
     }),
     'erase-namespace': Flags.string({
-      description:
-        'Namespace for erase worker Pods and their ConfigMaps, the erase configuration (ConfigMap inv-erase-config) and exclusion lists.',
+      description: 'Namespace for erase worker Pods, their ConfigMaps and PodTemplates.',
       default: ERASE_DEFAULT_NAMESPACE,
+      helpGroup: 'ERASE',
+    }),
+    'erase-config-namespace': Flags.string({
+      description:
+        'Namespace of the erase configuration (ConfigMap inv-erase-config) and exclusion lists: keep it one where only administrators may write ConfigMaps.',
+      default: DEFAULT_CONFIG_NAMESPACE,
       helpGroup: 'ERASE',
     }),
     workers: Flags.integer({ description: 'Namespaces rebuilt concurrently.', default: 4, min: 1, max: 64 }),
@@ -175,8 +183,10 @@ flags or no usable cluster configuration.`);
     const resyncPeriodMs = duration('resync-period', flags['resync-period']);
     const shutdownGracePeriodMs = duration('shutdown-grace-period', flags['shutdown-grace-period']);
     if (flags['erase-controllers']) {
-      const problem = validateNamespaceName(flags['erase-namespace']);
-      if (problem) usage(`--erase-namespace "${flags['erase-namespace']}": ${problem}`);
+      for (const f of ['erase-namespace', 'erase-config-namespace'] as const) {
+        const problem = validateNamespaceName(flags[f]);
+        if (problem) usage(`--${f} "${flags[f]}": ${problem}`);
+      }
     }
     if (flags['leader-elect']) {
       const problem = validateNamespaceName(flags['leader-elect-namespace']);
@@ -223,7 +233,9 @@ flags or no usable cluster configuration.`);
       workers: flags.workers,
       resyncPeriodMs,
       shutdownGracePeriodMs,
-      erase: flags['erase-controllers'] ? { namespace: flags['erase-namespace'] } : undefined,
+      erase: flags['erase-controllers']
+        ? { namespace: flags['erase-namespace'], configNamespace: flags['erase-config-namespace'] }
+        : undefined,
     });
     const stop = new AbortController();
     const onSignal = (sig: NodeJS.Signals) => {

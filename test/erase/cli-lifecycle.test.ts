@@ -70,7 +70,14 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     await env.teardown();
   });
 
-  const base = () => ['--kubeconfig', kubeconfigPath(), '--workers-namespace', env.namespace];
+  const base = () => [
+    '--kubeconfig',
+    kubeconfigPath(),
+    '--workers-namespace',
+    env.namespace,
+    '--config-namespace',
+    env.namespace,
+  ];
 
   it('preflight: no controller, no workers namespace, a bad configuration: exit 2 in seconds, every reason named', async () => {
     await env.nodes([{ name: 'a' }]);
@@ -115,8 +122,7 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     ]);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /its holder gone-1 last renewed it \d+s ago/);
-    // No workers' namespace, with --standalone: named. (No configuration in it is no problem:
-    // every default applies, as in the controllers.)
+    // No workers' namespace, with --standalone: named.
     r = await inv([
       'erase',
       '--images',
@@ -126,11 +132,56 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
       kubeconfigPath(),
       '--workers-namespace',
       `missing-${env.tag}`,
+      '--config-namespace',
+      env.namespace,
       '--standalone',
     ]);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`the workers' namespace missing-${env.tag} does not exist`));
     assert.doesNotMatch(r.stderr, /inv-erase-config/);
+    // No configuration where it is read, but one where earlier versions read it: refused, with
+    // the command that moves it (anyone who may create ConfigMaps there could have written it).
+    r = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      ...sel,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--workers-namespace',
+      env.namespace,
+      '--config-namespace',
+      `missing-${env.tag}`,
+      '--standalone',
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `is read from ConfigMap missing-${env.tag}/inv-erase-config now, not from the workers' namespace ${env.namespace}.*move it: kubectl create configmap inv-erase-config -n missing-${env.tag} `,
+      ),
+    );
+    // No configuration at all: named, with what creates it.
+    r = await inv([
+      'erase',
+      '--images',
+      'busybox:1',
+      ...sel,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--workers-namespace',
+      `missing-${env.tag}`,
+      '--config-namespace',
+      `missing-cfg-${env.tag}`,
+      '--standalone',
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `ConfigMap missing-cfg-${env.tag}/inv-erase-config does not exist, and erase runs nothing without it: create it with \`inv install\``,
+      ),
+    );
     // A bad configuration is named with its key.
     await env.config('successRatio: 2\n');
     r = await inv(['erase', '--images', 'busybox:1', ...sel, ...base(), '--standalone']);
@@ -176,6 +227,8 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
         '--kubeconfig',
         file,
         '--workers-namespace',
+        env.namespace,
+        '--config-namespace',
         env.namespace,
         '--standalone',
       ]);

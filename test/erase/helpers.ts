@@ -64,6 +64,7 @@ export class EraseEnv {
     this.controllers = new EraseControllers({
       kubeConfig: opts.kubeConfig ?? this.kc,
       namespace: this.namespace,
+      configNamespace: this.namespace,
       jobResyncMs: opts.jobResyncMs ?? 1000,
       metrics: opts.metrics,
       logger: process.env.ERASE_DEBUG

@@ -31,6 +31,8 @@ describe('inv erase on a terminal: Ctrl-C, prompts, widths (real pseudo-terminal
     kubeconfigPath(),
     '--workers-namespace',
     env.namespace,
+    '--config-namespace',
+    env.namespace,
     '--node-selector',
     `erase-test=${env.tag}`,
   ];

@@ -92,7 +92,11 @@ describe('erase: controller killed and restarted', function () {
     }
     // The finished generation is never started again once its job is gone: a list reconcile
     // (what a restarted controller does first) creates no second job under the same name.
-    await new ImageListController({ rest: env.rest, namespace: env.namespace }).reconcile(name);
+    await new ImageListController({
+      rest: env.rest,
+      namespace: env.namespace,
+      configNamespace: env.namespace,
+    }).reconcile(name);
     const again = await env.rest.list(IMAGEJOBS_PATH, {
       query: { labelSelector: `erase.imageinventory.dev/imagelist=${name}` },
     });

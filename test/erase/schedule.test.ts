@@ -56,7 +56,12 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
       }
     }
     clock = new Date('2026-06-10T10:01:00Z');
-    ctl = new ImageListController({ rest: env.rest, namespace: env.namespace, now: () => clock });
+    ctl = new ImageListController({
+      rest: env.rest,
+      namespace: env.namespace,
+      configNamespace: env.namespace,
+      now: () => clock,
+    });
   });
   afterEach(async () => {
     await env.teardown();
@@ -292,6 +297,8 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
       '--kubeconfig',
       kubeconfigPath(),
       '--workers-namespace',
+      env.namespace,
+      '--config-namespace',
       env.namespace,
       '--name',
       name,

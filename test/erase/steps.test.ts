@@ -38,12 +38,20 @@ describe('erase: the ImageJob reconcile step by step (real API server, injected 
     }
     await env.erase({ name: list, images: [`docker.io/library/nothing-${env.tag}:1`], jobTimeout: '1m' });
     let clock = new Date();
-    await new ImageListController({ rest: env.rest, namespace: env.namespace, now: () => clock }).reconcile(
-      list,
-    );
+    await new ImageListController({
+      rest: env.rest,
+      namespace: env.namespace,
+      configNamespace: env.namespace,
+      now: () => clock,
+    }).reconcile(list);
     const jobs = await env.rest.list<ImageJob>(IMAGEJOBS_PATH);
     const name = jobs.items.find((j) => j.spec.imageList.name === list)!.metadata.name;
-    const ctl = new ImageJobController({ rest: env.rest, namespace: env.namespace, now: () => clock });
+    const ctl = new ImageJobController({
+      rest: env.rest,
+      namespace: env.namespace,
+      configNamespace: env.namespace,
+      now: () => clock,
+    });
     const pods = podNames(name, nodes);
     const ns = env.namespace;
 
@@ -205,11 +213,21 @@ describe('erase: the ImageJob reconcile step by step (real API server, injected 
     await env.erase({ name: list, images: [`docker.io/library/nothing-${env.tag}:1`], jobTimeout: '1m' });
     let clock = new Date();
     // The controllers are told to use a namespace that does not exist.
-    await new ImageListController({ rest: env.rest, namespace: missing, now: () => clock }).reconcile(list);
+    await new ImageListController({
+      rest: env.rest,
+      namespace: missing,
+      configNamespace: env.namespace,
+      now: () => clock,
+    }).reconcile(list);
     const name = (await env.rest.list<ImageJob>(IMAGEJOBS_PATH)).items.find(
       (j) => j.spec.imageList.name === list,
     )!.metadata.name;
-    const ctl = new ImageJobController({ rest: env.rest, namespace: missing, now: () => clock });
+    const ctl = new ImageJobController({
+      rest: env.rest,
+      namespace: missing,
+      configNamespace: env.namespace,
+      now: () => clock,
+    });
     // The first wave is refused: thrown (retried with backoff), and the status says why.
     await assert.rejects(ctl.reconcile(name), /the workers' namespace does not exist: namespaces "missing-/);
     let job = (await env.job(name))!;

@@ -57,7 +57,10 @@ describe('erase: a transient error never rejects a request (real API server)', (
         spec: { images: ['docker.io/library/nothing:1'] },
       },
     });
-    const c = new FlakyConfig({ rest, namespace: ns });
+    await rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      body: { metadata: { name: 'inv-erase-config' }, data: { 'config.yaml': '' } },
+    });
+    const c = new FlakyConfig({ rest, namespace: ns, configNamespace: ns });
     await assert.rejects(c.reconcile(name), KubeTransportError);
     let list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
     assert.notEqual(list.status?.phase, 'Error', 'not recorded as a rejected request');
@@ -131,6 +134,8 @@ describe('erase: refused worker Pods are retried with backoff (real API server)'
           '--kubeconfig',
           kubeconfigPath(),
           '--workers-namespace',
+          env.namespace,
+          '--config-namespace',
           env.namespace,
           '--name',
           `standalone-${env.tag}`,

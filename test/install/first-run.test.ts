@@ -153,9 +153,12 @@ describe('first run on a cluster without inv', function () {
       assert.equal(
         r.stdout,
         [
+          'namespace/image-inventory-system created',
           'customresourcedefinition.apiextensions.k8s.io/images.imageinventory.dev created',
           'customresourcedefinition.apiextensions.k8s.io/imagelists.erase.imageinventory.dev created',
           'customresourcedefinition.apiextensions.k8s.io/imagejobs.erase.imageinventory.dev created',
+          // The erase configuration: erase refuses to run without it.
+          'configmap/inv-erase-config created',
           'CRDs Established. Next: inv check',
           '',
         ].join('\n'),
@@ -171,7 +174,7 @@ describe('first run on a cluster without inv', function () {
     it('inv install again changes nothing, and the CRDs belong to the field manager "inv"', async () => {
       const r = inv(['install']);
       assert.equal(r.status, 0, r.stderr);
-      assert.equal((r.stdout.match(/ unchanged$/gm) ?? []).length, 3, r.stdout);
+      assert.equal((r.stdout.match(/ unchanged$/gm) ?? []).length, 5, r.stdout);
       const crd = await rest.get<{
         metadata: { managedFields: { manager: string; operation: string }[] };
       }>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/images.imageinventory.dev');
@@ -183,7 +186,8 @@ describe('first run on a cluster without inv', function () {
       rest.onRequest = (m) => methods.push(m);
       const applied = await install(rest, { daemon: true, image: 'registry.example.com/inv:7' });
       rest.onRequest = undefined;
-      assert.deepEqual([...new Set(methods)].sort(), ['GET', 'PATCH']);
+      // Server-side apply, and a POST for the erase configuration (created once, never overwritten).
+      assert.deepEqual([...new Set(methods)].sort(), ['GET', 'PATCH', 'POST']);
       const expected = readBundle({ image: 'registry.example.com/inv:7' });
       assert.equal(applied.length, expected.length);
       for (const o of expected) {
@@ -236,16 +240,25 @@ describe('first run on a cluster without inv', function () {
       daemon = undefined;
     });
 
-    it('inv check names a bad inv-erase-config key', async () => {
+    it('inv check names a bad inv-erase-config key, and warns of one left in the workers namespace', async () => {
+      // A configuration where earlier versions read it: ignored, with a warning.
       await rest.request('POST', '/api/v1/namespaces/image-inventory-workers/configmaps', {
-        body: { metadata: { name: 'inv-erase-config' }, data: { 'config.yaml': 'successRatio: 2\n' } },
+        body: { metadata: { name: 'inv-erase-config' }, data: { 'config.yaml': 'skipCordoned: false\n' } },
       });
-      const r = inv(['check']);
-      assert.equal(r.status, 1);
+      let r = inv(['check']);
       assert.match(
         r.stdout,
-        /^× ConfigMap image-inventory-workers\/inv-erase-config parses: .*successRatio/m,
+        /^‼ ConfigMap image-inventory-system\/inv-erase-config parses: .*image-inventory-workers\/inv-erase-config is ignored/m,
       );
+      // Your edits of the installed configuration stay across an install.
+      await rest.request('PATCH', '/api/v1/namespaces/image-inventory-system/configmaps/inv-erase-config', {
+        body: { data: { 'config.yaml': 'successRatio: 2\n' } },
+        contentType: 'application/merge-patch+json',
+      });
+      assert.equal(inv(['install']).status, 0);
+      r = inv(['check']);
+      assert.equal(r.status, 1);
+      assert.match(r.stdout, /^× ConfigMap image-inventory-system\/inv-erase-config parses: .*successRatio/m);
     });
 
     it('inv uninstall removes the daemon, keeps the CRDs and a namespace holding your ConfigMap', async () => {

@@ -91,9 +91,11 @@ describe('no cluster configured', function () {
     assert.equal((r.stdout.match(/^kind: CustomResourceDefinition$/gm) ?? []).length, 3);
     const crdsOnly = runCli(['install', '--dry-run'], { env });
     assert.deepEqual(crdsOnly.stdout.match(/^kind: .*$/gm), [
+      'kind: Namespace',
       'kind: CustomResourceDefinition',
       'kind: CustomResourceDefinition',
       'kind: CustomResourceDefinition',
+      'kind: ConfigMap',
     ]);
   });
 });

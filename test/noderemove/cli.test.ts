@@ -1,7 +1,7 @@
 // `inv node-remove` end to end: the CLI as a subprocess against the run's real private
 // containerd, with images built and imported by the test and real pods keeping some in use.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -251,6 +251,53 @@ for (const runtime of RUNTIMES)
       assert.equal(s.node, 'test-node');
       assert.deepEqual(s.counts, { removed: 1 });
       assert.deepEqual(s.results, [{ t: `${repo('termlog')}:1`, i: img!.id, o: 'removed' }]);
+    });
+
+    it('refuses inputs whose SHA-256 is not the one the controller passed: exit 2, nothing removed', async () => {
+      const [img] = await images({ refs: [`${repo('digest-check')}:1`] });
+      const list = path.join(tmp, 'forged-images.json');
+      fs.writeFileSync(list, JSON.stringify([`${repo('digest-check')}:1`]));
+      const exclude = path.join(tmp, 'forged-exclude.json');
+      fs.writeFileSync(exclude, '[]');
+      // What the controller recorded: other content than the mounted files'.
+      const recorded = (text: string) => createHash('sha256').update(text).digest('hex');
+      const forgedList = await runNodeRemove(endpoint, [
+        '--imagelist',
+        list,
+        '--imagelist-sha256',
+        recorded('["*"]'),
+      ]);
+      assert.equal(forgedList.code, 2, forgedList.stderr);
+      assert.match(
+        forgedList.stderr,
+        /image list .*forged-images\.json does not match the digest the erase controller recorded.*nothing was removed/,
+      );
+      const forgedExclude = await runNodeRemove(endpoint, [
+        '--imagelist',
+        list,
+        '--imagelist-sha256',
+        recorded(fs.readFileSync(list, 'utf8')),
+        '--exclude-file',
+        exclude,
+        '--exclude-file-sha256',
+        recorded(JSON.stringify([`${repo('digest-check')}:1`])),
+      ]);
+      assert.equal(forgedExclude.code, 2, forgedExclude.stderr);
+      assert.match(forgedExclude.stderr, /exclude file .* does not match the digest/);
+      assert.ok(await present(img!.id), 'nothing removed');
+      // The same files with their own digests: removed.
+      const ok = await runNodeRemove(endpoint, [
+        '--imagelist',
+        list,
+        '--imagelist-sha256',
+        recorded(fs.readFileSync(list, 'utf8')),
+        '--exclude-file',
+        exclude,
+        '--exclude-file-sha256',
+        recorded('[]'),
+      ]);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.ok(!(await present(img!.id)), 'removed with the right digests');
     });
 
     it('fails with exit 2 on bad input before touching the runtime', async () => {

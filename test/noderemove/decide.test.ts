@@ -237,6 +237,38 @@ describe('node-remove executor (fake runtime)', () => {
     assert.equal(results[2]!.outcome, 'in-use');
   });
 
+  it('removals in flight share their re-reads, one at a time (a large answer is held once)', async () => {
+    const many = Array.from({ length: 9 }, (_, i) => img(String(i), [`many-${i}:1`]));
+    const ds = decide({
+      images: many,
+      containers: [],
+      targets: many.map((m) => m.repoTags[0]!),
+      exclusions: [],
+      sandbox: known,
+    });
+    let inFlight = 0;
+    let most = 0;
+    let listings = 0;
+    const results = await execute(
+      {
+        listContainers: async () => {
+          listings++;
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, 5));
+          inFlight--;
+          return [];
+        },
+        listSandboxes: async () => [],
+        removeImage: async () => undefined,
+      },
+      ds,
+      { dryRun: false, concurrency: 4 },
+    );
+    assert.ok(results.every((r) => r.outcome === 'removed'));
+    assert.equal(most, 1, 'one listing at a time');
+    assert.ok(listings < many.length, `${listings} listings for ${many.length} removals`);
+  });
+
   it('reports failures per image and removes nothing in dry-run', async () => {
     const failing = await execute(
       {

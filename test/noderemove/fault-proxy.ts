@@ -3,8 +3,13 @@
 // to the runtime byte for byte, except the methods told to fail, which answer the given gRPC
 // error. Byte-level forwarding (no decoding) passes on every field, including methods and
 // fields the project's trimmed .proto files do not declare (PodSandboxStatus, verbose info).
-// Faults can be switched on and off while the proxy runs.
+// Faults can be switched on and off while the proxy runs. Answers can also be rewritten (the
+// runtime's answer decoded with the project's codec, changed, encoded again: garbage fields) or
+// replaced by prepared bytes (huge answers, without keeping a decoded copy in the test process).
 import * as grpc from '@grpc/grpc-js';
+import { decode, encode, type ProtoSchema } from '../../src/core/cri/codec.js';
+import { schema as v1Schema } from '../../src/core/cri/generated/v1.js';
+import { schema as v1alpha2Schema } from '../../src/core/cri/generated/v1alpha2.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,13 +58,20 @@ export interface Fault {
   details: string;
 }
 
+/** Changes a decoded answer (proto-loader's object shape) before it goes back to the client. */
+export type Rewrite = (answer: Record<string, unknown>) => Record<string, unknown>;
+
 export interface FaultProxy {
   endpoint: string;
   /** "Service/Method" of every call received, in order (faulted ones included). */
   calls: string[];
   /** From now on, `method` answers `fault` instead of reaching the runtime. */
   fail(method: ProxiedMethod, fault: Fault): void;
-  /** `method` reaches the runtime again. */
+  /** From now on, `method`'s answer from the runtime goes through `fn` (the runtime is still called). */
+  rewrite(method: ProxiedMethod, fn: Rewrite): void;
+  /** From now on, `method` answers these bytes (an encoded response) without calling the runtime. */
+  replace(method: ProxiedMethod, answer: Buffer): void;
+  /** `method` reaches the runtime again, unchanged. */
   heal(method: ProxiedMethod): void;
   close(): Promise<void>;
 }
@@ -71,6 +83,9 @@ export async function serveFaultProxy(
   faults: Partial<Record<ProxiedMethod, Fault>> = {},
 ): Promise<FaultProxy> {
   const active = new Map<string, Fault>(Object.entries(faults) as [string, Fault][]);
+  const rewrites = new Map<string, Rewrite>();
+  const replaced = new Map<string, Buffer>();
+  const schemas: Record<string, ProtoSchema> = { v1: v1Schema, v1alpha2: v1alpha2Schema };
   const calls: string[] = [];
   const upstream = new grpc.Client(
     `unix://${target.replace(/^unix:\/\//, '')}`,
@@ -79,7 +94,10 @@ export async function serveFaultProxy(
       'grpc.max_receive_message_length': 64 * 1024 * 1024,
     },
   );
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc.max_send_message_length': -1,
+  });
   for (const api of ['v1', 'v1alpha2']) {
     for (const [svc, methods] of Object.entries(METHODS)) {
       const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
@@ -96,6 +114,8 @@ export async function serveFaultProxy(
           responseDeserialize: identity,
         };
         const name = `${svc}/${m}`;
+        const schema = schemas[api]!;
+        const answerType = schema.services[svc]?.[m]?.[1];
         const handler: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
           calls.push(name);
           const fault = active.get(name);
@@ -103,6 +123,12 @@ export async function serveFaultProxy(
             callback({ code: fault.code, details: fault.details });
             return;
           }
+          const fixed = replaced.get(name);
+          if (fixed) {
+            callback(null, fixed);
+            return;
+          }
+          const rewrite = rewrites.get(name);
           upstream.makeUnaryRequest(
             methodPath,
             identity,
@@ -110,7 +136,11 @@ export async function serveFaultProxy(
             call.request,
             new grpc.Metadata(),
             { deadline: Date.now() + 30_000 },
-            (err, res) => (err ? callback({ code: err.code, details: err.details }) : callback(null, res)),
+            (err, res) => {
+              if (err) return callback({ code: err.code, details: err.details });
+              if (!rewrite || !answerType || !res) return callback(null, res);
+              callback(null, encode(schema, answerType, rewrite(decode(schema, answerType, res))));
+            },
           );
         };
         handlers[m] = handler;
@@ -129,7 +159,13 @@ export async function serveFaultProxy(
     endpoint: `unix://${socketPath}`,
     calls,
     fail: (method, fault) => void active.set(method, fault),
-    heal: (method) => void active.delete(method),
+    rewrite: (method, fn) => void rewrites.set(method, fn),
+    replace: (method, answer) => void replaced.set(method, answer),
+    heal: (method) => {
+      active.delete(method);
+      rewrites.delete(method);
+      replaced.delete(method);
+    },
     async close() {
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       upstream.close();

@@ -34,6 +34,8 @@ describe('inv check --nodes on real nodes', function () {
       lease,
       '--erase-namespace',
       env.namespace,
+      '--erase-config-namespace',
+      env.namespace,
     ];
     daemon = spawnDaemon([
       '--kubeconfig',
@@ -44,6 +46,8 @@ describe('inv check --nodes on real nodes', function () {
       '--leader-elect-id',
       lease,
       '--erase-namespace',
+      env.namespace,
+      '--erase-config-namespace',
       env.namespace,
       '--namespaces',
       env.namespace,

@@ -82,6 +82,8 @@ export class NodeEraseEnv {
   readonly rest;
   readonly tag = randomBytes(3).toString('hex');
   namespace = '';
+  /** Where the configuration and exclusion lists live: the workers' namespace unless set up apart. */
+  configNamespace = '';
   private abort?: AbortController;
   private running?: Promise<void>;
   readonly lists: string[] = [];
@@ -91,9 +93,13 @@ export class NodeEraseEnv {
     this.rest = new KubeRest(this.kc);
   }
 
-  async setup(): Promise<this> {
+  /** `separateConfig`: the configuration in a namespace of its own, as an install has it. */
+  async setup(opts: { separateConfig?: boolean } = {}): Promise<this> {
     await installCrds(this.rest);
     this.namespace = await newClusterNamespace(this.c, 'erase');
+    this.configNamespace = opts.separateConfig
+      ? await newClusterNamespace(this.c, 'erasecfg')
+      : this.namespace;
     await this.config();
     return this;
   }
@@ -114,7 +120,7 @@ export class NodeEraseEnv {
       '  criTimeout: 10s',
       extra,
     ].join('\n');
-    const p = `/api/v1/namespaces/${this.namespace}/configmaps`;
+    const p = `/api/v1/namespaces/${this.configNamespace}/configmaps`;
     await this.rest.request('DELETE', `${p}/${CONFIG_MAP_NAME}`).catch(() => undefined);
     await this.rest.request('POST', p, {
       body: { metadata: { name: CONFIG_MAP_NAME }, data: { [CONFIG_KEY]: yaml } },
@@ -126,6 +132,7 @@ export class NodeEraseEnv {
     const controllers = new EraseControllers({
       kubeConfig: this.kc,
       namespace: this.namespace,
+      configNamespace: this.configNamespace,
       jobResyncMs: 1000,
       logger: process.env.ERASE_DEBUG
         ? createLogger({ level: 'debug', format: 'text', stream: process.stderr })
@@ -210,9 +217,10 @@ export class NodeEraseEnv {
       await until('the jobs cleaned up', async () => (await this.jobs()).length === 0, 60_000, 250);
     await this.stopControllers();
     // A real namespace deletion: the namespace controller removes the Pods, the kubelets stop them.
-    await this.rest
-      .request('DELETE', `/api/v1/namespaces/${this.namespace}`)
-      .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    for (const ns of new Set([this.namespace, this.configNamespace]))
+      await this.rest
+        .request('DELETE', `/api/v1/namespaces/${ns}`)
+        .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
     this.rest.close();
   }
 }

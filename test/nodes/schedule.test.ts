@@ -69,6 +69,8 @@ describe('erase: a schedule of every minute under inv watch, SIGKILLed between t
       '--erase-controllers',
       '--erase-namespace',
       env.namespace,
+      '--erase-config-namespace',
+      env.namespace,
       ...leaderFlags(env.namespace, `schedule-${env.tag}`),
     ]);
   const list = () => env.rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
@@ -93,6 +95,8 @@ describe('erase: a schedule of every minute under inv watch, SIGKILLed between t
       '--kubeconfig',
       c.kubeconfig,
       '--workers-namespace',
+      env.namespace,
+      '--config-namespace',
       env.namespace,
       '--name',
       name,

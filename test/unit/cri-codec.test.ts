@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { decode, encode } from '../../src/core/cri/codec.js';
+import { TooManyEntriesError } from '../../src/core/cri/limits.js';
 import { schema as v1 } from '../../src/core/cri/generated/v1.js';
 import { schema as v1alpha2 } from '../../src/core/cri/generated/v1alpha2.js';
 import { loadCriDefinition } from '../support/cri-proto-loader.js';
@@ -106,6 +107,21 @@ describe('CRI codec details', () => {
   it('refuses a truncated message and an unknown enum name', () => {
     assert.throws(() => decode(v1, 'VersionRequest', Buffer.from([0x0a, 5, 0x61])), /beyond/);
     assert.throws(() => encode(v1, 'ContainerStateValue', { state: 'NOPE' }), /NOPE is not a value/);
+  });
+
+  it('stops decoding past an entry budget: messages, repeated values and map entries all count', () => {
+    const images = encode(v1, 'ListImagesResponse', {
+      images: [{ id: 'a', repoTags: ['t1', 't2'] }, { id: 'b' }],
+    });
+    // The answer, 2 images, 2 tags: 5 entries.
+    assert.equal((decode(v1, 'ListImagesResponse', images, 5).images as Msg[]).length, 2);
+    assert.throws(() => decode(v1, 'ListImagesResponse', images, 4), TooManyEntriesError);
+    // Empty images are 2 bytes each: bytes alone would let millions through.
+    const empty = Buffer.alloc(2 * 1000, Buffer.from([0x0a, 0x00]));
+    assert.throws(() => decode(v1, 'ListImagesResponse', empty, 999), /more than 999 entries/);
+    const labels = encode(v1, 'Container', { id: 'c', labels: { a: '1', b: '2', c: '3' } });
+    assert.throws(() => decode(v1, 'Container', labels, 3), TooManyEntriesError);
+    assert.equal(Object.keys(decode(v1, 'Container', labels, 4).labels as Msg).length, 3);
   });
 
   it('the generated schemas are up to date with proto/ (scripts/cri-codegen.mjs --check)', function () {

@@ -79,7 +79,9 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
     let controllers: Promise<void> | undefined;
     try {
       if (flags.standalone)
-        controllers = (await startStandalone(kc, rest, flags['workers-namespace'], stop.signal)).done;
+        controllers = (
+          await startStandalone(kc, rest, flags['workers-namespace'], stop.signal, flags['config-namespace'])
+        ).done;
       const r = await cancelJob(rest, args.job);
       let gone = r.alreadyFinished === undefined ? false : undefined;
       if (r.alreadyFinished === undefined && flags.wait) {

@@ -127,7 +127,9 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
           : undefined,
       );
       if (flags.standalone)
-        controllers = (await startStandalone(kc, rest, flags['workers-namespace'], stop.signal)).done;
+        controllers = (
+          await startStandalone(kc, rest, flags['workers-namespace'], stop.signal, flags['config-namespace'])
+        ).done;
       let report;
       try {
         report = await followWithProgress(rest, look, {

@@ -4,7 +4,7 @@
 import { CONFIG_MAP_NAME, ConfigError } from '../erase/config.js';
 import { loadConfig } from '../erase/settings.js';
 import { neededPermissions } from '../erase/preflight.js';
-import { DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/types.js';
+import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
 
@@ -25,6 +25,8 @@ export interface CheckOptions {
   daemonNamespace: string;
   leaseName: string;
   workersNamespace?: string;
+  /** Namespace of inv-erase-config and the exclusion lists (default: image-inventory-system). */
+  configNamespace?: string;
 }
 
 export const DEFAULT_DAEMON_NAMESPACE = 'image-inventory-system';
@@ -252,18 +254,50 @@ export async function workersNamespaceCheck(rest: KubeRest, ns: string): Promise
   }
 }
 
-export async function eraseConfigCheck(rest: KubeRest, ns: string): Promise<CheckResult> {
+export async function eraseConfigCheck(rest: KubeRest, ns: string, workersNs?: string): Promise<CheckResult> {
   const name = `ConfigMap ${ns}/${CONFIG_MAP_NAME} parses`;
+  const get = async (where: string) => {
+    try {
+      await rest.request('GET', `/api/v1/namespaces/${where}/configmaps/${CONFIG_MAP_NAME}`, T);
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  };
+  let present: boolean;
+  let legacy = false;
   try {
-    await rest.request('GET', `/api/v1/namespaces/${ns}/configmaps/${CONFIG_MAP_NAME}`, T);
+    present = await get(ns);
+    if (workersNs && workersNs !== ns) legacy = await get(workersNs).catch(() => false);
   } catch (e) {
-    if (isNotFound(e))
-      return { group: 'erase', name, status: 'pass', detail: 'absent: every default applies' };
     return { group: 'erase', name, status: 'fail', detail: msg(e) };
   }
+  if (!present) {
+    try {
+      await loadConfig(rest, ns, workersNs); // says why: missing, or left in the workers' namespace
+    } catch (e) {
+      return {
+        group: 'erase',
+        name,
+        status: 'fail',
+        detail: msg(e),
+        hint: legacy ? undefined : 'run `inv install` (it creates the configuration with every default)',
+      };
+    }
+  }
   try {
-    const cfg = await loadConfig(rest, ns);
-    return { group: 'erase', name, status: 'pass', detail: `runtimeSocket ${cfg.runtimeSocket}` };
+    const cfg = await loadConfig(rest, ns, workersNs);
+    const policy = `allowPruneAll ${cfg.allowPruneAll}, allowUnprotected ${cfg.allowUnprotected}`;
+    if (legacy)
+      return {
+        group: 'erase',
+        name,
+        status: 'warn',
+        detail: `runtimeSocket ${cfg.runtimeSocket}, ${policy}; ${workersNs}/${CONFIG_MAP_NAME} is ignored (the configuration is read from ${ns} only)`,
+        hint: `compare the two, keep what you need in ${ns}/${CONFIG_MAP_NAME}, then delete the old one: kubectl delete configmap ${CONFIG_MAP_NAME} -n ${workersNs}`,
+      };
+    return { group: 'erase', name, status: 'pass', detail: `runtimeSocket ${cfg.runtimeSocket}, ${policy}` };
   } catch (e) {
     return {
       group: 'erase',
@@ -286,7 +320,7 @@ export async function runChecks(rest: KubeRest, opts: CheckOptions): Promise<Che
     accessCheck(rest, 'erase', ERASE_ACCESS),
     daemonCheck(rest, opts),
     workersNamespaceCheck(rest, workers),
-    eraseConfigCheck(rest, workers),
+    eraseConfigCheck(rest, opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE, workers),
   ]);
   return [api, ...rest2];
 }

@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as convert from './convert.js';
 import { checkSocket, parseEndpoint } from './endpoint.js';
 import { CriError, fromServiceError } from './errors.js';
+import { MAX_ANSWER_BYTES } from './limits.js';
 import { services } from './proto.js';
 import type {
   CriApiVersion,
@@ -51,9 +52,10 @@ export interface CriClient {
   close(): void;
 }
 
-// Image lists of busy nodes exceed grpc's 4 MiB default; kubelet allows 16 MiB, be generous.
+// grpc's default, 4 MiB per answer, made explicit (limits.ts says why): a larger answer fails
+// the call with the reason, before it is read.
 const channelOptions: grpc.ChannelOptions = {
-  'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  'grpc.max_receive_message_length': MAX_ANSWER_BYTES,
   'grpc.enable_retries': 0,
 };
 

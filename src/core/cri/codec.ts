@@ -5,6 +5,8 @@
 // (camelCase names, int64 as decimal strings, enums as names, defaults filled, absent messages
 // null), so the rest of the program and the tests see the same shapes.
 
+import { TooManyEntriesError } from './limits.js';
+
 /** [number, camelCase name, kind, enum or message type (null for scalars), 1 if repeated] */
 export type FieldSpec =
   | [number, string, ScalarKind]
@@ -245,16 +247,35 @@ function readScalar(r: Reader, kind: string): unknown {
   }
 }
 
-/** Decodes the message `type` of `schema` from `buf`, in proto-loader's object shape. */
-export function decode(schema: ProtoSchema, type: string, buf: Buffer): Obj {
-  return readMessage(schema, type, new Reader(buf));
+/**
+ * Counts what decoding allocates (messages, repeated values, map entries) and stops it past
+ * `max`, before the objects of a hostile answer fill the memory (see limits.ts).
+ */
+class Budget {
+  private left: number;
+  constructor(readonly max: number) {
+    this.left = max;
+  }
+  take(n = 1): void {
+    this.left -= n;
+    if (this.left < 0) throw new TooManyEntriesError(this.max);
+  }
+}
+
+/**
+ * Decodes the message `type` of `schema` from `buf`, in proto-loader's object shape; with
+ * `maxEntries`, throws TooManyEntriesError when the answer holds more entries than that.
+ */
+export function decode(schema: ProtoSchema, type: string, buf: Buffer, maxEntries = Infinity): Obj {
+  return readMessage(schema, type, new Reader(buf), new Budget(maxEntries));
 }
 
 const byNumberCache = new WeakMap<FieldSpec[], Map<number, FieldSpec>>();
 
-function readMessage(schema: ProtoSchema, type: string, r: Reader): Obj {
+function readMessage(schema: ProtoSchema, type: string, r: Reader, budget: Budget): Obj {
   const fields = schema.messages[type];
   if (!fields) throw new TypeError(`unknown message type ${type}`);
+  budget.take();
   let byNumber = byNumberCache.get(fields);
   if (!byNumber) {
     byNumber = new Map(fields.map((f) => [f[0], f]));
@@ -272,6 +293,7 @@ function readMessage(schema: ProtoSchema, type: string, r: Reader): Obj {
     }
     const [, name, kind, ref, repeated] = spread(f);
     if (kind === 'map') {
+      budget.take();
       const n = r.length();
       const entry = new Reader(r.buf, r.pos, r.pos + n);
       r.pos += n;
@@ -290,14 +312,20 @@ function readMessage(schema: ProtoSchema, type: string, r: Reader): Obj {
     const values: unknown[] = [];
     if (kind === 'message') {
       const n = r.length();
-      values.push(readMessage(schema, ref!, new Reader(r.buf, r.pos, r.pos + n)));
+      values.push(readMessage(schema, ref!, new Reader(r.buf, r.pos, r.pos + n), budget));
       r.pos += n;
     } else if (kind !== 'string' && wire === 2) {
       const n = r.length();
       const packed = new Reader(r.buf, r.pos, r.pos + n);
       r.pos += n;
-      while (packed.pos < packed.end) values.push(readValue(schema, packed, kind, ref));
-    } else values.push(readValue(schema, r, kind, ref));
+      while (packed.pos < packed.end) {
+        budget.take();
+        values.push(readValue(schema, packed, kind, ref));
+      }
+    } else {
+      if (repeated) budget.take();
+      values.push(readValue(schema, r, kind, ref));
+    }
     if (repeated) (out[name] as unknown[]).push(...values);
     else out[name] = values[values.length - 1];
   }

@@ -65,6 +65,25 @@ export function fromServiceError(
       },
     );
   }
+  // Past the limits of limits.ts: say so plainly (grpc-js words it as a transport detail).
+  const large = /^Received message larger than max \((\d+) vs\.? (\d+)\)/.exec(err.details ?? '');
+  if (err.code === GrpcStatus.RESOURCE_EXHAUSTED && large) {
+    return new CriError(
+      'call',
+      endpoint,
+      `the container runtime at ${endpoint} answered ${method} with ${large[1]} bytes, more than ${large[2]}, the most inv reads per answer, to bound its memory`,
+      { method, code: err.code },
+    );
+  }
+  const parse = /^Response message parsing error: (the answer has more than .*)$/.exec(err.details ?? '');
+  if (parse) {
+    return new CriError(
+      'call',
+      endpoint,
+      `the container runtime at ${endpoint} answered ${method}, but ${parse[1]}`,
+      { method, code: err.code },
+    );
+  }
   return new CriError(
     'call',
     endpoint,

@@ -3,6 +3,7 @@
 // or parsed at run time. Method names are the proto's (Version, ListImages, …).
 import * as grpc from '@grpc/grpc-js';
 import { decode, encode, type ProtoSchema } from './codec.js';
+import { MAX_ANSWER_ENTRIES } from './limits.js';
 import { schema as v1 } from './generated/v1.js';
 import { schema as v1alpha2 } from './generated/v1alpha2.js';
 import type { CriApiVersion } from './types.js';
@@ -26,7 +27,8 @@ function serviceClient(schema: ProtoSchema, service: string): grpc.ServiceClient
       requestSerialize: (v: Record<string, unknown>) => encode(schema, req, v),
       requestDeserialize: (b: Buffer) => decode(schema, req, b),
       responseSerialize: (v: Record<string, unknown>) => encode(schema, res, v),
-      responseDeserialize: (b: Buffer) => decode(schema, res, b),
+      // Every answer bounded in entries (limits.ts); grpc-js bounds its bytes.
+      responseDeserialize: (b: Buffer) => decode(schema, res, b, MAX_ANSWER_ENTRIES),
       originalName: name,
     };
   }

@@ -1,6 +1,7 @@
 // The erase controllers' configuration: the ConfigMap `inv-erase-config` (key `config.yaml`) in
-// the controllers' namespace. Every value has a documented default; a value that is present but
-// bad is an error naming the key and the problem, never silently replaced by the default.
+// the configuration namespace (the daemon's, settings.ts). Every value has a documented default; a
+// value that is present but bad is an error naming the key and the problem, never silently
+// replaced by the default. (The ConfigMap itself must exist: settings.ts fails closed without it.)
 //
 //   runtimeSocket: /run/containerd/containerd.sock   # host path of the CRI socket, mounted into workers
 //   nodeFilter:
@@ -15,6 +16,8 @@
 //   workerStartGrace: 15s                            # a worker that cannot start (image pull,
 //                                                    # container config) fails its node after this
 //   exclusionLabel: imageinventory.dev/exclusion-list=true   # ConfigMaps merged into the exclusions
+//   allowPruneAll: true                              # may an ImageList name * (prune all unused)?
+//   allowUnprotected: true                           # may it set protectInventory: false?
 //   worker:
 //     image: ghcr.io/imageinventory/inv:0.1.0        # runs `inv node-remove` (entrypoint inv)
 //     criTimeout: 5s                                 # node-remove --timeout
@@ -52,6 +55,10 @@ export interface EraseConfig {
   /** How long a worker may sit in ErrImagePull, CreateContainerError... before its node fails. */
   workerStartGraceSeconds: number;
   exclusionLabel: string;
+  /** Policy over requesters: may an ImageList prune everything unused (`*`)? */
+  allowPruneAll: boolean;
+  /** Policy over requesters: may an ImageList turn the inventory's protection off? */
+  allowUnprotected: boolean;
   worker: WorkerConfig;
 }
 
@@ -66,6 +73,8 @@ export const DEFAULT_CONFIG: EraseConfig = {
   jobTimeoutSeconds: 1800,
   workerStartGraceSeconds: 15,
   exclusionLabel: 'imageinventory.dev/exclusion-list=true',
+  allowPruneAll: true,
+  allowUnprotected: true,
   worker: {
     image: 'ghcr.io/imageinventory/inv:0.1.0',
     criTimeout: '5s',
@@ -137,10 +146,15 @@ export function parseConfig(text: string | undefined): EraseConfig {
       'jobTimeout',
       'workerStartGrace',
       'exclusionLabel',
+      'allowPruneAll',
+      'allowUnprotected',
       'worker',
     ],
     '',
   );
+  if (doc.allowPruneAll !== undefined) cfg.allowPruneAll = bool(doc.allowPruneAll, 'allowPruneAll');
+  if (doc.allowUnprotected !== undefined)
+    cfg.allowUnprotected = bool(doc.allowUnprotected, 'allowUnprotected');
   if (doc.runtimeSocket !== undefined) {
     const s = str(doc.runtimeSocket, 'runtimeSocket').replace(/^unix:\/\//, '');
     if (!s.startsWith('/'))

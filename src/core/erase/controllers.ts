@@ -17,12 +17,15 @@ import { ImageListController } from './imagelist-controller.js';
 import type { ProtectionSource } from './inventory-protection.js';
 import type { EraseMetrics } from './metrics.js';
 import { EraseCache } from './reader.js';
+import { DEFAULT_CONFIG_NAMESPACE } from './settings.js';
 import { IMAGELIST_LABEL, JOB_LABEL, type ImageJob } from './types.js';
 
 export interface EraseControllersOptions {
   kubeConfig: KubeConfig;
-  /** Namespace of the worker objects, the configuration and the exclusion lists. */
+  /** Namespace of the worker objects. */
   namespace: string;
+  /** Namespace of the configuration and the exclusion lists (default: image-inventory-system). */
+  configNamespace?: string;
   logger?: Logger;
   /** Concurrent reconciles per controller. Default 4. */
   workers?: number;
@@ -52,9 +55,11 @@ export class EraseControllers {
   constructor(private readonly opts: EraseControllersOptions) {
     this.rest = opts.rest ?? new KubeRest(opts.kubeConfig);
     this.log = (opts.logger ?? noopLogger).child({ component: 'erase' });
+    const configNamespace = opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE;
     this.cache = new EraseCache({
       rest: this.rest,
       namespace: opts.namespace,
+      configNamespace,
       logger: opts.logger,
       watchTimeoutSeconds: opts.watchTimeoutSeconds,
     });
@@ -62,6 +67,7 @@ export class EraseControllers {
       rest: this.rest,
       reader: this.cache,
       namespace: opts.namespace,
+      configNamespace,
       logger: opts.logger,
       resyncMs: opts.jobResyncMs,
       protection: opts.protection,
@@ -71,6 +77,7 @@ export class EraseControllers {
       rest: this.rest,
       reader: this.cache,
       namespace: opts.namespace,
+      configNamespace,
       logger: opts.logger,
     });
   }

@@ -38,6 +38,7 @@ import {
   markCompleted,
   nextApplyWave,
   nextDeleteWave,
+  isApplyPending,
   scheduleApply,
   scheduleDeletion,
   type DesiredItem,
@@ -54,7 +55,9 @@ import {
 } from '../reconciler/objects.js';
 import { selectNodes } from './nodes.js';
 import { RestReader, type EraseReader } from './reader.js';
-import { AdminSettingsSource, type AdminSettings } from './settings.js';
+import { AdminSettingsSource, DEFAULT_CONFIG_NAMESPACE, type AdminSettings } from './settings.js';
+import { ConfigError } from './config.js';
+import { policyProblem } from './policy.js';
 import { trustProblem } from './trust.js';
 import { ScanProtection, type ProtectionSource } from './inventory-protection.js';
 import type { EraseMetrics } from './metrics.js';
@@ -73,11 +76,18 @@ import {
   type NodeResult,
 } from './results.js';
 import {
+  inputContents,
+  MAX_RENAMES,
+  planInputs,
+  renamed,
+  renames,
+  sha256Hex,
+  type JobInput,
+} from './inputs.js';
+import {
   CLEANUP_FINALIZER,
-  excludeConfigMapName,
   GROUP,
   IMAGEJOBS_PATH,
-  imagesConfigMapName,
   isFinished,
   JOB_LABEL,
   podNames,
@@ -85,15 +95,7 @@ import {
   VERSION,
   type ImageJob,
 } from './types.js';
-import {
-  EXCLUDE_FILE,
-  IMAGES_FILE,
-  listConfigMap,
-  podTemplate,
-  protectedConfigMap,
-  workerPod,
-  type WorkerSettings,
-} from './worker.js';
+import { inputConfigMap, inputsOf, podTemplate, workerPod, type WorkerSettings } from './worker.js';
 
 export interface JobControllerOptions {
   /** Writes (and confirming reads the cache cannot answer) go here. */
@@ -108,7 +110,9 @@ export interface JobControllerOptions {
   resyncMs?: number;
   /** Objects created per reconcile before the progress is persisted. Default 500. */
   applyChunk?: number;
-  /** The administrator's settings (default: read from the controllers' namespace, cached 5 s). */
+  /** Namespace of the configuration and the exclusion lists (default: image-inventory-system). */
+  configNamespace?: string;
+  /** The administrator's settings (default: read from the configuration namespace, cached 5 s). */
   settings?: AdminSettingsSource;
   /** Where a `*` prune learns what the workloads reference (default: a fresh scan of the cluster). */
   protection?: ProtectionSource;
@@ -118,6 +122,11 @@ export interface JobControllerOptions {
 /** A `*` prune keeps what the inventory references unless the request turned that off. */
 export const protectsInventory = (job: ImageJob): boolean =>
   job.spec.images.includes(PRUNE_ALL) && job.spec.protectInventory !== false;
+
+/** The exclusions a job's workers get: the administrator's, plus any the request adds. */
+export const jobExclusions = (job: ImageJob, admin: AdminSettings): string[] => [
+  ...new Set([...admin.exclusions, ...(job.spec.exclusions ?? [])]),
+];
 
 /** After this many failed nodes, node failures are reported only in the job's final Event. */
 const MAX_FAILURE_EVENT_NODES = 50;
@@ -186,17 +195,26 @@ export class ImageJobController implements Reconciler {
   private readonly settings: AdminSettingsSource;
   private readonly protection: ProtectionSource;
   /**
-   * Protected-set chunks computed at plan time, by job UID, until their ConfigMaps exist: the
-   * set is computed once per job, not at every reconcile.
+   * The content of each job's inputs by role (inputs.ts), computed at plan time, by job UID,
+   * until their ConfigMaps exist: the protected set is computed once per job, not at every
+   * reconcile.
    */
-  private readonly protectedChunks = new Map<string, string[]>();
+  private readonly inputContent = new Map<string, Map<string, string>>();
 
   constructor(private readonly opts: JobControllerOptions) {
     this.log = (opts.logger ?? noopLogger).child({ controller: 'imagejob' });
     this.now = opts.now ?? (() => new Date());
     this.direct = new RestReader(opts.rest);
     this.reader = opts.reader ?? this.direct;
-    this.settings = opts.settings ?? new AdminSettingsSource(this.reader, opts.namespace, 5000, this.direct);
+    this.settings =
+      opts.settings ??
+      new AdminSettingsSource(
+        this.reader,
+        opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE,
+        5000,
+        this.direct,
+        opts.namespace,
+      );
     this.protection = opts.protection ?? new ScanProtection(opts.rest);
   }
 
@@ -208,35 +226,43 @@ export class ImageJobController implements Reconciler {
   }
 
   /**
-   * The chunk contents for this reconcile. Only ConfigMaps still to be created need their content;
-   * after a restart between planning and creating them, the set is computed again and must fit
-   * the number of ConfigMaps recorded at planning (the Pods mount exactly those).
+   * The content of each input still to be created. After a restart between planning and
+   * creating them, the exclusions and the protected set are computed again and must come out
+   * as planned: the workers verify the digests recorded at planning, so an input that changed
+   * in between is an error here (fail closed), not a ConfigMap every worker would refuse.
    */
-  private async chunksFor(
-    job: ImageJob,
-    inv: readonly { kind: string; name: string; phase: string }[],
-  ): Promise<string[]> {
-    const n = job.status?.protectedChunks ?? 0;
-    if (n === 0) return [];
+  private async contentsFor(job: ImageJob, inv: readonly InventoryItem[], admin: AdminSettings) {
     const uid = job.metadata.uid ?? job.metadata.name;
-    const cached = this.protectedChunks.get(uid);
-    if (cached) return cached;
-    const prefix = `${job.metadata.name}-protected-`;
-    const pending = inv.some(
-      (i) =>
-        i.kind === 'ConfigMap' &&
-        i.name.startsWith(prefix) &&
-        (i.phase === 'Creating' || i.phase === 'Updating'),
+    const inputs = inputsOf(job);
+    const pending = new Set(
+      inv.filter((i) => i.kind === 'ConfigMap' && isApplyPending(i.phase)).map((i) => i.name),
     );
-    if (!pending) return Array.from({ length: n }, () => ''); // created already: content unused
-    const { chunks } = await this.computeProtectedChunks();
-    if (chunks.length > n)
-      throw new Error(
-        `the protected set now needs ${chunks.length} ConfigMaps, ${n} were planned; run the erase again`,
-      );
-    while (chunks.length < n) chunks.push(EMPTY_CHUNK);
-    this.protectedChunks.set(uid, chunks);
-    return chunks;
+    const todo = inputs.filter((i) => pending.has(i.name));
+    const cached = this.inputContent.get(uid) ?? new Map<string, string>();
+    if (todo.every((i) => cached.has(i.role))) return cached;
+    const n = job.status?.protectedChunks ?? 0;
+    let chunks: string[] = [];
+    if (n > 0 && todo.some((i) => i.role.startsWith('protected-') && !cached.has(i.role))) {
+      chunks = (await this.computeProtectedChunks()).chunks;
+      if (chunks.length > n)
+        throw new Error(
+          `the protected set now needs ${chunks.length} ConfigMaps, ${n} were planned; run the erase again`,
+        );
+      while (chunks.length < n) chunks.push(EMPTY_CHUNK);
+    }
+    const fresh = inputContents(job.spec.images, jobExclusions(job, admin), chunks);
+    for (const input of todo) {
+      if (cached.has(input.role)) continue;
+      const text = fresh.get(input.role);
+      if (text === undefined) continue;
+      if (input.sha256 && sha256Hex(text) !== input.sha256)
+        throw new Error(
+          `the ${input.role} input changed between planning the job and creating its ConfigMap; run the erase again`,
+        );
+      cached.set(input.role, text);
+    }
+    this.inputContent.set(uid, cached);
+    return cached;
   }
 
   owner(job: ImageJob): Owner {
@@ -253,13 +279,13 @@ export class ImageJobController implements Reconciler {
     nodes: readonly string[],
     ns: string,
     admin: AdminSettings,
-    protectedChunks: readonly string[],
+    contents: ReadonlyMap<string, string>,
   ): Map<string, { item: DesiredItem; manifest: KubeObject }> {
     const settings: WorkerSettings = {
       worker: admin.config.worker,
       runtimeSocket: admin.config.runtimeSocket,
     };
-    const exclusions = [...new Set([...admin.exclusions, ...(job.spec.exclusions ?? [])])];
+    const inputs = inputsOf(job);
     const name = job.metadata.name;
     const out = new Map<string, { item: DesiredItem; manifest: KubeObject }>();
     const add = (manifest: KubeObject, applyOrder: number, deleteOrder: number) => {
@@ -279,11 +305,11 @@ export class ImageJobController implements Reconciler {
       };
       out.set(itemKey(item), { item, manifest });
     };
-    add(listConfigMap(job, ns, imagesConfigMapName(name), IMAGES_FILE, job.spec.images), 0, 1);
-    add(listConfigMap(job, ns, excludeConfigMapName(name), EXCLUDE_FILE, exclusions), 0, 1);
-    protectedChunks.forEach((chunk, i) => add(protectedConfigMap(job, ns, i, chunk), 0, 1));
-    add(podTemplate(job, settings, ns), 0, 1);
-    for (const [node, pod] of podNames(name, nodes)) add(workerPod(job, settings, ns, pod, node), 1, 0);
+    // An input created already needs no content here (its manifest is only used to create it).
+    for (const input of inputs) add(inputConfigMap(job, ns, input, contents.get(input.role) ?? ''), 0, 1);
+    add(podTemplate(job, settings, ns, inputs), 0, 1);
+    for (const [node, pod] of podNames(name, nodes))
+      add(workerPod(job, settings, ns, pod, node, inputs), 1, 0);
     return out;
   }
 
@@ -311,8 +337,16 @@ export class ImageJobController implements Reconciler {
     const st = (job.status ??= {});
     if (!st.planned && st.phase === 'Failed') return undefined; // refused before: never touched again
     const p = this.begin(job, signal);
-    // The administrator's settings; fresh from the server while planning.
-    p.admin = await this.settings.get(!st.planned);
+    // The administrator's settings; fresh from the server while planning. Without a valid
+    // configuration a job is never planned: it fails closed, with the reason.
+    try {
+      p.admin = await this.settings.get(!st.planned);
+    } catch (e) {
+      if (st.planned || !(e instanceof ConfigError)) throw e;
+      return this.refuse(p, (e as Error).message);
+    }
+    const refused = st.planned ? undefined : policyProblem(job.spec, p.admin.config);
+    if (refused) return this.refuse(p, refused);
 
     await this.checkTrust(p);
     if (!st.planned) {
@@ -384,6 +418,18 @@ export class ImageJobController implements Reconciler {
     return p;
   }
 
+  /** A job that may not run: Failed before anything is created, for good. */
+  private async refuse(p: Pass, reason: string): Promise<undefined> {
+    const { st, name } = p;
+    st.phase = 'Failed';
+    st.message = reason;
+    st.completionTime = iso(p.now);
+    await p.save();
+    this.log.warn('ImageJob refused, nothing created', { job: name, reason });
+    await this.event(p.job, 'refused', 'Warning', 'Refused', reason);
+    throw new TerminalError(`ImageJob ${name} refused: ${reason}`);
+  }
+
   /** Act only on jobs of a live ImageList: refuse a job for good, or stop one whose list went away. */
   private async checkTrust(p: Pass): Promise<void> {
     const { job, name, st } = p;
@@ -425,7 +471,6 @@ export class ImageJobController implements Reconciler {
         planChunks = c.chunks;
         st.protectedRefs = c.refs;
         st.protectedChunks = c.chunks.length;
-        this.protectedChunks.set(job.metadata.uid ?? name, c.chunks);
       } catch (e) {
         // Fail closed: without the set, a * prune could remove what a workload needs next.
         const msg = `waiting for the inventory (${this.protection.describe}) to protect referenced images: ${(e as Error).message}`;
@@ -464,9 +509,13 @@ export class ImageJobController implements Reconciler {
         reason: s.reason,
       })),
     ].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+    // The inputs are recorded with their digests before anything exists (write-ahead).
+    const contents = inputContents(job.spec.images, jobExclusions(job, admin), planChunks);
+    st.inputs = planInputs(name, contents);
+    this.inputContent.set(job.metadata.uid ?? name, contents);
     p.inv = scheduleApply(
       p.inv,
-      [...this.desired(job, sel.selected, p.ns, admin, planChunks).values()].map((d) => d.item),
+      [...this.desired(job, sel.selected, p.ns, admin, contents).values()].map((d) => d.item),
     );
     st.phase ??= 'Running';
     st.startTime ??= iso(now);
@@ -481,27 +530,28 @@ export class ImageJobController implements Reconciler {
 
   /** The desired worker objects of a planned job (and what the later handlers look up). */
   private async prepare(p: Pass): Promise<void> {
-    const { job, name, st } = p;
+    const { job, name } = p;
     const selected = p.results.filter((r) => r.outcome !== 'Skipped').map((r) => r.node);
-    let chunks: string[];
+    let contents: ReadonlyMap<string, string>;
     try {
-      chunks = await this.chunksFor(job, p.inv);
+      contents = await this.contentsFor(job, p.inv, p.admin);
     } catch (e) {
-      // Fail closed: the protected set cannot be handed to the workers as planned.
+      // Fail closed: the inputs cannot be handed to the workers as planned.
+      const msg = (e as Error).message;
       for (const r of p.results)
         if (r.outcome === 'Pending')
           setResultIn(p.results, {
             ...r,
             outcome: 'Failed',
-            reason: `protected set: ${(e as Error).message}`,
+            reason: msg.startsWith('the protected set') ? `protected set: ${msg}` : `inputs: ${msg}`,
           });
       p.inv = scheduleDeletion(
         p.inv,
         p.inv.filter((i) => !isDeletionPhase(i.phase) && i.phase !== 'Completed').map(itemKey),
       );
-      chunks = Array.from({ length: st.protectedChunks ?? 0 }, () => '');
+      contents = new Map();
     }
-    p.desired = this.desired(job, selected, p.ns, p.admin, chunks);
+    p.desired = this.desired(job, selected, p.ns, p.admin, contents);
     p.podToNode = new Map([...podNames(name, selected)].map(([n, pod]) => [pod, n]));
     p.failedBefore = new Set(p.results.filter((r) => r.outcome === 'Failed').map((r) => r.node));
   }
@@ -527,6 +577,13 @@ export class ImageJobController implements Reconciler {
       st.collisions = [...new Set([...(st.collisions ?? []), line])];
       this.log.warn('name collision, foreign object left untouched', { job: name, object: line });
       const node = p.podToNode.get(c.ref.name);
+      const input =
+        c.ref.kind === 'ConfigMap' ? inputsOf(p.job).find((i) => i.name === c.ref.name) : undefined;
+      if (input && renames(input) < MAX_RENAMES && st.phase === 'Running') {
+        // Never use an input we did not create: move it to a fresh, unguessable name.
+        await this.moveInput(p, input);
+        continue;
+      }
       if (c.ref.kind === 'Pod' && node) {
         setResultIn(p.results, {
           ...pendingResult(node),
@@ -660,6 +717,38 @@ export class ImageJobController implements Reconciler {
       st.message = `job deadline of ${cfg.jobTimeoutSeconds}s passed: ${stale.length} worker(s) stopped`;
   }
 
+  /**
+   * Re-plans one input under a fresh name: recorded in the status with the same digest, a new
+   * item to create, and the worker objects not created yet follow it (their manifests read the
+   * recorded names; the PodTemplate is updated in place).
+   */
+  private async moveInput(p: Pass, input: JobInput): Promise<void> {
+    const moved = renamed(p.name, input);
+    const inputs = inputsOf(p.job).map((i) => (i.role === input.role ? moved : i));
+    p.st.inputs = inputs;
+    const contents = this.inputContent.get(p.job.metadata.uid ?? p.name) ?? new Map<string, string>();
+    const selected = p.results.filter((r) => r.outcome !== 'Skipped').map((r) => r.node);
+    const fresh = this.desired(p.job, selected, p.ns, p.admin, contents);
+    const keep = p.inv.filter((i) => !isDeletionPhase(i.phase));
+    const want: DesiredItem[] = keep.map((i) => {
+      const d = fresh.get(itemKey(i));
+      // Only objects not created yet, and the PodTemplate, take the new manifest's digest.
+      return d && (isApplyPending(i.phase) || i.kind === 'PodTemplate') ? { ...i, digest: d.item.digest } : i;
+    });
+    const added = [...fresh.values()].find((d) => d.item.kind === 'ConfigMap' && d.item.name === moved.name);
+    if (added) want.push({ ...added.item });
+    p.inv = scheduleApply(p.inv, want);
+    p.desired = fresh;
+    const line = `ConfigMap ${p.ns}/${input.name} was not created by this controller; the ${input.role} input moves to ${moved.name}`;
+    p.st.message = line;
+    this.log.warn('input name taken, moved to a fresh name', {
+      job: p.name,
+      input: input.role,
+      to: moved.name,
+    });
+    await this.event(p.job, `moved-${input.role}-${renames(moved)}`, 'Warning', 'InputNameTaken', line);
+  }
+
   /** The API server's answer when the workers' namespace does not exist, else undefined. */
   private async namespaceMissing(ns: string): Promise<string | undefined> {
     try {
@@ -708,7 +797,7 @@ export class ImageJobController implements Reconciler {
   private async cleanUp(p: Pass): Promise<'deleted' | undefined> {
     const { job, name, st, now } = p;
     if (!isFinished(st.phase)) return undefined;
-    this.protectedChunks.delete(job.metadata.uid ?? name);
+    this.inputContent.delete(job.metadata.uid ?? name);
     const deleteAt = Date.parse(st.deleteAfter ?? iso(now));
     if (now.getTime() >= deleteAt && p.inv.some((i) => !isDeletionPhase(i.phase))) {
       p.inv = scheduleDeletion(p.inv);

@@ -18,9 +18,11 @@ import { noopLogger, type Logger } from '../observability/logger.js';
 import { listConditions } from './conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config.js';
 import { summarizeImages, validateImages } from './images.js';
+import { jobSizeProblem, listLimitProblems } from './list-limits.js';
 import { RestReader, type EraseReader } from './reader.js';
-import { loadConfig, loadExclusions } from './settings.js';
+import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from './settings.js';
 import { parseSelector } from './selector.js';
+import { policyProblem } from './policy.js';
 import { reconcileScheduled } from './scheduled-runs.js';
 import { reportSkip } from './schedule-events.js';
 import {
@@ -43,8 +45,10 @@ export interface ListControllerOptions {
   rest: KubeRest;
   /** Where reads come from: the controllers' informers (EraseCache), or the server directly (default). */
   reader?: EraseReader;
-  /** Namespace of the configuration ConfigMap and the exclusion lists. */
+  /** Namespace of the worker objects (recorded in each job). */
   namespace: string;
+  /** Namespace of the configuration ConfigMap and the exclusion lists (default: image-inventory-system). */
+  configNamespace?: string;
   logger?: Logger;
   now?: () => Date;
 }
@@ -64,11 +68,15 @@ export class ImageListController implements Reconciler {
   // administrator's change made just before a request must apply to it. Once per job.
   /** The configuration in force, or a ConfigError naming the bad value. */
   loadConfig(): Promise<EraseConfig> {
-    return loadConfig(this.opts.rest, this.opts.namespace);
+    return loadConfig(this.opts.rest, this.configNamespace, this.opts.namespace);
   }
 
   loadExclusions(cfg: EraseConfig): Promise<string[]> {
-    return loadExclusions(this.opts.rest, this.opts.namespace, cfg);
+    return loadExclusions(this.opts.rest, this.configNamespace, cfg, this.opts.namespace);
+  }
+
+  private get configNamespace(): string {
+    return this.opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE;
   }
 
   /**
@@ -190,12 +198,17 @@ export class ImageListController implements Reconciler {
     status: ImageListStatus,
     run?: { name: string; annotations: Record<string, string> },
   ): Promise<string | undefined> {
-    const problems = validateImages(list.spec.images ?? []);
+    const problems = [
+      ...listLimitProblems(list.metadata.name, list.spec.images ?? []),
+      ...validateImages(list.spec.images ?? []),
+    ];
     if (problems.length) return problems.join('; ');
     let cfg: EraseConfig;
     let exclusions: string[];
     try {
       cfg = await this.loadConfig();
+      const refused = policyProblem(list.spec, cfg);
+      if (refused) return refused;
       if (list.spec.jobTimeout) {
         cfg.jobTimeoutSeconds = parseDuration(list.spec.jobTimeout, 'spec.jobTimeout');
         if (cfg.jobTimeoutSeconds <= 0) return 'spec.jobTimeout: must be longer than 0s';
@@ -245,6 +258,8 @@ export class ImageListController implements Reconciler {
         config: cfg,
       },
     };
+    const tooBig = jobSizeProblem(job.spec);
+    if (tooBig) return tooBig;
     let created: ImageJob;
     try {
       created = await this.opts.rest.request<ImageJob>('POST', IMAGEJOBS_PATH, { body: job });

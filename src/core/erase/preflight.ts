@@ -5,7 +5,9 @@
 import type { KubeRest } from '../kube/rest.js';
 import { isNotFound, KubeApiError } from '../kube/rest.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig, type EraseConfig } from './config.js';
-import { GROUP } from './types.js';
+import { policyProblem, type PolicyRequest } from './policy.js';
+import { missingConfigMessage, moveCommand } from './settings.js';
+import { DEFAULT_CONFIG_NAMESPACE, GROUP, IMAGELISTS_PATH } from './types.js';
 
 /** The Lease `inv watch --leader-elect` holds (and the shipped Deployment runs with). */
 export const DEFAULT_CONTROLLER_LEASE = 'image-inventory-system/image-inventory-controller';
@@ -64,20 +66,30 @@ const core = (resource: string, verb: string, namespace?: string): Permission =>
 });
 
 /**
- * What the caller needs: to write the request and follow its job; with --standalone, also what
- * the controllers do (create the job, run its worker Pods and ConfigMaps, list Nodes).
+ * What the caller needs, and nothing more: to read its list and write the request (create a new
+ * list; `update` only to run an existing one again, since it lets its holder rewrite any list,
+ * scheduled ones included), and to follow the job; with --standalone, also what the controllers
+ * do (create the job, run its worker Pods and ConfigMaps, list Nodes, read the configuration).
  */
-export function neededPermissions(opts: { workersNamespace: string; standalone: boolean }): Permission[] {
+export function neededPermissions(opts: {
+  workersNamespace: string;
+  standalone: boolean;
+  /** Whether the request's ImageList exists already (update), or is new (create, the default). */
+  listExists?: boolean;
+  configNamespace?: string;
+}): Permission[] {
   const base = [
     erase('imagelists', 'get'),
-    erase('imagelists', 'create'),
-    erase('imagelists', 'update'),
+    erase('imagelists', opts.listExists ? 'update' : 'create'),
     erase('imagejobs', 'get'),
   ];
   if (!opts.standalone) return base;
   const ns = opts.workersNamespace;
+  const cfgNs = opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE;
   return [
     ...base,
+    core('configmaps', 'get', cfgNs),
+    core('configmaps', 'list', cfgNs),
     erase('imagelists', 'list'),
     erase('imagelists', 'update', 'status'),
     erase('imagejobs', 'list'),
@@ -125,7 +137,12 @@ export async function missingPermissions(rest: KubeRest, wanted: Permission[]): 
 
 export interface PreflightOptions {
   workersNamespace: string;
+  /** Where the configuration and exclusion lists live (default: image-inventory-system). */
+  configNamespace?: string;
   standalone: boolean;
+  /** The request's ImageList, and what it asks (checked against the administrator's policy). */
+  listName?: string;
+  request?: PolicyRequest;
   /** `namespace/name` of the controllers' Lease; checked unless standalone. */
   lease: string;
   now?: number;
@@ -134,6 +151,8 @@ export interface PreflightOptions {
 export interface PreflightResult {
   /** Each a full sentence with what to do; empty: go ahead. */
   problems: string[];
+  /** What could not be checked, and why that need not stop the request. */
+  warnings: string[];
   /** The configuration in force (for the confirmation prompt's node counts), when readable. */
   config?: EraseConfig;
   /** The controller holding the Lease. */
@@ -144,8 +163,9 @@ const forbidden = (e: unknown): boolean => e instanceof KubeApiError && e.code =
 
 /** Runs every check; transport errors (no answer) propagate, as the request could not go anywhere either. */
 export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise<PreflightResult> {
-  const out: PreflightResult = { problems: [] };
+  const out: PreflightResult = { problems: [], warnings: [] };
   const ns = opts.workersNamespace;
+  const cfgNs = opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE;
   const [leaseNs, leaseName] = opts.lease.split('/');
   const checks: Promise<void>[] = [];
   if (!opts.standalone)
@@ -164,9 +184,10 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
         } catch (e) {
           if (isNotFound(e))
             out.problems.push(`no erase controller is running: ${where} does not exist; ${hint}`);
+          // Not something the request needs: without it, a missing controller shows as a wait.
           else if (forbidden(e))
-            out.problems.push(
-              `cannot tell whether an erase controller runs: get leases.coordination.k8s.io in namespace ${leaseNs} is forbidden; ask for it, or point --controller-lease at the Lease your controller holds`,
+            out.warnings.push(
+              `cannot tell whether an erase controller runs (get leases.coordination.k8s.io in namespace ${leaseNs} is not granted to you); the request is written anyway`,
             );
           else throw e;
         }
@@ -190,35 +211,74 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
     (async () => {
       try {
         const cm = await rest.get<{ data?: Record<string, string> }>(
-          `/api/v1/namespaces/${ns}/configmaps/${CONFIG_MAP_NAME}`,
+          `/api/v1/namespaces/${cfgNs}/configmaps/${CONFIG_MAP_NAME}`,
         );
         try {
           out.config = parseConfig(cm.data?.[CONFIG_KEY]);
         } catch (e) {
           out.problems.push(
-            `the erase configuration ConfigMap ${ns}/${CONFIG_MAP_NAME} is invalid: ${(e as Error).message}`,
+            `the erase configuration ConfigMap ${cfgNs}/${CONFIG_MAP_NAME} is invalid: ${(e as Error).message}`,
           );
         }
       } catch (e) {
-        // No configuration means every default, for the controllers too (settings.ts loadConfig).
-        if (isNotFound(e)) out.config = parseConfig(undefined);
-        // A caller who may not read ConfigMaps there finds out below (standalone) or need not.
-        else if (!forbidden(e)) throw e;
+        // No configuration: the controllers refuse every job (settings.ts loadConfig), so say it now.
+        if (isNotFound(e)) out.problems.push(await missingConfigProblem(rest, cfgNs, ns));
+        // A caller who may not read it: the controllers check it, and the policy, themselves.
+        else if (forbidden(e))
+          out.warnings.push(
+            `cannot check the request against the erase configuration (get configmaps in namespace ${cfgNs} is not granted to you); the request is written anyway, and the controllers refuse it if the configuration does not allow it`,
+          );
+        else throw e;
       }
+      const refused = out.config && opts.request ? policyProblem(opts.request, out.config) : undefined;
+      if (refused) out.problems.push(refused);
     })(),
   );
   checks.push(
     (async () => {
+      const listExists = opts.listName ? await exists(rest, `${IMAGELISTS_PATH}/${opts.listName}`) : false;
       const missing = await missingPermissions(
         rest,
-        neededPermissions({ workersNamespace: ns, standalone: opts.standalone }),
+        neededPermissions({
+          workersNamespace: ns,
+          configNamespace: cfgNs,
+          standalone: opts.standalone,
+          listExists,
+        }),
       );
-      if (missing.length)
+      const rerun = (p: Permission) => listExists && p.resource === 'imagelists' && p.verb === 'update';
+      if (missing.some(rerun))
         out.problems.push(
-          `you lack permissions erase needs${opts.standalone ? ' with --standalone' : ''}: ${missing.map(describePermission).join('; ')}`,
+          `imagelist/${opts.listName} exists, and running it again means updating it, which you may not do (update on imagelists lets its holder rewrite any list): pass --name with a new name to create your own`,
+        );
+      const others = missing.filter((p) => !rerun(p));
+      if (others.length)
+        out.problems.push(
+          `you lack permissions erase needs${opts.standalone ? ' with --standalone' : ''}: ${others.map(describePermission).join('; ')}`,
         );
     })(),
   );
   await Promise.all(checks);
   return out;
+}
+
+/** Whether `path` exists; undefined (treated as new) when the caller may not read it. */
+async function exists(rest: KubeRest, path: string): Promise<boolean> {
+  try {
+    await rest.get(path);
+    return true;
+  } catch (e) {
+    if (isNotFound(e) || forbidden(e)) return false;
+    throw e;
+  }
+}
+
+/** A missing configuration, or one left in the workers' namespace (with the command that moves it). */
+async function missingConfigProblem(rest: KubeRest, cfgNs: string, workersNs: string): Promise<string> {
+  if (
+    workersNs !== cfgNs &&
+    (await exists(rest, `/api/v1/namespaces/${workersNs}/configmaps/${CONFIG_MAP_NAME}`))
+  )
+    return `the erase configuration is read from ConfigMap ${cfgNs}/${CONFIG_MAP_NAME} now, not from the workers' namespace ${workersNs}, where anyone allowed to create ConfigMaps could have written it; check its content, then move it: ${moveCommand(workersNs, cfgNs)}`;
+  return missingConfigMessage(cfgNs);
 }

@@ -150,8 +150,10 @@ export function stripNode(raw: unknown): ErasedNode {
 
 export interface EraseCacheOptions {
   rest: KubeRest;
-  /** The controllers' namespace: worker objects, the configuration, the exclusion lists. */
+  /** The workers' namespace: worker Pods, their ConfigMaps and PodTemplates. */
   namespace: string;
+  /** The configuration namespace: inv-erase-config and the exclusion lists (default: `namespace`). */
+  configNamespace?: string;
   logger?: Logger;
   /** Passed to every informer (tests: short watch windows). */
   watchTimeoutSeconds?: [number, number];
@@ -166,6 +168,8 @@ export class EraseCache implements EraseReader {
   readonly nodeInformer: Informer<ErasedNode & CachedObject>;
   readonly pods: Informer<Cached>;
   readonly configMapInformer: Informer<ConfigMapLike & CachedObject>;
+  /** The configuration namespace's ConfigMaps, when it is not the workers' namespace. */
+  readonly settingsInformer?: Informer<ConfigMapLike & CachedObject>;
   readonly podTemplates: Informer<Cached>;
   private readonly overlay = new Map<string, { replacedRv: string; obj: ImageJob | ImageList }>();
   private readonly parsedSelectors = new Map<string, ReturnType<typeof parseSelector>>();
@@ -204,6 +208,14 @@ export class EraseCache implements EraseReader {
       path: workerPath('ConfigMap', ns),
       strip: (o) => o as ConfigMapLike & CachedObject,
     });
+    const cfgNs = opts.configNamespace ?? ns;
+    if (cfgNs !== ns)
+      this.settingsInformer = new Informer({
+        ...common,
+        name: `configmaps@${cfgNs}`,
+        path: workerPath('ConfigMap', cfgNs),
+        strip: (o) => o as ConfigMapLike & CachedObject,
+      });
     this.podTemplates = new Informer({
       ...common,
       name: `worker-podtemplates@${ns}`,
@@ -220,6 +232,7 @@ export class EraseCache implements EraseReader {
       this.nodeInformer,
       this.pods,
       this.configMapInformer,
+      ...(this.settingsInformer ? [this.settingsInformer] : []),
       this.podTemplates,
     ] as Informer<CachedObject>[];
   }
@@ -276,23 +289,24 @@ export class EraseCache implements EraseReader {
       (inf.list(namespace) as KubeObject[]).filter((o) => o.metadata?.labels?.[JOB_LABEL] === job),
     );
   }
+  /** The informer of a namespace's ConfigMaps: the workers' or the configuration's. */
+  private configMapsOf(namespace: string): Informer<ConfigMapLike & CachedObject> {
+    if (namespace === this.opts.namespace) return this.configMapInformer;
+    if (this.settingsInformer && namespace === this.opts.configNamespace) return this.settingsInformer;
+    throw new Error(`erase cache: namespace ${namespace} is not cached`);
+  }
   configMap(namespace: string, name: string) {
-    if (namespace !== this.opts.namespace)
-      throw new Error(`erase cache: namespace ${namespace} is not cached`);
-    return Promise.resolve(this.configMapInformer.get(namespace, name));
+    return Promise.resolve(this.configMapsOf(namespace).get(namespace, name));
   }
   configMaps(namespace: string, labelSelector: string) {
-    if (namespace !== this.opts.namespace)
-      throw new Error(`erase cache: namespace ${namespace} is not cached`);
+    const informer = this.configMapsOf(namespace);
     let sel = this.parsedSelectors.get(labelSelector);
     if (!sel) {
       sel = parseSelector(labelSelector);
       this.parsedSelectors.set(labelSelector, sel);
     }
     const s = sel;
-    return Promise.resolve(
-      this.configMapInformer.list(namespace).filter((c) => matches(s, c.metadata.labels)),
-    );
+    return Promise.resolve(informer.list(namespace).filter((c) => matches(s, c.metadata.labels)));
   }
   wrote(kind: 'ImageJob' | 'ImageList', obj: ImageJob | ImageList, replacedRv: string | undefined): void {
     if (replacedRv) this.overlay.set(`${kind}/${obj.metadata.name}`, { replacedRv, obj });

@@ -24,6 +24,11 @@ export const SCHEDULE_TIME_ANNOTATION = 'erase.imageinventory.dev/scheduled-time
 /** Where worker Pods and their objects live (deploy/erase-workers.yaml creates it, privileged). */
 export const DEFAULT_NAMESPACE = 'image-inventory-workers';
 export const DEFAULT_IMAGELIST = 'imagelist';
+/**
+ * Where the erase configuration and exclusion lists live (deploy/erase-config.yaml): the
+ * daemon's namespace, where the install grants nobody else anything.
+ */
+export const DEFAULT_CONFIG_NAMESPACE = 'image-inventory-system';
 
 export interface OwnerReference {
   apiVersion: string;
@@ -115,6 +120,16 @@ export interface ImageJobSpec {
 
 export type JobPhase = 'Running' | 'Completed' | 'Failed';
 
+/** One input handed to the workers in a ConfigMap (inputs.ts), recorded before it is created. */
+export interface JobInput {
+  /** `images`, `exclude` or `protected-<i>`. */
+  role: string;
+  /** The ConfigMap that carries it. */
+  name: string;
+  /** Hex SHA-256 of the file the worker reads (the ConfigMap value, UTF-8). */
+  sha256: string;
+}
+
 export interface ImageJobStatus {
   observedGeneration?: number;
   conditions?: Condition[];
@@ -131,6 +146,8 @@ export interface ImageJobStatus {
   /** Refs in the protected set handed to the workers, and the ConfigMaps that carry it. */
   protectedRefs?: number;
   protectedChunks?: number;
+  /** The workers' inputs: ConfigMap names and content digests, recorded at planning. */
+  inputs?: JobInput[];
   /** Over every node: images removed (would be, in a dry run), kept by protection, bytes. */
   removed?: number;
   protected?: number;

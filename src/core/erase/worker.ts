@@ -2,16 +2,9 @@
 // exclusions from mounted ConfigMaps and the node's runtime through its CRI socket, writing
 // its summary to the termination message for the controller to read.
 import type { WorkerConfig } from './config.js';
+import { EXCLUDE_ROLE, IMAGES_ROLE, inputOf, jobInputs, protectedInputs, type JobInput } from './inputs.js';
 import type { ImageJob, OwnerReference } from './types.js';
-import {
-  API_VERSION,
-  excludeConfigMapName,
-  imagesConfigMapName,
-  JOB_LABEL,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
-  protectedConfigMapName,
-} from './types.js';
+import { API_VERSION, JOB_LABEL, MANAGED_BY, MANAGED_BY_LABEL } from './types.js';
 
 export const IMAGES_DIR = '/run/inv/images';
 export const EXCLUDE_DIR = '/run/inv/exclude';
@@ -59,7 +52,24 @@ export const jobOwnerReference = (job: ImageJob): OwnerReference => ({
  */
 export const WORKER_NODE_OPTIONS = '--max-semi-space-size=1';
 
-export function workerArgs(job: ImageJob, settings: WorkerSettings): string[] {
+/** The job's recorded inputs (inputs.ts): names and digests; first names for an older job. */
+export const inputsOf = (job: ImageJob): JobInput[] =>
+  jobInputs(job.metadata.name, job.status?.inputs, protectedChunks(job));
+
+/** `--X-sha256` flags for the inputs that carry a digest (every job planned since they exist). */
+function digestArgs(inputs: readonly JobInput[]): string[] {
+  const out: string[] = [];
+  const images = inputOf(inputs, IMAGES_ROLE);
+  const exclude = inputOf(inputs, EXCLUDE_ROLE);
+  const prot = protectedInputs(inputs);
+  if (images?.sha256) out.push('--imagelist-sha256', images.sha256);
+  if (exclude?.sha256) out.push('--exclude-file-sha256', exclude.sha256);
+  if (prot.length && prot.every((i) => i.sha256))
+    out.push('--protected-sha256', prot.map((i) => i.sha256).join(','));
+  return out;
+}
+
+export function workerArgs(job: ImageJob, settings: WorkerSettings, inputs = inputsOf(job)): string[] {
   return [
     'node-remove',
     '--imagelist',
@@ -72,16 +82,26 @@ export function workerArgs(job: ImageJob, settings: WorkerSettings): string[] {
     settings.worker.criTimeout,
     '-o',
     'json',
-    ...(protectedChunks(job) > 0 ? ['--protected-dir', PROTECTED_DIR] : []),
+    ...(protectedInputs(inputs).length > 0 ? ['--protected-dir', PROTECTED_DIR] : []),
+    ...digestArgs(inputs),
     ...(job.spec.dryRun ? ['--dry-run'] : []),
   ];
 }
 
 /** The Pod spec shared by every worker (no nodeName): also the PodTemplate's template. */
-export function workerPodSpec(job: ImageJob, settings: WorkerSettings): Record<string, unknown> {
-  const name = job.metadata.name;
+export function workerPodSpec(
+  job: ImageJob,
+  settings: WorkerSettings,
+  inputs = inputsOf(job),
+): Record<string, unknown> {
   const w = settings.worker;
-  const chunks = protectedChunks(job);
+  const prot = protectedInputs(inputs);
+  const chunks = prot.length;
+  const cmName = (role: string) => {
+    const i = inputOf(inputs, role);
+    if (!i) throw new Error(`job ${job.metadata.name} has no ${role} input`);
+    return i.name;
+  };
   return {
     restartPolicy: 'Never',
     automountServiceAccountToken: false,
@@ -95,7 +115,7 @@ export function workerPodSpec(job: ImageJob, settings: WorkerSettings): Record<s
       {
         name: WORKER_CONTAINER,
         image: w.image,
-        args: workerArgs(job, settings),
+        args: workerArgs(job, settings, inputs),
         env: [
           { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
           { name: 'NODE_OPTIONS', value: WORKER_NODE_OPTIONS },
@@ -122,16 +142,16 @@ export function workerPodSpec(job: ImageJob, settings: WorkerSettings): Record<s
       },
     ],
     volumes: [
-      { name: 'images', configMap: { name: imagesConfigMapName(name) } },
-      { name: 'exclude', configMap: { name: excludeConfigMapName(name) } },
+      { name: 'images', configMap: { name: cmName(IMAGES_ROLE) } },
+      { name: 'exclude', configMap: { name: cmName(EXCLUDE_ROLE) } },
       ...(chunks > 0
         ? [
             {
               name: 'protected',
               projected: {
-                sources: Array.from({ length: chunks }, (_, i) => ({
+                sources: prot.map((input, i) => ({
                   configMap: {
-                    name: protectedConfigMapName(name, i),
+                    name: input.name,
                     items: [{ key: PROTECTED_KEY, path: `protected-${i}.json` }],
                   },
                 })),
@@ -162,12 +182,13 @@ export function workerPod(
   namespace: string,
   podName: string,
   node: string,
+  inputs = inputsOf(job),
 ): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: objectMeta(job, podName, namespace),
-    spec: { ...workerPodSpec(job, settings), nodeName: node },
+    spec: { ...workerPodSpec(job, settings, inputs), nodeName: node },
   };
 }
 
@@ -175,43 +196,38 @@ export function podTemplate(
   job: ImageJob,
   settings: WorkerSettings,
   namespace: string,
+  inputs = inputsOf(job),
 ): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'PodTemplate',
     metadata: objectMeta(job, job.metadata.name, namespace),
-    template: { metadata: { labels: jobLabels(job.metadata.name) }, spec: workerPodSpec(job, settings) },
+    template: {
+      metadata: { labels: jobLabels(job.metadata.name) },
+      spec: workerPodSpec(job, settings, inputs),
+    },
   };
 }
 
-/** One chunk of the protected set (protected-set.ts packProtectedSet), immutable like the lists. */
-export function protectedConfigMap(
+/** The file each input role is mounted as, in its ConfigMap. */
+export const inputFile = (role: string): string =>
+  role === IMAGES_ROLE ? IMAGES_FILE : role === EXCLUDE_ROLE ? EXCLUDE_FILE : PROTECTED_KEY;
+
+/**
+ * One input's ConfigMap, immutable: `content` is the file's text exactly as its digest was
+ * taken (inputs.ts), for the list inputs and for a chunk of the protected set alike.
+ */
+export function inputConfigMap(
   job: ImageJob,
   namespace: string,
-  i: number,
-  chunk: string,
+  input: JobInput,
+  content: string,
 ): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: objectMeta(job, protectedConfigMapName(job.metadata.name, i), namespace),
+    metadata: objectMeta(job, input.name, namespace),
     immutable: true,
-    data: { [PROTECTED_KEY]: chunk },
-  };
-}
-
-export function listConfigMap(
-  job: ImageJob,
-  namespace: string,
-  name: string,
-  file: string,
-  data: string[],
-): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: objectMeta(job, name, namespace),
-    immutable: true,
-    data: { [file]: JSON.stringify(data) },
+    data: { [inputFile(input.role)]: content },
   };
 }

@@ -7,7 +7,9 @@
 // is `in-use` (removing it would break the container or its restart), then `pinned` (the
 // runtime asked us not to), then `sandbox-image` (the runtime needs it for the next pod), then
 // `excluded` (the operator asked us not to). When the sandbox image cannot be determined, a `*`
-// prune and pause-like targets are refused (`failed`).
+// prune and pause-like targets are refused (`failed`). Answers that cannot be taken at face
+// value (runtime-answers.ts) refuse removals too: an image without an ID, and every removal on
+// the node when a container names no image at all.
 import { matchesExclusion, type ExclusionMatcher } from '../refs/exclusion.js';
 import {
   aliasesOf,
@@ -17,6 +19,7 @@ import {
   type ImageView,
   type SandboxView,
 } from './in-use.js';
+import { NO_ID_REASON, unattributedReason, vetImages } from './runtime-answers.js';
 import { imageLooksLikePause, isPauseLike, type SandboxGuard } from './sandbox.js';
 import { normalizeAlias, parseTarget } from './targets.js';
 import type { Decision, Target } from './types.js';
@@ -132,7 +135,8 @@ const label = (img: ImageView) => (img.repoTags[0] ? `${img.id} (${img.repoTags[
 
 export function decide(input: DecideInput): Decision[] {
   const inUse = new InUseIndex(input.containers, input.sandboxes ?? []);
-  const lookup = new ImageLookup(input.images);
+  const lookup = new ImageLookup(vetImages(input.images).images);
+  const unattributed = unattributedReason(input.containers);
   const guard = input.sandbox;
   const out: Decision[] = [];
   const seenTargets = new Set<string>();
@@ -187,6 +191,10 @@ export function decide(input: DecideInput): Decision[] {
           outcome: 'failed',
           detail: `refused: this looks like a pause image, and ${guard.reason}`,
         });
+      } else if (!img.id) {
+        out.push({ ...base, action: 'keep', outcome: 'failed', detail: NO_ID_REASON });
+      } else if (unattributed !== undefined) {
+        out.push({ ...base, action: 'keep', outcome: 'failed', detail: unattributed });
       } else {
         out.push({ ...base, action: 'remove', outcome: 'remove', detail: '' });
       }

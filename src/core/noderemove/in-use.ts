@@ -41,7 +41,7 @@ export interface ImageUser {
 
 /** Every name of an image, as the report lists them: tags, digest refs, then the ID. */
 export function aliasesOf(img: ImageView): string[] {
-  return [...img.repoTags, ...img.repoDigests, img.id];
+  return img.id ? [...img.repoTags, ...img.repoDigests, img.id] : [...img.repoTags, ...img.repoDigests];
 }
 
 /** All lookup keys of a name: as written plus normalized (so `nginx:1` finds docker.io/library/nginx:1). */

@@ -11,6 +11,13 @@ export {
   type SandboxView,
 } from './decide.js';
 export { untaggedExclusionWarnings } from './exclusion-warnings.js';
+export {
+  NO_ID_REASON,
+  runtimeAnswerWarnings,
+  unattributedContainers,
+  unattributedReason,
+  vetImages,
+} from './runtime-answers.js';
 export { execute, type RemovalRuntime } from './execute.js';
 export { compileAll, DEFAULT_SANDBOX_EXCLUSIONS, ExclusionError } from './exclusions.js';
 export {

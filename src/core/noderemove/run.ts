@@ -5,6 +5,7 @@ import { compileExclusion, type ExclusionMatcher } from '../refs/exclusion.js';
 import { decide } from './decide.js';
 import { untaggedExclusionWarnings } from './exclusion-warnings.js';
 import { execute } from './execute.js';
+import { runtimeAnswerWarnings } from './runtime-answers.js';
 import { compileAll, DEFAULT_SANDBOX_EXCLUSIONS } from './exclusions.js';
 import { SandboxReader, type SandboxRead } from './sandbox-reader.js';
 import { assessSandbox, sandboxImageFromStatusInfo, type SandboxFacts } from './sandbox.js';
@@ -69,9 +70,11 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
     const guard = assessSandbox({ facts, images, operatorExclusions: operator });
     warnings.push(...sandboxWarnings(sandboxRead, guard.determined ? undefined : guard.reason));
     warnings.push(...untaggedExclusionWarnings(operator, images));
+    const views = containers.map(containerView);
+    warnings.push(...runtimeAnswerWarnings(images, views));
     const decisions = decide({
       images,
-      containers: containers.map(containerView),
+      containers: views,
       sandboxes: sandboxRead.sandboxes,
       targets: opts.targets,
       exclusions: operator,

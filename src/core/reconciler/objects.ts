@@ -4,6 +4,10 @@
 //     annotation of its desired manifest (drift detection);
 //   - an object that already exists without our owner label is a name collision: reported,
 //     never overwritten, and dropped from the inventory (so it is never deleted either);
+//   - the label and annotations can be copied by anyone allowed to create objects in the
+//     namespace, so an item records the UID of the object we created, and an existing object
+//     of a kind that records UIDs is ours only with that UID (anything else is a collision,
+//     never used);
 //   - nothing without our owner label is ever deleted: a DELETE carries the UID we saw
 //     carrying our label as a precondition.
 import { createHash } from 'node:crypto';
@@ -16,6 +20,7 @@ import {
   markDeleting,
   markDrifted,
   nextApplyWave,
+  recordUids,
   nextDeleteWave,
   type Inventory,
   type InventoryItem,
@@ -94,6 +99,35 @@ export function stamp(manifest: KubeObject, owner: Owner, digest: string): KubeO
 export const isOwnedBy = (obj: KubeObject | undefined, owner: Owner): boolean =>
   obj?.metadata?.labels?.[OWNER_LABEL] === owner.uid;
 
+/**
+ * Kinds whose existing objects are adopted on our owner label and digest alone, without a
+ * recorded UID (default: Pods; see ApplyOptions.labelTrustedKinds).
+ */
+export const DEFAULT_LABEL_TRUSTED = new Set(['Pod']);
+
+/**
+ * Whether `live` is the object this item stands for: our owner label, and for kinds that record
+ * UIDs, the UID we recorded when we created it. An item of such a kind that never recorded one
+ * but was applied (lastAppliedAt) predates UID recording: the label decides, as it did then.
+ */
+export function provenOwned(
+  item: InventoryItem,
+  live: KubeObject | undefined,
+  owner: Owner,
+  labelTrusted: ReadonlySet<string> = DEFAULT_LABEL_TRUSTED,
+): boolean {
+  if (!isOwnedBy(live, owner)) return false;
+  if (labelTrusted.has(item.kind)) return true;
+  if (item.uid) return live?.metadata?.uid === item.uid;
+  return item.lastAppliedAt !== undefined;
+}
+
+/** Who holds a name we wanted: the foreign owner, or our label without our UID. */
+const holderOf = (live: KubeObject, owner: Owner): string =>
+  isOwnedBy(live, owner)
+    ? 'an object that carries our owner label but was not created by this controller (its UID is not the recorded one)'
+    : (live.metadata?.annotations?.[OWNER_ANNOTATION] ?? 'unmanaged');
+
 export interface Collision {
   ref: ObjectRef;
   /** Who holds the name: the owner annotation of the foreign object, or "unmanaged". */
@@ -149,6 +183,13 @@ export interface ApplyOptions {
   immutableKinds?: ReadonlySet<string>;
   /** At most this many items per call, so progress is persisted in chunks. Default: the whole wave. */
   limit?: number;
+  /**
+   * Kinds adopted on owner label and digest without a recorded UID (default: Pod). Every other
+   * kind records the UID of the object created and is never adopted without it. A worker Pod is
+   * label-trusted because whoever can create Pods in the workers' namespace can run anything
+   * there already, and a restarted controller must not run a node's worker twice.
+   */
+  labelTrustedKinds?: ReadonlySet<string>;
 }
 
 /**
@@ -169,13 +210,18 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
   const dropped: string[] = [];
   const drifted: string[] = [];
   const kept = new Map<string, string>();
+  const uids = new Map<string, string>();
+  const labelTrusted = opts.labelTrustedKinds ?? DEFAULT_LABEL_TRUSTED;
+  const record = (key: string, kind: string, obj: KubeObject | undefined) => {
+    if (!labelTrusted.has(kind) && obj?.metadata?.uid) uids.set(key, obj.metadata.uid);
+  };
   const items = opts.limit ? wave.items.slice(0, opts.limit) : wave.items;
   await forEachConcurrent(items, opts.concurrency ?? 16, async (item) => {
     const key = itemKey(item);
     const body = stamp(opts.manifest(item), opts.owner, item.digest);
     const create = async (): Promise<boolean> => {
       try {
-        await rest.request('POST', collectionPath(item), { body });
+        record(key, item.kind, await rest.request<KubeObject>('POST', collectionPath(item), { body }));
         applied.push(key);
         return true;
       } catch (e) {
@@ -197,11 +243,8 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
         }
         throw e;
       }
-      if (!isOwnedBy(live, opts.owner)) {
-        res.collisions.push({
-          ref: item,
-          holder: live.metadata?.annotations?.[OWNER_ANNOTATION] ?? 'unmanaged',
-        });
+      if (!provenOwned(item, live, opts.owner, labelTrusted)) {
+        res.collisions.push({ ref: item, holder: holderOf(live, opts.owner) });
         dropped.push(key);
         return;
       }
@@ -227,9 +270,10 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
         });
         return;
       }
-      await rest.request('PUT', objectPath(item), {
+      const updated = await rest.request<KubeObject>('PUT', objectPath(item), {
         body: { ...body, metadata: { ...body.metadata, resourceVersion: live.metadata?.resourceVersion } },
       });
+      record(key, item.kind, updated);
       applied.push(key);
     } catch (e) {
       if (isNotFound(e) || isConflict(e)) return; // changed under us: next pass sees the new state
@@ -237,6 +281,7 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
     }
   });
   cur = markApplied(cur, applied, now());
+  cur = recordUids(cur, uids);
   cur = markAdopted(cur, kept, now());
   cur = dropItem(cur, dropped);
   // Replaced items (DELETE sent) keep their pending phase: the next pass creates them. Items
@@ -261,7 +306,7 @@ export function detectDrift(
   for (const item of inv) {
     if (item.phase !== 'Ready') continue;
     const obj = live.get(itemKey(item));
-    if (!obj || !isOwnedBy(obj, owner) || !replaceable(item, obj)) continue;
+    if (!obj || !provenOwned(item, obj, owner) || !replaceable(item, obj)) continue;
     if (obj.metadata?.annotations?.[DIGEST_ANNOTATION] !== item.digest) drifted.push(itemKey(item));
   }
   return markDrifted(inv, drifted);
@@ -285,7 +330,12 @@ export interface DeleteResult {
 export async function deleteWave(
   rest: KubeRest,
   inv: Inventory,
-  opts: { owner: Owner; live?: ReadonlyMap<string, KubeObject>; concurrency?: number },
+  opts: {
+    owner: Owner;
+    live?: ReadonlyMap<string, KubeObject>;
+    concurrency?: number;
+    labelTrustedKinds?: ReadonlySet<string>;
+  },
 ): Promise<DeleteResult> {
   const res: DeleteResult = { inventory: [...inv], foreign: [], errors: [], done: inv.length === 0 };
   const wave = nextDeleteWave(inv);
@@ -309,11 +359,8 @@ export async function deleteWave(
         gone.push(key);
         return;
       }
-      if (!isOwnedBy(live, opts.owner)) {
-        res.foreign.push({
-          ref: item,
-          holder: live.metadata?.annotations?.[OWNER_ANNOTATION] ?? 'unmanaged',
-        });
+      if (!provenOwned(item, live, opts.owner, opts.labelTrustedKinds)) {
+        res.foreign.push({ ref: item, holder: holderOf(live, opts.owner) });
         gone.push(key);
         return;
       }

@@ -40,7 +40,7 @@ export interface WatchDaemonOptions {
   /** Collect prom-client's process metrics (default true). */
   defaultMetrics?: boolean;
   /** Also run the erase ImageList/ImageJob controllers, with worker objects in this namespace. */
-  erase?: { namespace: string };
+  erase?: { namespace: string; configNamespace?: string };
 }
 
 export interface WatchDaemon {
@@ -109,6 +109,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
         kubeConfig: opts.kubeConfig,
         rest,
         namespace: opts.erase.namespace,
+        configNamespace: opts.erase.configNamespace,
         logger: opts.logger,
         // A * prune protects what the daemon's own cache shows the workloads reference.
         protection: new CacheProtection(cache, rest),

@@ -16,8 +16,10 @@ export interface EraseRunnableOptions {
   kubeConfig: KubeConfig;
   /** The daemon's transport (its request timeout and response caps apply to the controllers too). */
   rest?: KubeRest;
-  /** Namespace of the worker Pods, their ConfigMaps, the configuration and exclusion lists. */
+  /** Namespace of the worker Pods and their ConfigMaps. */
   namespace: string;
+  /** Namespace of the configuration and the exclusion lists. */
+  configNamespace?: string;
   logger: Logger;
   /** The daemon's cache-backed protected set for `*` prunes. */
   protection?: ProtectionSource;
