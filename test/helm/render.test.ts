@@ -42,7 +42,7 @@ function normalize(o: KubeObject): KubeObject {
     c.metadata.name === 'inv-erase-config' &&
     c.data?.['config.yaml'] !== undefined
   ) {
-    c.data = { ...c.data, 'config.yaml': JSON.stringify(parseConfig(c.data['config.yaml'])) };
+    c.data = { ...c.data, 'config.yaml': parseConfig(c.data['config.yaml']) as unknown as string };
   }
   return c;
 }
