@@ -54,11 +54,14 @@ export function routeKubernetesService(c: WholeCluster): () => void {
         .map((s) => s.replace(/^"|"$/g, '')),
     ]);
   }
-  const add = iptables(['-t', 'nat', '-I', ...rule(`127.0.0.1:${port}`)]);
-  if (add.status !== 0) throw new Error(`iptables: ${add.stderr}`);
   const sysctl = '/proc/sys/net/ipv4/conf/all/route_localnet';
   const saved = fs.readFileSync(sysctl, 'utf8').trim();
   fs.writeFileSync(sysctl, '1\n');
+  const add = iptables(['-t', 'nat', '-I', ...rule(`127.0.0.1:${port}`)]);
+  if (add.status !== 0) {
+    fs.writeFileSync(sysctl, `${saved}\n`);
+    throw new Error(`iptables: ${add.stderr}`);
+  }
   return () => {
     iptables(['-t', 'nat', '-D', ...rule(`127.0.0.1:${port}`)]);
     fs.writeFileSync(sysctl, `${saved}\n`);
