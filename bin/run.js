@@ -50,13 +50,14 @@ if (process.argv[2] === '--version') {
   }
 
   // Imported only now, so the compile cache covers oclif and everything it loads. Errors go
-  // through our handler (one `error: ...` line, never wrapped), not oclif's.
+  // through our handler (one `error: ...` line, never wrapped), not oclif's; it exits only once
+  // stdout and stderr are drained, so a slow pipe gets the whole output.
   const { run, flush } = await import('@oclif/core');
   const { handleError } = await import('../dist/src/cli/handle-error.js');
   try {
     await run(process.argv.slice(2), { root: fileURLToPath(new URL('..', import.meta.url)), pjson });
     await flush();
   } catch (e) {
-    handleError(e);
+    await handleError(e);
   }
 }

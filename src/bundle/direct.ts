@@ -61,7 +61,7 @@ export async function runDirect(argv: readonly string[], manifest: URL): Promise
   try {
     process.exitCode = await command.run(flags as never);
   } catch (e) {
-    handleError(e);
+    await handleError(e);
   }
   return true;
 }

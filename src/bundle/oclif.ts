@@ -12,6 +12,6 @@ export async function run(dir: string): Promise<void> {
     await flush();
   } catch (e) {
     // The one error style, as in a checkout (bin/run.js).
-    handleError(e);
+    await handleError(e);
   }
 }

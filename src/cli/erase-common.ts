@@ -45,8 +45,10 @@ export async function startStandalone(
   signal: AbortSignal,
   configNamespace?: string,
 ): Promise<{ done: Promise<void> }> {
-  const { installCrds } = await import('../core/kube/crd-install.js');
-  await installCrds(rest);
+  // The CRDs only, checked as `inv install` does: a same-named CRD that inv did not write is
+  // refused, not replaced.
+  const { install } = await import('../core/install/install.js');
+  await install(rest, { daemon: false, crdsOnly: true, timeoutMs: 30_000 });
   const { EraseControllers } = await import('../core/erase/controllers.js');
   const done = new EraseControllers({
     kubeConfig: kc,

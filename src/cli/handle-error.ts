@@ -4,6 +4,7 @@
 // ` ›   Error: ...` hard-wrapped at 80 columns even into a pipe, and a different style from
 // failLine's; scripts and people should meet one.
 import { EXIT_INTERRUPTED, EXIT_PARTIAL_FAILURE } from './exit-codes.js';
+import { exitWhenFlushed } from './exit.js';
 
 interface OclifLike {
   message?: string;
@@ -33,13 +34,14 @@ export function exitCodeOf(err: unknown): number {
   return e.oclif?.exit ?? EXIT_PARTIAL_FAILURE;
 }
 
-/** Prints `err` in the one style and exits. A stack trace only with DEBUG set. */
-export function handleError(err: unknown): never {
+/**
+ * Prints `err` in the one style and exits once stdout and stderr are drained (a piped report
+ * and its warnings arrive whole, the `error:` line last). A stack trace only with DEBUG set.
+ */
+export function handleError(err: unknown): Promise<never> {
   const text = errorText(err);
   if (text !== undefined) process.stderr.write(`${text}\n`);
   const e = err as OclifLike | undefined;
   if (process.env.DEBUG && e?.stack && e.code !== 'EEXIT') process.stderr.write(`${e.stack}\n`);
-  // Let pending stdout (a piped report) drain before exiting.
-  process.exitCode = exitCodeOf(err);
-  return process.exit(process.exitCode);
+  return exitWhenFlushed(exitCodeOf(err));
 }

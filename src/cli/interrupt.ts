@@ -1,6 +1,7 @@
 // Ctrl-C, the same way in every command: whatever is on screen (a spinner, a prompt) is cleared,
 // one line says what was interrupted and what is left behind, and the process exits 130 at once
-// (EXIT_INTERRUPTED), without waiting for requests in flight. Commands that leave work running
+// (EXIT_INTERRUPTED), without waiting for requests in flight (only output already written to a
+// slow pipe gets up to a second to drain, see interrupted()). Commands that leave work running
 // elsewhere (an ImageJob in the cluster) set a hint saying how to follow or cancel it.
 //
 // Why a handler at all: Node's default for SIGINT kills the process by the signal, which leaves
@@ -8,6 +9,7 @@
 // puts the terminal in raw mode, so ^C reaches the process as a byte instead of a signal (the
 // cause of issue 18's ignored ^C); spinner() turns it off.
 import { EXIT_INTERRUPTED } from './exit-codes.js';
+import { exitWhenFlushed } from './exit.js';
 
 interface Clearable {
   stop(): unknown;
@@ -40,9 +42,18 @@ export function interruptMessage(): string {
   return `interrupted${extra ? `: ${extra}` : ''}`;
 }
 
-/** Clears the screen state, prints the interrupted line and exits 130. */
-export function interrupted(): never {
-  if (!exiting) {
+/** How long ^C waits for stdout and stderr to drain: ^C must always end the command promptly. */
+const INTERRUPT_DRAIN_MS = 1000;
+
+/**
+ * Clears the screen state, prints the interrupted line and exits 130. Output still waiting for
+ * a slow pipe gets at most a second (the command goes on meanwhile, so the wait is short and
+ * only when something is pending; a terminal never has anything pending); a second ^C exits
+ * at once.
+ */
+export function interrupted(): void {
+  if (exiting) process.exit(EXIT_INTERRUPTED);
+  {
     exiting = true;
     for (const t of onScreen) {
       try {
@@ -56,7 +67,9 @@ export function interrupted(): never {
     // Show the cursor again (ora hides it); harmless when it was never hidden.
     if (process.stderr.isTTY) process.stderr.write('\u001b[?25h');
   }
-  process.exit(EXIT_INTERRUPTED);
+  if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0)
+    process.exit(EXIT_INTERRUPTED);
+  void exitWhenFlushed(EXIT_INTERRUPTED, { maxWaitMs: INTERRUPT_DRAIN_MS });
 }
 
 /**

@@ -8,6 +8,7 @@ import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { colors } from '../cli/style.js';
 import type { KubeRest } from '../core/kube/rest.js';
+import type { InstallStep } from '../core/install/install.js';
 
 export default class Install extends Command {
   static override summary = 'Install or upgrade the CRDs (and with --daemon, the daemon) on the cluster.';
@@ -22,8 +23,23 @@ RBAC, the Deployment running \`inv watch --leader-elect\`, and the NetworkPolici
 Running it again is safe: unchanged objects stay unchanged, and an upgrade changes only what the
 new version ships differently. It never deletes anything (see \`inv uninstall\`).
 
-Exit codes: 0 installed; 1 the API server refused an object or the CRDs did not become
-Established in time (the output says which); 2 bad flags or no cluster configured.`);
+It never takes over an object it did not write. Before writing anything, it reads every object
+of the bundle; when one exists (a CRD, namespace, ClusterRole, ... of the same name) that inv did
+not write, i.e. it has neither the field manager "inv" nor the label
+app.kubernetes.io/part-of=image-inventory, install names each such object (kind, name,
+namespace, who manages it), changes nothing at all, and exits 1. Objects of an earlier
+\`inv install\` or \`kubectl apply -k deploy/\` are inv's and upgrade as usual.
+--force-conflicts takes such objects over instead, as server-side apply's --force-conflicts does:
+inv sets its fields on them (other fields stay), they become inv's, and \`inv uninstall\` then
+deletes them.
+
+--dry-run (or --dry-run=client) prints the objects as YAML and contacts no cluster;
+--dry-run=server reads the cluster and says what install would do to each object (created,
+configured, unchanged, refused, taken over), and changes nothing.
+
+Exit codes: 0 installed; 1 an object belongs to someone else (nothing changed), the API server
+refused an object, or the CRDs did not become Established in time (the output says which);
+2 bad flags or no cluster configured.`);
 
   static override examples = [
     { description: 'Install the CRDs', command: '<%= config.bin %> install' },
@@ -35,6 +51,14 @@ Established in time (the output says which); 2 bad flags or no cluster configure
       description: 'Print the objects instead, to review or to commit to GitOps',
       command: '<%= config.bin %> install --daemon --dry-run > inv.yaml',
     },
+    {
+      description: 'Say what install would change in the cluster, and what it would refuse',
+      command: '<%= config.bin %> install --daemon --dry-run=server',
+    },
+    {
+      description: 'Take over same-named objects that inv did not write',
+      command: '<%= config.bin %> install --daemon --force-conflicts',
+    },
   ];
 
   static override flags = {
@@ -43,7 +67,15 @@ Established in time (the output says which); 2 bad flags or no cluster configure
       description: 'Image of the daemon (default: the image deploy/kustomization.yaml names).',
       dependsOn: ['daemon'],
     }),
-    'dry-run': Flags.boolean({ description: 'Print the objects as YAML; contact no cluster.' }),
+    'dry-run': Flags.string({
+      description:
+        'client (also a bare --dry-run): print the objects as YAML, contact no cluster; server: say what install would do to each object, change nothing.',
+      options: ['client', 'server'],
+    }),
+    'force-conflicts': Flags.boolean({
+      description:
+        'Take over objects of the bundle that exist and were not written by inv (otherwise install refuses and changes nothing).',
+    }),
     timeout: Flags.string({
       description: 'How long to wait for the CRDs to be Established.',
       default: '60s',
@@ -52,7 +84,11 @@ Established in time (the output says which); 2 bad flags or no cluster configure
   };
 
   async run(): Promise<void> {
-    const { flags } = await this.parse(Install);
+    // kubectl's bare --dry-run means client.
+    const { flags } = await this.parse(
+      Install,
+      this.argv.map((a) => (a === '--dry-run' ? '--dry-run=client' : a)),
+    );
     let timeoutMs: number;
     try {
       timeoutMs = parseDurationMs(flags.timeout, '--timeout');
@@ -61,8 +97,9 @@ Established in time (the output says which); 2 bad flags or no cluster configure
     } catch (e) {
       this.error((e as Error).message, { exit: EXIT_USAGE });
     }
-    const { install, installObjects } = await import('../core/install/install.js');
-    if (flags['dry-run']) {
+    const { dryRunInstall, ForeignObjectsError, install, installObjects } =
+      await import('../core/install/install.js');
+    if (flags['dry-run'] === 'client') {
       const { stringify } = await import('yaml');
       const objects = installObjects({ daemon: flags.daemon, image: flags.image });
       process.stdout.write(objects.map((o) => `---\n${stringify(o)}`).join(''));
@@ -75,17 +112,34 @@ Established in time (the output says which); 2 bad flags or no cluster configure
       failLine(this, (e as Error).message);
     }
     const c = colors();
+    const line = (s: InstallStep, suffix = '') => {
+      const color = s.action === 'unchanged' ? c.dim : s.action === 'refused' ? c.red : c.green;
+      const action =
+        s.action === 'taken over' || s.action === 'refused' ? c.yellow(s.action) : color(s.action);
+      process.stdout.write(`${s.name} ${action}${suffix}${s.detail ? `: ${s.detail}` : ''}\n`);
+    };
+    const opts = { daemon: flags.daemon, image: flags.image, forceConflicts: flags['force-conflicts'] };
     try {
-      await install(rest, {
-        daemon: flags.daemon,
-        image: flags.image,
-        timeoutMs,
-        onApplied: (name, action) =>
-          process.stdout.write(`${name} ${action === 'unchanged' ? c.dim(action) : c.green(action)}\n`),
-      });
+      if (flags['dry-run'] === 'server') {
+        const steps = await dryRunInstall(rest, opts);
+        for (const s of steps) line(s, ' (server dry run)');
+        const refused = steps.filter((s) => s.action === 'refused').length;
+        if (refused)
+          this.error(
+            `install would refuse ${refused} object${refused === 1 ? '' : 's'} that inv did not write; --force-conflicts takes them over`,
+            { exit: EXIT_PARTIAL_FAILURE },
+          );
+        return;
+      }
+      await install(rest, { ...opts, timeoutMs, onApplied: (s) => line(s) });
       process.stdout.write(`CRDs Established. Next: ${this.config.bin} check\n`);
     } catch (e) {
-      this.error(`install failed: ${(e as Error).message}`, { exit: EXIT_PARTIAL_FAILURE });
+      if (e instanceof Error && 'oclif' in e) throw e;
+      const msg =
+        e instanceof ForeignObjectsError
+          ? `refusing to install: ${e.message}`
+          : `install failed: ${(e as Error).message}`;
+      this.error(msg, { exit: EXIT_PARTIAL_FAILURE });
     } finally {
       rest.close();
     }

@@ -15,12 +15,14 @@ export default class Uninstall extends Command {
     'Remove the daemon from the cluster; with --crds, also the CRDs and everything in them.';
 
   static override description = paragraphs(`Deletes the objects \`inv install --daemon\` creates, and only
-those: each is read first and deleted only if it carries the label
-app.kubernetes.io/part-of=image-inventory (with its UID as a precondition). A namespace of ours
-that holds ConfigMaps inv did not create (your inv-erase-config, exclusion lists) is kept and
-named, so nothing of yours goes with it.
+those: each, of every kind, is read first and deleted only if inv wrote it (it has the field
+manager "inv" or the label app.kubernetes.io/part-of=image-inventory), with its UID as a
+precondition. A same-named object someone else made is kept and named with who manages it. A
+namespace is also kept when another field manager wrote it or when it holds ConfigMaps inv did
+not create (your inv-erase-config, exclusion lists), so nothing of yours goes with it.
 
-With --crds, the Image, ImageList and ImageJob CRDs are deleted too, and the API server deletes
+With --crds, the Image, ImageList and ImageJob CRDs are deleted too (by the same rule: a CRD of
+our name that another tool installed stays), and the API server deletes
 every Image, ImageList and ImageJob with them. inv first counts them and asks for confirmation
 (--yes skips the question; without a terminal, --yes is required). ImageJobs whose worker objects
 no running daemon cleans up lose their cleanup finalizer after a short grace; their worker Pods

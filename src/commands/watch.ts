@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
+import { exitWhenFlushed } from '../cli/exit.js';
 import { failLine } from '../cli/fail.js';
 import { kubeFlags, restOptions } from '../cli/flags.js';
 import { setResponseBudget } from '../core/kube/rest.js';
@@ -29,6 +30,9 @@ import {
 // limit; with 64 MiB each it reached 332 MB.
 const DAEMON_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 const DAEMON_RESPONSE_BUDGET = 48 * 1024 * 1024;
+
+/** How long the daemon's exit waits for its last log lines to drain into a slow pipe. */
+const LOG_DRAIN_MS = 5000;
 
 export default class Watch extends Command {
   static override summary = 'Run the inventory daemon: keep every namespace’s Image resources up to date.';
@@ -259,9 +263,10 @@ flags or no usable cluster configuration.`);
       result = await daemon.run(stop.signal);
     } catch (e) {
       logger.error('daemon failed', { err: e });
-      process.exit(EXIT_PARTIAL_FAILURE);
+      return exitWhenFlushed(EXIT_PARTIAL_FAILURE, { maxWaitMs: LOG_DRAIN_MS });
     }
-    // Open keep-alive sockets and timers must not hold the process past the grace period.
-    process.exit(result.clean ? 0 : EXIT_PARTIAL_FAILURE);
+    // Open keep-alive sockets and timers must not hold the process past the grace period; the
+    // last log lines (a slow log collector's pipe) get a bounded wait.
+    return exitWhenFlushed(result.clean ? 0 : EXIT_PARTIAL_FAILURE, { maxWaitMs: LOG_DRAIN_MS });
   }
 }

@@ -251,4 +251,42 @@ metadata: {name: no-version}
     const nul = runCli(['images', '--offline', '-f', '/dev/null']);
     assert.equal(nul.status, 1);
   });
+
+  it('skips a container whose image is not a string (inv scan -f and inv images --offline), naming the document', () => {
+    const p = file(
+      'unquoted.yaml',
+      `${POD}---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      containers: [{name: a, image: 1.25}, {name: b, image: 2024-01-01}, {name: c, image: !!binary aGk=}]
+---
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "j", "namespace": "shop"},
+ "spec": {"containers": [{"name": "d", "image": 125}]}}
+`,
+    );
+    for (const args of [
+      ['scan', '-f', p, '-o', 'json'],
+      ['images', '--offline', '-f', p, '-o', 'json'],
+    ]) {
+      const r = runCli(args);
+      assert.equal(r.status, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /is not a function/);
+      assert.match(r.stdout, /docker\.io\/library\/redis:7/);
+      for (const line of [
+        'skipped container "a" of apps/v1 Deployment web (' +
+          p +
+          ': document 2, line 5): image is a number (1.25), not a string (quote it)',
+        'skipped container "b" of apps/v1 Deployment web (' + p + ': document 2, line 5): image is a date',
+        'skipped container "c" of apps/v1 Deployment web (' +
+          p +
+          ': document 2, line 5): image is binary data (2 bytes)',
+        'skipped container "d" of v1 Pod j (' + p + ': document 3, line 13): image is a number (125)',
+      ])
+        assert.ok(r.stderr.includes(`warning: ${line}`), `${line}\nin:\n${r.stderr}`);
+    }
+  });
 });

@@ -3,7 +3,14 @@
 // reads deploy/, and the check report.
 import assert from 'node:assert/strict';
 import { renderChecks } from '../../src/cli/render-check.js';
-import { applyOrder, readBundle } from '../../src/core/install/bundle.js';
+import { applyOrder, PART_OF, PART_OF_LABEL, readBundle } from '../../src/core/install/bundle.js';
+import {
+  describeForeign,
+  foreignObject,
+  ForeignObjectsError,
+  notOurs,
+  writtenByInv,
+} from '../../src/core/install/ownership.js';
 import { othersManage } from '../../src/core/install/uninstall.js';
 import { displayName, objectPath } from '../../src/core/kube/apply.js';
 import { asCrdMissing, CrdMissingError, IMAGE_CRD } from '../../src/core/kube/crds.js';
@@ -127,5 +134,71 @@ describe('uninstall: whose namespace', () => {
       othersManage(ns(['inv', 'kubectl-create']))!,
       /also written by kubectl-create, not only by inv/,
     );
+  });
+});
+
+describe('install and uninstall: whose object', () => {
+  const role = (managers: string[], labels?: Record<string, string>) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: {
+      name: 'image-inventory-controller',
+      labels,
+      managedFields: managers.map((manager) => ({ manager, operation: 'Update' })),
+    },
+  });
+  it('counts an object as inv’s by its field manager or its part-of label', () => {
+    assert.equal(writtenByInv(role(['inv'])), true);
+    assert.equal(writtenByInv(role(['kubectl-client-side-apply'], { [PART_OF_LABEL]: PART_OF })), true);
+    assert.equal(writtenByInv(role(['kubectl-create'], { team: 'payments' })), false);
+    assert.equal(writtenByInv(role([], { [PART_OF_LABEL]: 'payments' })), false);
+    assert.equal(
+      foreignObject(role(['inv-inventory'])) !== undefined,
+      true,
+      'another inv manager is not inv',
+    );
+  });
+
+  it('names a foreign object with its kind, place and managers', () => {
+    const f = foreignObject(
+      role(['kubectl-create', 'kubectl-edit', 'kubectl-create'], { [PART_OF_LABEL]: 'payments' }),
+    )!;
+    assert.equal(
+      describeForeign(f),
+      'clusterrole.rbac.authorization.k8s.io/image-inventory-controller (ClusterRole, cluster-scoped): managed by kubectl-create, kubectl-edit, app.kubernetes.io/part-of=payments',
+    );
+    const cm = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'image-inventory-system' },
+    };
+    assert.equal(
+      describeForeign(foreignObject(cm)!),
+      'configmap/c (ConfigMap, in namespace image-inventory-system): no field manager recorded',
+    );
+    assert.match(
+      notOurs(cm)!,
+      /^not installed by inv \(no field manager recorded; no label app\.kubernetes\.io\/part-of=image-inventory\)$/,
+    );
+    assert.equal(notOurs(role(['inv'])), undefined);
+    // The API server writing a CRD's status says nothing about whose the CRD is.
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: {
+        name: 'images.imageinventory.dev',
+        managedFields: [{ manager: 'helm' }, { manager: 'kube-apiserver', subresource: 'status' }],
+      },
+    };
+    assert.match(describeForeign(foreignObject(crd)!), /: managed by helm$/);
+  });
+
+  it('the refusal names every object and says nothing was changed', () => {
+    const e = new ForeignObjectsError([foreignObject(role(['a']))!, foreignObject(role(['b']))!]);
+    assert.match(
+      e.message,
+      /^2 objects of the bundle already exist and were not written by inv; nothing was changed:\n {2}clusterrole/,
+    );
+    assert.match(e.message, /--force-conflicts/);
   });
 });

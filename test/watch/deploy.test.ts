@@ -75,6 +75,7 @@ const PLURAL: Record<string, string> = {
   RoleBinding: 'rolebindings',
   Deployment: 'deployments',
   NetworkPolicy: 'networkpolicies',
+  ConfigMap: 'configmaps',
   Service: 'services',
 };
 

@@ -2,18 +2,46 @@
 // in dependency order, then waits until the CRDs are Established so that `inv scan` can run
 // right after. Never deletes anything: an object dropped from a newer bundle stays until
 // `inv uninstall` or the administrator removes it.
-import { applyObject, displayName, objectPath, type ApplyAction, type KubeObject } from '../kube/apply.js';
+//
+// Never takes over someone else's object (ownership.ts). Install first reads every object of
+// the bundle and refuses before writing anything when one exists that inv did not write, so a
+// refusal leaves nothing half-installed. Each write then carries the resourceVersion that was
+// checked (or, for an object that was absent, creates only): an object someone creates or
+// changes between the check and the write is checked again, never overwritten unseen. Objects
+// annotated create-only (the erase configuration) are created when missing and otherwise never
+// touched, whoever wrote them: the administrator's own configuration is not a conflict.
+import { applyObject, displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { waitEstablished } from '../kube/crd-install.js';
-import { isAlreadyExists, type KubeRest } from '../kube/rest.js';
+import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import { applyOrder, readBundle } from './bundle.js';
+import { describeForeign, foreignObject, ForeignObjectsError, type ForeignObject } from './ownership.js';
+
+export { ForeignObjectsError };
+
+/** What install did (or, in a dry run, would do) to one object. */
+export type InstallAction = 'created' | 'configured' | 'unchanged' | 'taken over' | 'refused';
+
+export interface InstallStep {
+  name: string;
+  action: InstallAction;
+  /** For a refused or taken-over object: whose it was. */
+  detail?: string;
+}
 
 export interface InstallOptions {
   /** Also the daemon: namespaces, RBAC, Deployment, NetworkPolicies. */
   daemon: boolean;
   image?: string;
+  /**
+   * The CRDs alone (`inv erase --standalone`): never the erase configuration, whose absence
+   * must fail a job closed rather than be filled with defaults on the way.
+   */
+  crdsOnly?: boolean;
+  /** Take over objects of the bundle's names that inv did not write (server-side apply's force). */
+  forceConflicts?: boolean;
   /** Deadline for the CRDs to become Established. */
   timeoutMs?: number;
-  onApplied?: (name: string, action: ApplyAction) => void;
+  onApplied?: (step: InstallStep) => void;
 }
 
 /** Objects annotated so are created when missing and never changed afterwards (the erase configuration). */
@@ -25,8 +53,9 @@ export const isCreateOnly = (o: KubeObject): boolean =>
  * The objects install would apply, in order. Without the daemon: the CRDs, and the erase
  * configuration with its namespace (erase refuses to run without it, `--standalone` too).
  */
-export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image'>): KubeObject[] {
+export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image' | 'crdsOnly'>): KubeObject[] {
   const all = applyOrder(readBundle({ image: opts.image }));
+  if (opts.crdsOnly) return all.filter((o) => o.kind === 'CustomResourceDefinition');
   if (opts.daemon) return all;
   const config = all.find((o) => o.kind === 'ConfigMap' && isCreateOnly(o));
   return all.filter(
@@ -37,10 +66,16 @@ export function installObjects(opts: Pick<InstallOptions, 'daemon' | 'image'>): 
   );
 }
 
-/** Creates `o` unless it exists: an administrator's later edits are never overwritten. */
-async function createIfMissing(rest: KubeRest, o: KubeObject): Promise<ApplyAction> {
+/**
+ * Creates `o` unless it exists: an administrator's later edits are never overwritten. Install
+ * never changes such an object, so whoever wrote it, it is never refused or taken over.
+ */
+async function createIfMissing(rest: KubeRest, o: KubeObject): Promise<'created' | 'unchanged'> {
   try {
-    await rest.request('POST', objectPath(o).replace(/\/[^/]+$/, ''), { body: o });
+    await rest.request('POST', objectPath(o).replace(/\/[^/]+$/, ''), {
+      body: o,
+      query: { fieldManager: FIELD_MANAGER },
+    });
     return 'created';
   } catch (e) {
     if (isAlreadyExists(e)) return 'unchanged';
@@ -48,22 +83,143 @@ async function createIfMissing(rest: KubeRest, o: KubeObject): Promise<ApplyActi
   }
 }
 
-export async function install(
+/** One object of the bundle and what exists under its name now. */
+export interface PlannedObject {
+  object: KubeObject;
+  /** The object as read; undefined when absent. */
+  current?: KubeObject;
+  /** Set when it exists and inv did not write it. */
+  foreign?: ForeignObject;
+}
+
+async function planOne(rest: KubeRest, object: KubeObject): Promise<PlannedObject> {
+  try {
+    const current = await rest.request<KubeObject>('GET', objectPath(object), { timeoutMs: 15_000 });
+    return { object, current, foreign: isCreateOnly(object) ? undefined : foreignObject(current) };
+  } catch (e) {
+    if (isNotFound(e)) return { object };
+    throw e;
+  }
+}
+
+/** Reads every object of the bundle as it is now; writes nothing. */
+export async function planInstall(rest: KubeRest, objects: KubeObject[]): Promise<PlannedObject[]> {
+  const out: PlannedObject[] = [];
+  for (const o of objects) out.push(await planOne(rest, o));
+  return out;
+}
+
+const ATTEMPTS = 5;
+
+/**
+ * Applies one planned object. Absent: created, and only created. Present: applied with the
+ * resourceVersion that was checked, forcing our fields (ours, or taken over on request). A 409
+ * (changed, or created meanwhile) or a 404 (deleted meanwhile) means: read it again, decide again.
+ */
+async function applyPlanned(
   rest: KubeRest,
-  opts: InstallOptions,
-): Promise<{ name: string; action: ApplyAction }[]> {
-  const out: { name: string; action: ApplyAction }[] = [];
+  first: PlannedObject,
+  force: boolean,
+  applied: string[],
+): Promise<InstallStep> {
+  let p = first;
+  const name = displayName(p.object);
+  if (isCreateOnly(p.object))
+    return { name, action: p.current ? 'unchanged' : await createIfMissing(rest, p.object) };
+  for (let attempt = 1; ; attempt++) {
+    if (p.foreign && !force) throw new ForeignObjectsError([p.foreign], applied);
+    try {
+      if (!p.current) {
+        await createObject(rest, p.object);
+        return { name, action: 'created' };
+      }
+      const before = p.current.metadata.resourceVersion;
+      const after = await applyObject(rest, p.object, { force: true, resourceVersion: before });
+      if (after.metadata.resourceVersion === before) return { name, action: 'unchanged' };
+      return p.foreign
+        ? { name, action: 'taken over', detail: describeForeign(p.foreign) }
+        : { name, action: 'configured' };
+    } catch (e) {
+      // Changed, created or deleted since it was read: read it again and decide again.
+      const raced = isConflict(e) || (p.current && isNotFound(e));
+      if (!raced || attempt >= ATTEMPTS) throw e;
+      p = await planOne(rest, p.object);
+    }
+  }
+}
+
+/**
+ * A resourceVersion no stored object has (etcd revisions count up from 1 and stay far below
+ * 2^64-1). An apply that carries it creates an absent object, the precondition playing no part
+ * in a create, and fails with 409 on any existing one: create-only, with server-side apply.
+ */
+export const NO_OBJECT_HAS_THIS_VERSION = '18446744073709551615';
+
+/**
+ * Creates an absent object with server-side apply, so that the field manager "inv" owns every
+ * field (a later upgrade can then drop one), and only creates it: a same-named object that
+ * appeared since the check is a 409, then read and checked again.
+ */
+async function createObject(rest: KubeRest, o: KubeObject): Promise<KubeObject> {
+  return applyObject(rest, o, { force: false, resourceVersion: NO_OBJECT_HAS_THIS_VERSION });
+}
+
+export async function install(rest: KubeRest, opts: InstallOptions): Promise<InstallStep[]> {
   const objects = installObjects(opts);
-  for (const o of objects) {
-    const action = isCreateOnly(o) ? await createIfMissing(rest, o) : (await applyObject(rest, o)).action;
-    const name = displayName(o);
-    out.push({ name, action });
-    opts.onApplied?.(name, action);
+  const plan = await planInstall(rest, objects);
+  const foreign = plan.flatMap((p) => (p.foreign ? [p.foreign] : []));
+  if (foreign.length && !opts.forceConflicts) throw new ForeignObjectsError(foreign);
+  const out: InstallStep[] = [];
+  const applied: string[] = [];
+  for (const p of plan) {
+    const step = await applyPlanned(rest, p, opts.forceConflicts ?? false, applied);
+    out.push(step);
+    applied.push(step.name);
+    opts.onApplied?.(step);
   }
   await waitEstablished(
     rest,
     objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name),
     opts.timeoutMs ?? 60_000,
   );
+  return out;
+}
+
+/** What the object would look like, without what every write changes. */
+function comparable(o: KubeObject): string {
+  const { resourceVersion: _rv, managedFields: _mf, generation: _g, ...meta } = o.metadata;
+  return JSON.stringify({ ...o, metadata: meta });
+}
+
+/**
+ * `inv install --dry-run=server`: what install would do to each object, refusals included;
+ * the API server computes each apply (dryRun=All) and stores nothing.
+ */
+export async function dryRunInstall(
+  rest: KubeRest,
+  opts: Pick<InstallOptions, 'daemon' | 'image' | 'forceConflicts'>,
+): Promise<InstallStep[]> {
+  const plan = await planInstall(rest, installObjects(opts));
+  const out: InstallStep[] = [];
+  for (const p of plan) {
+    const name = displayName(p.object);
+    if (!p.current) out.push({ name, action: 'created' });
+    else if (isCreateOnly(p.object)) out.push({ name, action: 'unchanged' });
+    else if (p.foreign && !opts.forceConflicts)
+      out.push({ name, action: 'refused', detail: describeForeign(p.foreign) });
+    else {
+      const after = await applyObject(rest, p.object, {
+        force: true,
+        resourceVersion: p.current.metadata.resourceVersion,
+        dryRun: true,
+      });
+      const changed = comparable(after) !== comparable(p.current);
+      out.push(
+        p.foreign
+          ? { name, action: 'taken over', detail: describeForeign(p.foreign) }
+          : { name, action: changed ? 'configured' : 'unchanged' },
+      );
+    }
+  }
   return out;
 }

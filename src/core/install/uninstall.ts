@@ -1,17 +1,22 @@
 // `inv uninstall`: deletes what `inv install` created, and nothing else.
 //
-// - Every bundle object is read first and deleted only if it carries our part-of label, with
-//   its UID as a precondition (a same-named object someone created in between stays).
+// - Every bundle object, of every kind, is read first and deleted only if inv wrote it (its
+//   field manager "inv" or our part-of label: ownership.ts), with its UID as a precondition (a
+//   same-named object someone created in between stays). Anything else is kept and named.
 // - A namespace of ours is kept when another field manager has written it (it may predate
 //   `inv install`) or when it holds ConfigMaps we did not create (the administrator's
-//   inv-erase-config or exclusion lists): deleting the namespace would delete them too.
+//   exclusion lists) or the erase configuration as the administrator edited it (install
+//   wrote it once; the settings in it are theirs): deleting the namespace would delete them.
 // - The CRDs go only when asked (`--crds`), since deleting a CRD deletes every Image, ImageList
-//   and ImageJob with it; countInstances() says how many, for the confirmation.
+//   and ImageJob with it; countInstances() says how many, for the confirmation. A CRD of our
+//   name that someone else installed (another tool, `kubectl apply -f crds/`) is kept too.
 import { displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { OUR_CRDS, asCrdMissing, type OurCrd } from '../kube/crds.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import { CLEANUP_FINALIZER, MANAGED_BY, MANAGED_BY_LABEL } from '../erase/types.js';
 import { applyOrder, PART_OF, PART_OF_LABEL, readBundle } from './bundle.js';
+import { notOurs } from './ownership.js';
+import { isCreateOnly } from './install.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -71,11 +76,6 @@ async function deleteIfOurs(
   return { name, action: 'deleted' };
 }
 
-const labeledOurs = (cur: KubeObject): string | undefined =>
-  cur.metadata.labels?.[PART_OF_LABEL] === PART_OF
-    ? undefined
-    : `not installed by inv (no label ${PART_OF_LABEL}=${PART_OF})`;
-
 /**
  * A namespace that someone else created or changed (another field manager in managedFields)
  * may have been there before `inv install` applied its label to it: deleting it would take
@@ -90,15 +90,31 @@ export function othersManage(cur: KubeObject): string | undefined {
     : undefined;
 }
 
-/** ConfigMaps in `ns` that inv did not create (the erase controllers label theirs). */
+/**
+ * An object install creates once and never touches again (the erase configuration), changed
+ * since: the administrator's settings live in it, so uninstall keeps it (and its namespace).
+ */
+export function editedCreateOnly(cur: KubeObject, bundle: readonly KubeObject[]): string | undefined {
+  const shipped = bundle.find(
+    (o) => isCreateOnly(o) && o.kind === cur.kind && o.metadata.name === cur.metadata.name,
+  );
+  if (!shipped) return undefined;
+  const data = (o: KubeObject) => JSON.stringify((o as { data?: unknown }).data ?? {});
+  return data(cur) === data(shipped)
+    ? undefined
+    : 'edited since inv install wrote it (your settings): kept; delete it yourself once you no longer need it';
+}
+
+/** ConfigMaps in `ns` that inv did not create (the erase controllers label theirs), or that hold your edits. */
 async function foreignConfigMaps(rest: KubeRest, ns: string): Promise<string[]> {
   const { items } = await rest.list<KubeObject>(`/api/v1/namespaces/${ns}/configmaps`);
+  const bundle = readBundle();
   return items
     .filter(
       (c) =>
         c.metadata.name !== 'kube-root-ca.crt' &&
         c.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY &&
-        c.metadata.labels?.[PART_OF_LABEL] !== PART_OF,
+        (c.metadata.labels?.[PART_OF_LABEL] !== PART_OF || editedCreateOnly(c, bundle) !== undefined),
     )
     .map((c) => c.metadata.name);
 }
@@ -113,8 +129,8 @@ export async function uninstallDaemon(rest: KubeRest): Promise<UninstallStep[]> 
     steps.push(
       await deleteIfOurs(rest, o, async (cur) =>
         o.kind === 'Namespace'
-          ? (labeledOurs(cur) ?? othersManage(cur) ?? (await namespaceVeto(rest, cur.metadata.name)))
-          : labeledOurs(cur),
+          ? (notOurs(cur) ?? othersManage(cur) ?? (await namespaceVeto(rest, cur.metadata.name)))
+          : (notOurs(cur) ?? (isCreateOnly(o) ? editedCreateOnly(cur, [o]) : undefined)),
       ),
     );
   }
@@ -153,8 +169,7 @@ export async function uninstallCrds(
         kind: 'CustomResourceDefinition',
         metadata: { name: crd.name },
       },
-      // Ours by name: the group is ours, whether `inv install` or `kubectl apply` put it there.
-      () => undefined,
+      notOurs,
     );
     steps.push(step);
     if (step.action === 'deleted') deleting.push(crd);

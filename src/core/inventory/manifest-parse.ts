@@ -1,15 +1,23 @@
 // Text to documents, one at a time, so that a 50 MB dump never becomes 50 MB of syntax trees.
-// JSON (what `kubectl get -o json` prints) takes a fast path through JSON.parse. YAML is cut at
-// its document markers and each document is parsed alone with js-yaml, which is several times
-// faster than building a full AST. Both enforce one nesting limit, so a hostile file gets an
-// error that names the limit instead of a stack overflow.
+// JSON (what `kubectl get -o json` prints) is read one object at a time with JSON.parse
+// (manifest-json.ts). YAML is cut at its document markers and each document is parsed alone
+// with js-yaml, which is several times faster than building a full AST; a document too large
+// to build at once is read item by item (manifest-yaml-split.ts). Both enforce one nesting
+// limit, so a hostile file gets an error that names the limit instead of a stack overflow, and
+// no unit parsed at once holds more than MAX_VALUES values, so memory follows the largest
+// object, not the input.
 import jsyaml from 'js-yaml';
 import { ManifestError } from './manifest-input.js';
+import { jsonUnits, MAX_VALUES } from './manifest-json.js';
+import { splitLargeYaml, yamlValuesBound } from './manifest-yaml-split.js';
 
 /** Kubernetes objects nest about 20 levels; anything past this is not a manifest. */
 export const MAX_NESTING = 100;
 // js-yaml (4.3+) enforces maxDepth; its published types predate the option.
 const YAML_OPTIONS = { maxDepth: MAX_NESTING } as jsyaml.LoadOptions;
+
+/** `---`, `--- {}`, `--- ~` or `--- null` and nothing else (the value, if any, is group 1). */
+const EMPTY_DOCUMENT = /^(?:---)?[ \t]*(\{\}|~|null)?[ \t]*\r?\n?$/;
 
 export interface ParsedDocument {
   value: unknown;
@@ -20,37 +28,37 @@ export interface ParsedDocument {
 export function* parseDocuments(text: string, name: string): Generator<ParsedDocument> {
   const first = /\S/.exec(text)?.[0];
   if (first === '{' || first === '[') {
-    const value = parseJson(text, name);
-    if (value !== undefined) {
-      // A top-level array (jq output, say) is a list of documents.
-      if (Array.isArray(value))
-        for (let i = 0; i < value.length; i++) yield { value: value[i], where: `[${i}]` };
-      else yield { value, where: 'document 1' };
+    if (jsonNesting(text) > MAX_NESTING) throw nestingError(name);
+    const units = jsonUnits(text, name);
+    if (units) {
+      yield* units;
       return;
     }
   }
   let n = 0;
+  const load = (t: string, line: number) => loadYaml(t, name, line);
   for (const chunk of yamlDocuments(text)) {
     n++;
+    const where = `document ${n}, line ${chunk.line}`;
+    // Empty documents need no parser: a million of them must cost what the marker lines cost.
+    const empty = EMPTY_DOCUMENT.exec(chunk.text);
+    if (empty) {
+      yield { value: empty[1] === '{}' ? {} : null, where };
+      continue;
+    }
+    // A document too large to build at once is read item by item (manifest-yaml-split.ts).
+    if (chunk.text.length > MAX_VALUES && yamlValuesBound(chunk.text) > MAX_VALUES) {
+      yield* splitLargeYaml(chunk.text, n, chunk.line, name, load);
+      continue;
+    }
     for (const value of loadYaml(chunk.text, name, chunk.line)) {
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++)
           yield { value: value[i], where: `document ${n}[${i}], line ${chunk.line}` };
       } else {
-        yield { value, where: `document ${n}, line ${chunk.line}` };
+        yield { value, where };
       }
     }
-  }
-}
-
-/** JSON.parse after a nesting check; undefined when the text is not JSON (YAML then reports). */
-function parseJson(text: string, name: string): unknown {
-  const depth = jsonNesting(text);
-  if (depth > MAX_NESTING) throw nestingError(name);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
   }
 }
 

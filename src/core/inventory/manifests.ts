@@ -3,6 +3,7 @@
 // object to what the rules read as soon as it is parsed, and groups the source objects by
 // namespace, so the same rules run with no cluster. Every document that could not be used is
 // reported (kind, apiVersion, name, why), never dropped silently.
+import { takeOutBadContainers } from './manifest-containers.js';
 import { manifestInputs, type InputOptions } from './manifest-input.js';
 import { parseDocuments } from './manifest-parse.js';
 import { imageResourceName } from './naming.js';
@@ -20,15 +21,35 @@ interface Doc {
   metadata?: { name?: unknown; namespace?: unknown };
 }
 
-/** A document that was read but could not be used. */
+/** A document (or one container of it) that was read but could not be used. */
 export interface SkippedDocument {
   input: string;
   where: string;
   apiVersion?: string;
   kind?: string;
   name?: string;
+  /** Set when only this container of the document was skipped. */
+  container?: string;
   reason: string;
+  /**
+   * Set on an aggregate: this many more of the same category, the first at input/where. Only
+   * the first few of each category are kept one by one, so what is skipped never costs more
+   * memory or more warning lines than a handful of entries.
+   */
+  count?: number;
 }
+
+/** Why documents are skipped, coarsely: the unit of aggregation. */
+type SkipCategory = 'empty' | 'not-object' | 'no-kind' | 'version' | 'container';
+const CATEGORY_REASON: Record<SkipCategory, string> = {
+  empty: 'empty document',
+  'not-object': 'not a Kubernetes object',
+  'no-kind': 'no apiVersion or kind',
+  version: 'a source kind under another apiVersion',
+  container: 'a container the rules cannot read',
+};
+/** Skipped documents reported one by one per category; the rest are counted. Empty: none. */
+export const SKIPPED_DETAILED = 20;
 
 export interface ManifestRead {
   byNamespace: Map<string, NamespaceObjects>;
@@ -51,6 +72,8 @@ const isListKind = (d: Doc) =>
 /** Collects parsed documents into per-namespace source objects. Pure: values in, state out. */
 export class ManifestCollector {
   readonly read: ManifestRead = { byNamespace: new Map(), objects: 0, ignored: {}, skipped: [], inputs: [] };
+  private readonly detailed = new Map<SkipCategory, number>();
+  private readonly aggregates = new Map<SkipCategory, SkippedDocument>();
 
   constructor(private readonly defaultNamespace: string) {}
 
@@ -61,11 +84,15 @@ export class ManifestCollector {
       const { value: v, where: w } = stack.pop()!;
       if (v === null || v === undefined) continue; // an empty document ("---" with nothing after)
       if (typeof v !== 'object' || Array.isArray(v)) {
-        this.skip({
+        this.skip('not-object', {
           input,
           where: w,
           reason: `not a Kubernetes object (a ${Array.isArray(v) ? 'list' : typeof v})`,
         });
+        continue;
+      }
+      if (isEmpty(v)) {
+        this.skip('empty', { input, where: w, reason: CATEGORY_REASON.empty });
         continue;
       }
       const d = v as Doc;
@@ -87,7 +114,7 @@ export class ManifestCollector {
     const name = str(d.metadata?.name);
     const id = { input, where, apiVersion, kind, name };
     if (!apiVersion || !kind) {
-      this.skip({
+      this.skip('no-kind', {
         ...id,
         reason: `no ${!apiVersion && !kind ? 'apiVersion and kind' : !kind ? 'kind' : 'apiVersion'}`,
       });
@@ -97,7 +124,7 @@ export class ManifestCollector {
     if (!source) {
       if (kind in SOURCE_KINDS) {
         const want = SOURCE_KINDS[kind as SourceKind].apiVersion;
-        this.skip({ ...id, reason: `${kind} is read only as ${want}, not ${apiVersion}` });
+        this.skip('version', { ...id, reason: `${kind} is read only as ${want}, not ${apiVersion}` });
       } else {
         this.read.objects++;
         this.read.ignored[kind] = (this.read.ignored[kind] ?? 0) + 1;
@@ -105,6 +132,8 @@ export class ManifestCollector {
       return;
     }
     this.read.objects++;
+    for (const p of takeOutBadContainers(d as Record<string, unknown>, source))
+      this.skip('container', { ...id, container: p.container, reason: p.reason });
     const ns = str(d.metadata?.namespace) ?? this.defaultNamespace;
     let objs = this.read.byNamespace.get(ns);
     if (!objs) {
@@ -114,9 +143,27 @@ export class ManifestCollector {
     (objs[SOURCE_KINDS[source].key] as unknown[]).push(stripFor(source)(d as RawObject));
   }
 
-  private skip(s: SkippedDocument): void {
-    this.read.skipped.push(s);
+  private skip(category: SkipCategory, s: SkippedDocument): void {
+    const shown = this.detailed.get(category) ?? 0;
+    if (category !== 'empty' && shown < SKIPPED_DETAILED) {
+      this.detailed.set(category, shown + 1);
+      this.read.skipped.push(s);
+      return;
+    }
+    const agg = this.aggregates.get(category);
+    if (agg) agg.count!++;
+    else {
+      const first = { input: s.input, where: s.where, reason: CATEGORY_REASON[category], count: 1 };
+      this.aggregates.set(category, first);
+      this.read.skipped.push(first);
+    }
   }
+}
+
+/** `{}`: no key at all (checked without building a key array). */
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
 }
 
 /** Reads every input under `p` (a file, a directory, '-' or a stream), one document at a time. */
@@ -132,10 +179,20 @@ export async function readManifests(
   return c.read;
 }
 
-/** One line per skipped document, for stderr. */
+/** One line per skipped document (or aggregate of them), for stderr. */
 export function describeSkipped(s: SkippedDocument): string {
+  if (s.count !== undefined) {
+    const n = s.count.toLocaleString('en-US');
+    const where = `${s.input}: ${s.count === 1 ? '' : 'the first at '}${s.where}`;
+    if (s.reason === CATEGORY_REASON.empty)
+      return `${n} empty document${s.count === 1 ? '' : 's'} skipped (${where})`;
+    const what = s.reason === CATEGORY_REASON.container ? 'container' : 'document';
+    return `${n} more ${what}${s.count === 1 ? '' : 's'} skipped (${where}): ${s.reason}`;
+  }
   const what = [s.apiVersion, s.kind].filter(Boolean).join(' ') || 'document';
-  return `skipped ${what}${s.name ? ` ${s.name}` : ''} (${s.input}: ${s.where}): ${s.reason}`;
+  const doc = `${what}${s.name ? ` ${s.name}` : ''}`;
+  const subject = s.container !== undefined ? `container ${JSON.stringify(s.container)} of ${doc}` : doc;
+  return `skipped ${subject} (${s.input}: ${s.where}): ${s.reason}`;
 }
 
 export interface OfflineImage {

@@ -2,13 +2,13 @@
 //
 // Server-side apply (PATCH, application/apply-patch+yaml) with our own field manager "inv"
 // makes install idempotent and lets an upgrade drop fields a newer release no longer sets.
-// We apply with force=true: every object applied here is ours by name (our CRDs, our
-// namespaces, the daemon's RBAC and Deployment), and a cluster set up before `inv install`
-// existed (`kubectl apply -k deploy/`) has those fields owned by kubectl's manager; without
-// force, every changed field would be a conflict and an upgrade would be impossible. Fields we
-// do not set (e.g. replicas scaled by someone) are left to their owners.
+// Whether to force is the caller's decision (src/core/install/install.ts): it forces only on
+// objects inv wrote before (a cluster set up with `kubectl apply -k deploy/` has our fields
+// owned by kubectl's manager; without force every changed field would be a conflict and an
+// upgrade impossible) or that the administrator told it to take over. Fields we do not set
+// (e.g. replicas scaled by someone) are left to their owners.
 import { kindInfo, splitApiVersion, type KindInfo } from './kinds.js';
-import { isNotFound, type KubeRest } from './rest.js';
+import type { KubeRest } from './rest.js';
 
 export const FIELD_MANAGER = 'inv';
 
@@ -64,30 +64,31 @@ export function displayName(o: KubeObject): string {
 
 export type ApplyAction = 'created' | 'configured' | 'unchanged';
 
-/** Applies one object; says whether it was created, changed, or already as wanted. */
-export async function applyObject(
-  rest: KubeRest,
-  o: KubeObject,
-  timeoutMs = 30_000,
-): Promise<{ action: ApplyAction; object: KubeObject }> {
-  const p = objectPath(o);
-  let before: string | undefined;
-  try {
-    before = (await rest.request<KubeObject>('GET', p, { timeoutMs })).metadata.resourceVersion;
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
-  const object = await rest.request<KubeObject>('PATCH', p, {
-    query: { fieldManager: FIELD_MANAGER, force: true },
-    body: o,
+export interface ApplyOptions {
+  /**
+   * Take the fields we set from other field managers (server-side apply's force). install
+   * passes it only for objects inv wrote before or that the administrator told it to take over.
+   */
+  force: boolean;
+  /**
+   * Optimistic concurrency: the resourceVersion the caller decided on. The API server refuses
+   * the apply (409) when the object changed since, so what was checked is what is changed.
+   */
+  resourceVersion?: string;
+  /** Server-side dry run: validated and computed by the API server, stored nowhere. */
+  dryRun?: boolean;
+  timeoutMs?: number;
+}
+
+/** Server-side applies one object with the field manager "inv"; returns the object as stored. */
+export async function applyObject(rest: KubeRest, o: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
+  const body = opts.resourceVersion
+    ? { ...o, metadata: { ...o.metadata, resourceVersion: opts.resourceVersion } }
+    : o;
+  return rest.request<KubeObject>('PATCH', objectPath(o), {
+    query: { fieldManager: FIELD_MANAGER, force: opts.force, dryRun: opts.dryRun ? 'All' : undefined },
+    body,
     contentType: 'application/apply-patch+yaml',
-    timeoutMs,
+    timeoutMs: opts.timeoutMs ?? 30_000,
   });
-  const action: ApplyAction =
-    before === undefined
-      ? 'created'
-      : before === object.metadata.resourceVersion
-        ? 'unchanged'
-        : 'configured';
-  return { action, object };
 }

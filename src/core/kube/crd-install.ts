@@ -1,5 +1,8 @@
 // Installs the project's CustomResourceDefinitions (crds/*.yaml) and waits until the API
 // server reports them Established, so callers can use the new types right away.
+// installCrds() replaces whatever CRD has our name: it is for tests and the demo, on clusters
+// of their own. `inv` itself installs through src/core/install/install.ts, which refuses a
+// same-named CRD that inv did not write.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';

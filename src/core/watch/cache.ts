@@ -140,8 +140,10 @@ export class InventoryCache implements Runnable {
     return out;
   }
 
+  /** Every informer has listed and keeps its watch open (not relisting over and over). */
   ready(): boolean {
-    return this.hasSynced();
+    for (const list of this.informers.values()) for (const inf of list) if (!inf.healthy()) return false;
+    return true;
   }
 
   /** Watch events received per kind (all informers of the kind), for tests and diagnostics. */

@@ -9,8 +9,16 @@
 //     triggers a fresh LIST; the new list is diffed against the cache and the differences are
 //     delivered as add/update/delete events, so handlers never miss a change, including
 //     deletions that happened while the watch was down.
-//   - Connection errors (API server restarting) retry the watch with capped, jittered
-//     exponential backoff; repeated failures fall back to a LIST.
+//   - Every failed round (a LIST that fails, a watch that is refused, ends in an error or 410,
+//     or ends at once with nothing in it) waits first, as client-go's reflector does: jittered
+//     exponential backoff from 800 ms, doubling to a 30 s cap, each wait drawn from [d, 2d),
+//     back to 800 ms after 2 minutes without a failure or once a watch has held for a second
+//     (then the failure was not a storm). A server that answers every watch with
+//     410 Gone therefore costs a few LISTs a minute, not a hundred a second. Repeated watch
+//     failures fall back to a LIST.
+//   - healthy() (the daemon's /readyz) is false until the first LIST and again while the
+//     informer cannot keep a watch open: from the second failed round in a row until a watch
+//     has stayed open for a second. A cache relisted over and over is not a synced cache.
 //   - The cache is updated before handlers run, so a handler (or a work-queue worker woken by
 //     it) always reads a cache that already contains the event.
 //   - Every `resyncPeriodMs` (if set) onResync fires: the controller uses it to rebuild every
@@ -19,6 +27,7 @@ import type { KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { isGone, runWatch, type WatchEvent } from './watch-stream.js';
 import { asCrdMissing } from '../kube/crds.js';
+import { Backoff } from './backoff.js';
 
 export interface CachedObject {
   metadata: { name: string; namespace?: string };
@@ -45,9 +54,11 @@ export interface InformerOptions<T extends CachedObject> {
   resyncPeriodMs?: number;
   logger?: Logger;
   pageSize?: number;
-  /** Watch backoff: first delay and cap (ms). Defaults 200 and 5000. */
+  /** Backoff of failed rounds: first delay and cap (ms), each wait jittered up to twice. Defaults 800 and 30000. */
   backoffInitialMs?: number;
   backoffMaxMs?: number;
+  /** The backoff starts over from its first delay after this long without a failure. Default 120000. */
+  backoffResetMs?: number;
   /** Server-side watch timeout range in seconds (client-go: 5-10 min). */
   watchTimeoutSeconds?: [number, number];
   /**
@@ -76,11 +87,18 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true });
   });
 
+/** A watch open this long counts as held: the informer is in sync again (client-go's "very short watch"). */
+const WATCH_HELD_MS = 1000;
+/** Failed rounds in a row from which the informer reports itself unhealthy. */
+const UNHEALTHY_AFTER = 2;
+
 export class Informer<T extends CachedObject> {
   // namespace -> name -> object. Cluster-scoped objects live under ''.
   private store = new Map<string, Map<string, T>>();
   private count = 0;
   private synced = false;
+  /** Failed rounds since a watch last held (see healthy()). */
+  private failures = 0;
   private readonly syncWaiters: (() => void)[] = [];
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly log: Logger;
@@ -103,6 +121,14 @@ export class Informer<T extends CachedObject> {
 
   hasSynced(): boolean {
     return this.synced;
+  }
+
+  /**
+   * Listed, and able to keep a watch open: false from the second failed round in a row (a 410
+   * storm, a server that drops every watch) until a watch has stayed open for a second.
+   */
+  healthy(): boolean {
+    return this.synced && this.failures < UNHEALTHY_AFTER;
   }
 
   /** Resolves true once the first list is in the cache, false if `signal` aborts first. */
@@ -153,20 +179,26 @@ export class Informer<T extends CachedObject> {
           }, resync)
         : undefined;
     timer?.unref();
-    const initial = this.opts.backoffInitialMs ?? 200;
-    const max = this.opts.backoffMaxMs ?? 5000;
+    const backoff = new Backoff(
+      this.opts.backoffInitialMs ?? 800,
+      this.opts.backoffMaxMs ?? 30_000,
+      this.opts.backoffResetMs ?? 120_000,
+    );
     const [tMin, tMax] = this.opts.watchTimeoutSeconds ?? [300, 600];
     let needList = true;
-    let failures = 0;
+    // Consecutive watch failures without a relist in between (a relist restarts the count).
+    let watchFailures = 0;
+    let heldTimer: NodeJS.Timeout | undefined;
     try {
       while (!signal.aborted) {
+        let held = false;
         try {
           if (needList) {
             await this.relist(signal);
             needList = false;
+            watchFailures = 0;
           }
           const timeoutSeconds = Math.round(tMin + Math.random() * (tMax - tMin));
-          const started = Date.now();
           const eventsBefore = this.stats.events;
           this.stats.watches++;
           await runWatch({
@@ -178,45 +210,68 @@ export class Informer<T extends CachedObject> {
             idleTimeoutMs: this.opts.idleTimeoutMs ?? (timeoutSeconds + 30) * 1000,
             signal,
             onEvent: (ev) => this.handle(ev),
+            onOpen: () => {
+              heldTimer = setTimeout(() => {
+                held = true;
+                // The backoff guards against rounds that fail at once. A watch that held did its
+                // job: a connection cut later (a proxy, a load balancer) retries from the first
+                // delay, not from a delay grown over an hour of healthy watches.
+                backoff.reset();
+                this.recovered();
+              }, WATCH_HELD_MS);
+            },
           });
-          // A watch that ends at once without events (a server going down) counts as a failure,
+          clearTimeout(heldTimer);
+          // A watch that ends at once without events (a server going down) is a failed round,
           // so a flapping server cannot make us spin.
-          if (Date.now() - started < 1000 && this.stats.events === eventsBefore && !signal.aborted) {
-            failures++;
-            await sleep(this.backoff(failures, initial, max), signal);
-          } else {
-            failures = 0;
-          }
+          if (!held && this.stats.events === eventsBefore && !signal.aborted)
+            throw new Error(`watch ${this.opts.path}: ended at once, without an event`);
+          watchFailures = 0;
         } catch (err) {
+          clearTimeout(heldTimer);
           if (signal.aborted) break;
           this.stats.watchErrors++;
-          if (isGone(err)) {
-            this.log.info('resourceVersion expired; relisting', { resourceVersion: this.resourceVersion });
-            needList = true;
-            continue;
+          const gone = isGone(err);
+          if (held) this.failures = 0;
+          this.failures++;
+          watchFailures++;
+          // 410: the resourceVersion is gone, only a LIST can resume. Other failures retry the
+          // watch, and after a few in a row start over with a LIST too.
+          if (gone || watchFailures >= 3) needList = true;
+          const delay = backoff.next();
+          if (this.failures === UNHEALTHY_AFTER)
+            this.log.warn('cannot keep a watch open; not ready until one holds', {
+              err: (err as Error).message,
+              retryInMs: Math.round(delay),
+            });
+          else if (gone)
+            this.log.info('resourceVersion expired; relisting', {
+              resourceVersion: this.resourceVersion,
+              retryInMs: Math.round(delay),
+            });
+          else {
+            // A missing CRD is reported once a minute by the CRD guard (crd-guard.ts), not here.
+            const level = this.failures >= 3 && !asCrdMissing(err) ? 'warn' : 'debug';
+            this.log[level]('list/watch failed; retrying', {
+              err: (err as Error).message,
+              failures: this.failures,
+              retryInMs: Math.round(delay),
+            });
           }
-          failures++;
-          // After a few consecutive failures, the next attempt starts over with a list.
-          if (failures >= 3) needList = true;
-          const delay = this.backoff(failures, initial, max);
-          // A missing CRD is reported once a minute by the CRD guard (crd-guard.ts), not here.
-          const level = failures >= 3 && !asCrdMissing(err) ? 'warn' : 'debug';
-          this.log[level]('list/watch failed; retrying', {
-            err: (err as Error).message,
-            failures,
-            retryInMs: Math.round(delay),
-          });
           await sleep(delay, signal);
         }
       }
     } finally {
+      clearTimeout(heldTimer);
       if (timer) clearInterval(timer);
     }
   }
 
-  private backoff(failures: number, initial: number, max: number): number {
-    const d = Math.min(max, initial * 2 ** Math.min(failures - 1, 20));
-    return d * (0.5 + Math.random() * 0.5);
+  /** A watch has held: the informer is in sync again. */
+  private recovered(): void {
+    if (this.failures >= UNHEALTHY_AFTER)
+      this.log.info('watch holds again; ready', { failures: this.failures });
+    this.failures = 0;
   }
 
   private key(obj: T): [string, string] {

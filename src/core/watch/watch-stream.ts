@@ -51,6 +51,8 @@ export interface WatchRequest {
   signal: AbortSignal;
   /** Called for each event, in order. A throw aborts the watch with that error. */
   onEvent(ev: WatchEvent): void;
+  /** Called once the server has accepted the watch (a 2xx status): the stream is open. */
+  onOpen?(): void;
 }
 
 /**
@@ -119,6 +121,7 @@ export async function runWatch(req: WatchRequest): Promise<void> {
         }
         const idle = () => arm(req.idleTimeoutMs, `no event for ${req.idleTimeoutMs} ms`);
         idle();
+        req.onOpen?.();
         res.setEncoding('utf8');
         let buf = '';
         res.on('data', (chunk: string) => {

@@ -1,0 +1,88 @@
+// Containers of offline manifests that the rules cannot read. The API server guarantees that
+// a container is an object whose `image` is a string; a file guarantees nothing. YAML turns
+// `image: 1.25` into a number, `image: true` into a boolean, `image: 2024-01-01` into a date and
+// `!!binary` into bytes, and JSON can say `"image": 125`. Such a container is taken out of the
+// document (the rest of the document still counts) and reported, so one unquoted tag cannot
+// crash the whole scan. Pure: the parsed document in, the problems out.
+import type { SourceKind } from './sources.js';
+
+export interface ContainerProblem {
+  /** The container's name, or its place ("containers[2]") when it has no usable name. */
+  container: string;
+  reason: string;
+}
+
+const LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The pod spec inside a source object, where the kind keeps it. */
+function podSpecOf(doc: Obj, kind: SourceKind): Obj | undefined {
+  const spec = doc.spec;
+  if (!isObj(spec)) return undefined;
+  if (kind === 'Pod') return spec;
+  const template = kind === 'CronJob' ? at(at(spec, 'jobTemplate'), 'spec') : spec;
+  return at(at(template, 'template'), 'spec');
+}
+const at = (o: Obj | undefined, key: string): Obj | undefined => {
+  const v = o?.[key];
+  return isObj(v) ? v : undefined;
+};
+
+/** What a YAML or JSON value is, in words, for messages. */
+export function describeValue(v: unknown): string {
+  if (v instanceof Date) return `a date (${Number.isNaN(v.getTime()) ? 'invalid' : v.toISOString()})`;
+  if (v instanceof Uint8Array) return `binary data (${v.length} bytes)`;
+  if (Array.isArray(v)) return 'a list';
+  if (v === null) return 'null';
+  if (typeof v === 'object') return 'a map';
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
+    return `a ${typeof v} (${String(v)})`;
+  return `a ${typeof v}`;
+}
+
+/**
+ * Removes from `doc` (in place) every container the rules cannot read, and says why: a list
+ * that is not a list, an entry that is not a map, an `image` that is present but not a string.
+ * A null or missing image is left to the rules, which report it as an empty image.
+ */
+export function takeOutBadContainers(doc: Obj, kind: SourceKind): ContainerProblem[] {
+  const spec = podSpecOf(doc, kind);
+  if (!spec) return [];
+  const problems: ContainerProblem[] = [];
+  for (const list of LISTS) {
+    const v = spec[list];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v)) {
+      problems.push({ container: list, reason: `${list} is ${describeValue(v)}, not a list` });
+      delete spec[list];
+      continue;
+    }
+    const kept: unknown[] = [];
+    for (let i = 0; i < v.length; i++) {
+      const c: unknown = v[i];
+      const place = `${list}[${i}]`;
+      if (!isObj(c)) {
+        problems.push({ container: place, reason: `the container is ${describeValue(c)}, not a map` });
+        continue;
+      }
+      const name = typeof c.name === 'string' && c.name ? c.name : place;
+      if (c.name !== undefined && typeof c.name !== 'string') {
+        problems.push({ container: place, reason: `name is ${describeValue(c.name)}, not a string` });
+        continue;
+      }
+      if (c.image !== undefined && c.image !== null && typeof c.image !== 'string') {
+        const scalar = typeof c.image === 'number' || typeof c.image === 'boolean' || c.image instanceof Date;
+        problems.push({
+          container: name,
+          reason: `image is ${describeValue(c.image)}, not a string${scalar ? ' (quote it)' : ''}`,
+        });
+        continue;
+      }
+      kept.push(c);
+    }
+    if (kept.length !== v.length) spec[list] = kept;
+  }
+  return problems;
+}
