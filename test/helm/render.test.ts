@@ -25,16 +25,15 @@ export const HELM_LABELS = [
 ];
 
 /**
- * The named differences, applied to every side: Helm's labels are dropped; Helm installs crds/
- * unrendered, so CRDs are compared without deploy/'s part-of label (their files are identical
- * copies, checked below); and the erase configuration is compared by meaning (what the
- * controllers parse), since the chart spells out every key with its default.
+ * The named differences, applied to every side: Helm's labels are dropped (Helm installs crds/
+ * unrendered, so the CRDs, identical copies checked below, have none to drop); and the erase
+ * configuration is compared by meaning (what the controllers parse), since the chart spells out
+ * every key with its default where deploy/ has them as comments.
  */
 function normalize(o: KubeObject): KubeObject {
   const c = structuredClone(o) as KubeObject & { data?: Record<string, string> };
   const labels = { ...c.metadata.labels };
   for (const l of HELM_LABELS) delete labels[l];
-  if (c.kind === 'CustomResourceDefinition') delete labels['app.kubernetes.io/part-of'];
   if (Object.keys(labels).length) c.metadata.labels = labels;
   else delete c.metadata.labels;
   if (

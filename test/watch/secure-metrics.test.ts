@@ -74,13 +74,17 @@ describe('secure metrics (--metrics-secure) against the real API server', functi
   const bind = async (sa: string, role: string) => {
     const name = `${ns}-${sa}`;
     bindings.push(name);
-    await applyObject(admin, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
-    } as KubeObject);
+    await applyObject(
+      admin,
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+      } as KubeObject,
+      { force: true },
+    );
   };
 
   before(async () => {
@@ -88,7 +92,8 @@ describe('secure metrics (--metrics-secure) against the real API server', functi
     ns = await newNamespace('secure-metrics');
     await installCrds(admin);
     // The shipped ClusterRoles: the daemon's and the metrics reader's, as deploy/ has them.
-    for (const o of readBundle().filter((x) => x.kind === 'ClusterRole')) await applyObject(admin, o);
+    for (const o of readBundle().filter((x) => x.kind === 'ClusterRole'))
+      await applyObject(admin, o, { force: true });
     for (const sa of ['controller', 'reader', 'nobody']) {
       await admin.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
         body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa } },
