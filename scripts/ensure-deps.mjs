@@ -10,6 +10,8 @@ import path from 'node:path';
 // their tests; Debian base images usually carry them already. binutils (strip) makes the worker
 // image's Node binary smaller (scripts/strip-node.mjs). python3 drives the CLI through a real
 // pseudo-terminal in the Ctrl-C and table-width tests (test/support/pty-run.py, its pty module).
+// iptables routes the kubernetes Service to the local API server for Pods that run inv itself
+// (test/support/service-route.ts: the Helm chart's daemon and `helm test`).
 const packages = [
   'containerd',
   'runc',
@@ -19,6 +21,7 @@ const packages = [
   'tar',
   'binutils',
   'python3',
+  'iptables',
 ];
 export const busyboxPath = '/bin/busybox';
 
@@ -30,9 +33,18 @@ function onPath(cmd) {
 
 /** Names of the missing tools (empty when everything is there). */
 export function missing() {
-  const out = ['containerd', 'runc', 'ctr', 'ip', 'unshare', 'nsenter', 'tar', 'strip', 'python3'].filter(
-    (c) => !onPath(c),
-  );
+  const out = [
+    'containerd',
+    'runc',
+    'ctr',
+    'ip',
+    'unshare',
+    'nsenter',
+    'tar',
+    'strip',
+    'python3',
+    'iptables',
+  ].filter((c) => !onPath(c));
   // The dynamically linked busybox from package "busybox" would not run in an image without libc.
   const bb = spawnSync('file', ['-L', busyboxPath], { encoding: 'utf8' });
   const isStatic =

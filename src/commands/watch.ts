@@ -47,7 +47,7 @@ export default class Watch extends Command {
 something that can change its inventory happens there. Events are coalesced per namespace, so a
 burst of Pod events costs a handful of rebuilds. Only the leader reconciles when --leader-elect
 is set (a coordination.k8s.io Lease). Prometheus metrics are served on --metrics-bind-address,
-/healthz and /readyz on --health-probe-bind-address. SIGTERM drains in-flight rebuilds, releases
+over HTTPS to authorized callers only with --metrics-secure (as the shipped Deployment does), /healthz and /readyz on --health-probe-bind-address. SIGTERM drains in-flight rebuilds, releases
 the Lease and exits within --shutdown-grace-period.
 
 Install in a cluster with \`inv install --daemon\` (the same objects as \`kubectl apply -k deploy/\`).
@@ -63,7 +63,8 @@ flags or no usable cluster configuration.`);
     },
     {
       description: 'As in the shipped Deployment',
-      command: '<%= config.bin %> watch --leader-elect --health-probe-bind-address :8081',
+      command:
+        '<%= config.bin %> watch --leader-elect --metrics-bind-address :8443 --metrics-secure --health-probe-bind-address :8081',
     },
   ];
 
@@ -103,6 +104,17 @@ flags or no usable cluster configuration.`);
     'metrics-bind-address': Flags.string({
       description: 'host:port for /metrics ("0" disables).',
       default: '127.0.0.1:8080',
+    }),
+    'metrics-secure': Flags.boolean({
+      description:
+        'Serve /metrics over HTTPS, only to callers allowed `get` on the non-resource URL /metrics (TokenReview + SubjectAccessReview; bind the ClusterRole inv-metrics-reader).',
+      default: false,
+      allowNo: true,
+    }),
+    'metrics-cert-path': Flags.string({
+      description:
+        'With --metrics-secure: folder with tls.crt and tls.key (a mounted Secret), reloaded when they change (default: a self-signed certificate made at start).',
+      dependsOn: ['metrics-secure'],
     }),
     'health-probe-bind-address': Flags.string({
       description: 'host:port for /healthz and /readyz ("0" disables; ":8081" listens on all interfaces).',
@@ -229,6 +241,7 @@ flags or no usable cluster configuration.`);
           }
         : undefined,
       metricsBindAddress: flags['metrics-bind-address'],
+      metricsSecure: flags['metrics-secure'] ? { certDir: flags['metrics-cert-path'] } : undefined,
       healthProbeBindAddress: flags['health-probe-bind-address'],
       workers: flags.workers,
       resyncPeriodMs,

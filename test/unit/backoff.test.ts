@@ -1,4 +1,4 @@
-// The informers' retry delays (src/core/watch/backoff.ts), with client-go's reflector parameters.
+// The informers' retry delays (src/core/controller/backoff.ts), with client-go's reflector parameters.
 import assert from 'node:assert/strict';
 import { Backoff } from '../../src/core/controller/backoff.js';
 

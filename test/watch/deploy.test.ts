@@ -76,6 +76,7 @@ const PLURAL: Record<string, string> = {
   Deployment: 'deployments',
   NetworkPolicy: 'networkpolicies',
   ConfigMap: 'configmaps',
+  Service: 'services',
 };
 
 function objectPath(o: Obj, namespace: string): string {

@@ -29,6 +29,8 @@ import {
 } from '../observability/http-server.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { authorized, MetricsAuthorizer } from './metrics-auth.js';
+import { servingCert } from '../observability/serving-cert.js';
 
 export interface Runnable {
   readonly name: string;
@@ -56,6 +58,12 @@ export interface ManagerOptions {
   metrics: Metrics;
   /** host:port; "0" disables. */
   metricsBindAddress: string;
+  /**
+   * Serve /metrics over HTTPS to authorized callers only (TokenReview + SubjectAccessReview
+   * through `rest`): controller-runtime's secure metrics. certDir holds tls.crt and tls.key;
+   * without it a self-signed certificate is made at start.
+   */
+  metricsSecure?: { certDir?: string; hosts?: string[]; reviewTtlMs?: number; certPollMs?: number };
   healthProbeBindAddress: string;
   /** Undefined: this process always leads. */
   leaderElection?: LeaderElectionConfig;
@@ -77,6 +85,8 @@ export class Manager {
   private fatal?: string;
   private readonly internalStop = new AbortController();
   metricsUrl?: string;
+  /** With secure metrics: who may scrape, and how many reviews that cost. */
+  metricsAuthorizer?: MetricsAuthorizer;
   healthUrl?: string;
   readonly identity: string;
 
@@ -117,13 +127,27 @@ export class Manager {
     const leaderRunnables = this.runnables.filter((r) => r.needLeaderElection);
     const others = this.runnables.filter((r) => !r.needLeaderElection);
 
-    const servers: { name: string; bind: string; routes: Parameters<typeof startHttpServer>[0]['routes'] }[] =
-      [];
+    type ServerSpec = Omit<Parameters<typeof startHttpServer>[0], 'bindAddress' | 'logger'> & {
+      name: string;
+      bind: string;
+    };
+    const servers: ServerSpec[] = [];
+    const secure = this.opts.metricsSecure;
+    const cert = secure
+      ? servingCert({ certDir: secure.certDir, hosts: secure.hosts, pollMs: secure.certPollMs, logger: log })
+      : undefined;
     if (!bindAddressDisabled(this.opts.metricsBindAddress)) {
+      const handler = metricsHandler(this.opts.metrics.registry);
+      if (secure && !this.opts.rest) throw new Error('secure metrics need the manager’s API transport');
+      const auth = secure
+        ? new MetricsAuthorizer({ rest: this.opts.rest!, logger: log, ttlMs: secure.reviewTtlMs })
+        : undefined;
+      this.metricsAuthorizer = auth;
       servers.push({
         name: 'metrics',
         bind: this.opts.metricsBindAddress,
-        routes: { '/metrics': metricsHandler(this.opts.metrics.registry) },
+        routes: { '/metrics': auth ? authorized(auth, handler) : handler },
+        tls: cert?.current,
       });
     }
     if (!bindAddressDisabled(this.opts.healthProbeBindAddress)) {
@@ -135,10 +159,12 @@ export class Manager {
       });
     }
     for (const s of servers) {
-      const srv = await startHttpServer({ bindAddress: s.bind, routes: s.routes, logger: log });
+      const srv = await startHttpServer({ bindAddress: s.bind, routes: s.routes, tls: s.tls, logger: log });
       this.servers.push(srv);
-      if (s.name === 'metrics') this.metricsUrl = srv.url;
-      else this.healthUrl = srv.url;
+      if (s.name === 'metrics') {
+        this.metricsUrl = srv.url;
+        if (cert && s.tls) cert.watch((pair) => srv.setTls(pair), stop);
+      } else this.healthUrl = srv.url;
       log.info(`serving ${s.name}`, { url: srv.url });
     }
 

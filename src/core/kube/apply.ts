@@ -31,6 +31,7 @@ const BUNDLE_KINDS = new Set([
   'v1/Namespace',
   'v1/ServiceAccount',
   'v1/ConfigMap',
+  'v1/Service',
   'apiextensions.k8s.io/v1/CustomResourceDefinition',
   'rbac.authorization.k8s.io/v1/ClusterRole',
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding',

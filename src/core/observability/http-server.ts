@@ -5,6 +5,7 @@
 // 127.0.0.1 (reachable only through a sidecar or port-forward), while the kubelet probes need an
 // address it can reach, so each server gets its own bind address.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { noopLogger, type Logger } from './logger.js';
@@ -26,13 +27,22 @@ export interface HttpServerOptions {
   logger?: Logger;
   /** How long close() lets in-flight requests finish before cutting connections. Default 1000. */
   closeGraceMs?: number;
+  /** Serve HTTPS with this key and certificate (PEM); setTls() replaces them later. */
+  tls?: TlsPair;
+}
+
+export interface TlsPair {
+  key: string;
+  cert: string;
 }
 
 export interface RunningHttpServer {
   /** The bound address, with the real port when 0 was asked for. */
   readonly address: BindAddress;
-  /** `http://host:port` for clients (loopback when bound to every interface). */
+  /** `http(s)://host:port` for clients (loopback when bound to every interface). */
   readonly url: string;
+  /** New key and certificate for new connections (rotation); only for a server started with tls. */
+  setTls(pair: TlsPair): void;
   close(): Promise<void>;
 }
 
@@ -82,7 +92,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const log = opts.logger ?? noopLogger;
   const routes = new Map(Object.entries(opts.routes));
 
-  const server = http.createServer((req, res) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const handler = routes.get(path);
     if (!handler) {
@@ -101,7 +111,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         if (!res.headersSent) sendText(res, 500, 'internal error\n');
         else res.destroy();
       });
-  });
+  };
+  const server = opts.tls
+    ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert, minVersion: 'TLSv1.2' }, onRequest)
+    : http.createServer(onRequest);
   // Probes and scrapes are tiny; don't let a slow client hold a socket for Node's 5-minute default.
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
@@ -125,7 +138,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
   return {
     address,
-    url: `http://${clientHost}:${info.port}`,
+    url: `${opts.tls ? 'https' : 'http'}://${clientHost}:${info.port}`,
+    setTls(pair) {
+      if (!(server instanceof https.Server)) throw new Error('setTls on a plain HTTP server');
+      server.setSecureContext({ key: pair.key, cert: pair.cert, minVersion: 'TLSv1.2' });
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

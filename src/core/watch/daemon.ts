@@ -15,7 +15,12 @@ import { CrdGuard } from './crd-guard.js';
 import { eraseRunnable } from './erase-runnable.js';
 import { CacheProtection } from '../erase/worker/inventory-protection.js';
 import { createEraseMetrics } from '../erase/metrics.js';
-import { Manager, type LeaderElectionConfig, type ManagerResult } from '../controller/manager.js';
+import {
+  Manager,
+  type LeaderElectionConfig,
+  type ManagerOptions,
+  type ManagerResult,
+} from '../controller/manager.js';
 
 export interface WatchDaemonOptions {
   kubeConfig: KubeConfig;
@@ -25,6 +30,8 @@ export interface WatchDaemonOptions {
   namespaces?: string[];
   leaderElection?: LeaderElectionConfig;
   metricsBindAddress: string;
+  /** HTTPS and TokenReview/SubjectAccessReview on /metrics (see Manager). */
+  metricsSecure?: ManagerOptions['metricsSecure'];
   healthProbeBindAddress: string;
   workers?: number;
   resyncPeriodMs?: number;
@@ -86,6 +93,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     logger: opts.logger,
     metrics,
     metricsBindAddress: opts.metricsBindAddress,
+    metricsSecure: opts.metricsSecure,
     healthProbeBindAddress: opts.healthProbeBindAddress,
     leaderElection: opts.leaderElection,
     shutdownGracePeriodMs: opts.shutdownGracePeriodMs,

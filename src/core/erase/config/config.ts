@@ -24,6 +24,7 @@
 //     resources: {requests: {cpu: 10m, memory: 64Mi}, limits: {memory: 256Mi}}
 //     tolerations: [{operator: Exists}]              # reach tainted nodes too
 //     priorityClassName: ''                          # optional
+//     imagePullSecrets: [regcred]                    # Secrets in the workers' namespace, by name
 import { parse } from 'yaml';
 import { DEFAULT_RUNTIME_SOCKET } from '../../constants.js';
 import { parseDurationMs } from '../../duration.js';
@@ -38,6 +39,8 @@ export interface WorkerConfig {
   resources: Record<string, unknown>;
   tolerations: Record<string, unknown>[];
   priorityClassName: string;
+  /** Names of kubernetes.io/dockerconfigjson Secrets in the workers' namespace. */
+  imagePullSecrets: string[];
 }
 
 export interface EraseConfig {
@@ -78,6 +81,7 @@ export const DEFAULT_CONFIG: EraseConfig = {
     resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
     tolerations: [{ operator: 'Exists' }],
     priorityClassName: '',
+    imagePullSecrets: [],
   },
 };
 
@@ -216,7 +220,11 @@ export function parseConfig(text: string | undefined): EraseConfig {
   if (doc.worker !== undefined) {
     const w = doc.worker;
     if (!isObj(w)) throw new ConfigError('worker: must be a mapping');
-    known(w, ['image', 'criTimeout', 'resources', 'tolerations', 'priorityClassName'], 'worker.');
+    known(
+      w,
+      ['image', 'criTimeout', 'resources', 'tolerations', 'priorityClassName', 'imagePullSecrets'],
+      'worker.',
+    );
     if (w.image !== undefined) {
       cfg.worker.image = str(w.image, 'worker.image');
       if (/\s/.test(cfg.worker.image))
@@ -252,6 +260,16 @@ export function parseConfig(text: string | undefined): EraseConfig {
     }
     if (w.priorityClassName !== undefined)
       cfg.worker.priorityClassName = str(w.priorityClassName, 'worker.priorityClassName', true);
+    if (w.imagePullSecrets !== undefined) {
+      if (!Array.isArray(w.imagePullSecrets))
+        throw new ConfigError('worker.imagePullSecrets: must be a list of Secret names');
+      cfg.worker.imagePullSecrets = w.imagePullSecrets.map((n, i) => {
+        const name = str(n, `worker.imagePullSecrets[${i}]`);
+        if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name))
+          throw new ConfigError(`worker.imagePullSecrets[${i}]: not a Secret name: ${JSON.stringify(n)}`);
+        return name;
+      });
+    }
   }
   return cfg;
 }

@@ -108,6 +108,8 @@ export function workerPodSpec(
     enableServiceLinks: false,
     terminationGracePeriodSeconds: 10,
     ...(w.priorityClassName ? { priorityClassName: w.priorityClassName } : {}),
+    // The administrator's pull secrets, for a worker image in a private registry.
+    ...(w.imagePullSecrets?.length ? { imagePullSecrets: w.imagePullSecrets.map((name) => ({ name })) } : {}),
     tolerations: w.tolerations,
     containers: [
       {

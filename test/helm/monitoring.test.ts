@@ -1,0 +1,135 @@
+// The chart's observability objects against what the daemon really exports: a daemon (with the
+// erase controllers, so their metrics exist) runs on the real API server and is scraped; every
+// metric name in the Grafana dashboard and in the PrometheusRule's expressions must be in that
+// scrape. The rules themselves load in Prometheus' own rule checker (`promtool check rules`, built
+// from the Go module proxy). The ServiceMonitor and PrometheusRule render only where the cluster
+// serves monitoring.coreos.com/v1.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { installCrds } from '../../src/core/kube/crd-install.js';
+import { KubeRest } from '../../src/core/kube/rest.js';
+import type { KubeObject } from '../../src/core/kube/apply.js';
+import { chartDir, runTool, template } from '../support/helm.js';
+import { adminConfig, newNamespace } from '../support/kube.js';
+import { scrape, startDaemon, type InProcessDaemon } from '../watch/helpers.js';
+
+const MONITORING = [
+  '--api-versions',
+  'monitoring.coreos.com/v1/ServiceMonitor',
+  '--api-versions',
+  'monitoring.coreos.com/v1/PrometheusRule',
+];
+const ON = [
+  '--set',
+  'serviceMonitor.enabled=true',
+  '--set',
+  'prometheusRule.enabled=true',
+  '--set',
+  'dashboard.enabled=true',
+];
+
+/** Sample names a scrape holds: each family, and a histogram's _bucket, _sum and _count. */
+function sampleNames(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+    names.add(m[1]!);
+    if (m[2] === 'histogram' || m[2] === 'summary')
+      for (const s of ['_bucket', '_sum', '_count']) names.add(`${m[1]}${s}`);
+  }
+  return names;
+}
+
+const metricNames = (expr: string) => [...expr.matchAll(/\b(inv_[a-z0-9_]+)\b/g)].map((m) => m[1]!);
+
+describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a real scrape', function () {
+  this.timeout(120_000);
+  let daemon: InProcessDaemon;
+  let scraped: Set<string>;
+  let objects: KubeObject[];
+  const find = (kind: string) => objects.find((o) => o.kind === kind) as KubeObject & Record<string, unknown>;
+
+  before(async () => {
+    const rest = new KubeRest(adminConfig());
+    await installCrds(rest);
+    rest.close();
+    const ns = await newNamespace('helm-monitoring');
+    daemon = await startDaemon(adminConfig(), {
+      namespaces: [ns],
+      erase: { namespace: ns },
+      logLevel: 'info',
+    });
+    scraped = sampleNames(await scrape(daemon.daemon.manager.metricsUrl!));
+    assert.ok(scraped.has('inv_leader'), "the scrape holds the daemon's metrics");
+    objects = await template([...MONITORING, ...ON]);
+  });
+  after(() => daemon?.stop());
+
+  it('renders the ServiceMonitor and PrometheusRule only where monitoring.coreos.com/v1 is served', async () => {
+    assert.ok(find('ServiceMonitor') && find('PrometheusRule'));
+    const without = await template(ON);
+    assert.deepEqual(
+      without.filter(
+        (o) => o.metadata.namespace !== undefined && /ServiceMonitor|PrometheusRule/.test(o.kind),
+      ),
+      [],
+    );
+    const sm = find('ServiceMonitor') as unknown as {
+      spec: { endpoints: { port: string; scheme: string }[] };
+    };
+    // It scrapes the secure port of the metrics Service.
+    const svc = objects.find((o) => o.kind === 'Service') as unknown as {
+      spec: { ports: { name: string }[] };
+    };
+    assert.equal(sm.spec.endpoints[0]!.port, svc.spec.ports[0]!.name);
+    assert.equal(sm.spec.endpoints[0]!.scheme, 'https');
+  });
+
+  it('dashboard: a ConfigMap for the Grafana sidecar whose queries use only scraped metrics', () => {
+    const cm =
+      find('ConfigMap') &&
+      (objects.find((o) => o.metadata.name === 'inv-dashboard') as unknown as {
+        metadata: { labels: Record<string, string> };
+        data: Record<string, string>;
+      });
+    assert.ok(cm, 'the dashboard ConfigMap');
+    assert.equal(cm.metadata.labels.grafana_dashboard, '1');
+    const dashboard = JSON.parse(cm.data['inv.json']!) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => metricNames(t.expr)));
+    assert.ok(used.length >= 10);
+    const missing = [...new Set(used)].filter((n) => !scraped.has(n));
+    assert.deepEqual(missing, [], `dashboard metrics the daemon does not export: ${missing.join(', ')}`);
+  });
+
+  it('PrometheusRule: promtool check rules accepts the groups, whose metrics are all scraped', async () => {
+    const rule = find('PrometheusRule') as unknown as {
+      spec: { groups: { rules: { alert: string; expr: string }[] }[] };
+    };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-rules-'));
+    try {
+      const file = path.join(dir, 'rules.yaml');
+      fs.writeFileSync(file, stringify(rule.spec));
+      const r = await runTool('promtool', ['check', 'rules', file]);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      const rules = rule.spec.groups.flatMap((g) => g.rules);
+      assert.match(r.stdout, new RegExp(`SUCCESS: ${rules.length} rules found`));
+      for (const alert of ['InvNoLeader', 'InvRebuildsFailing', 'InvEraseJobFailed'])
+        assert.ok(
+          rules.some((x) => x.alert === alert),
+          alert,
+        );
+      const docs = fs.readFileSync(path.join(chartDir, '..', '..', 'docs', 'alerts.md'), 'utf8');
+      for (const x of rules) {
+        assert.match(docs, new RegExp(`^## ${x.alert}$`, 'm'), `docs/alerts.md has a runbook for ${x.alert}`);
+        const missing = metricNames(x.expr).filter((n) => !scraped.has(n));
+        assert.deepEqual(missing, [], `${x.alert} uses metrics the daemon does not export`);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,176 @@
+// Secure metrics (`inv watch --metrics-secure`) against the real API server: HTTPS; no token 401,
+// a token without the role 403, a token of a ServiceAccount bound to the shipped ClusterRole
+// inv-metrics-reader 200 with the inv_ families; reviews are cached; the daemon does the reviews
+// with the shipped controller ClusterRole only; a certificate from a folder is served and
+// replaced when the folder changes.
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { readBundle } from '../../src/core/install/bundle.js';
+import { applyObject, type KubeObject } from '../../src/core/kube/apply.js';
+import { installCrds } from '../../src/core/kube/crd-install.js';
+import { KubeRest } from '../../src/core/kube/rest.js';
+import { selfSignedCertificate } from '../../src/core/observability/self-signed.js';
+import { adminConfig, newNamespace } from '../support/kube.js';
+import { startDaemon, until, writeTokenKubeconfig, type InProcessDaemon } from './helpers.js';
+
+interface Answer {
+  status: number;
+  body: string;
+  cert: X509Certificate;
+}
+
+function get(url: string, token?: string, ca?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(
+      url,
+      {
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+        ...(ca ? { ca, checkServerIdentity: () => undefined } : { rejectUnauthorized: false }),
+        agent: false,
+        timeout: 10_000,
+      },
+      (res) => {
+        const cert = (res.socket as import('node:tls').TLSSocket).getPeerX509Certificate()!;
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cert }));
+      },
+    );
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+  });
+}
+
+describe('secure metrics (--metrics-secure) against the real API server', function () {
+  this.timeout(120_000);
+  let admin: KubeRest;
+  let ns: string;
+  let daemon: InProcessDaemon | undefined;
+  const tokens: Record<string, string> = {};
+  const bindings: string[] = [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-secure-metrics-'));
+
+  const token = async (sa: string) =>
+    (
+      await admin.request<{ status: { token: string } }>(
+        'POST',
+        `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`,
+        {
+          body: {
+            apiVersion: 'authentication.k8s.io/v1',
+            kind: 'TokenRequest',
+            spec: { expirationSeconds: 3600 },
+          },
+        },
+      )
+    ).status.token;
+
+  const bind = async (sa: string, role: string) => {
+    const name = `${ns}-${sa}`;
+    bindings.push(name);
+    await applyObject(
+      admin,
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+      } as KubeObject,
+      { force: true },
+    );
+  };
+
+  before(async () => {
+    admin = new KubeRest(adminConfig());
+    ns = await newNamespace('secure-metrics');
+    await installCrds(admin);
+    // The shipped ClusterRoles: the daemon's and the metrics reader's, as deploy/ has them.
+    for (const o of readBundle().filter((x) => x.kind === 'ClusterRole'))
+      await applyObject(admin, o, { force: true });
+    for (const sa of ['controller', 'reader', 'nobody']) {
+      await admin.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+        body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa } },
+      });
+    }
+    await bind('controller', 'image-inventory-controller');
+    await bind('reader', 'inv-metrics-reader');
+    for (const sa of ['controller', 'reader', 'nobody']) tokens[sa] = await token(sa);
+  });
+  after(async () => {
+    await daemon?.stop();
+    for (const b of bindings)
+      await admin
+        .request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${b}`)
+        .catch(() => undefined);
+    admin?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The daemon with the controller ServiceAccount's token: the shipped RBAC must allow the reviews. */
+  const start = async (secure: { certDir?: string; certPollMs?: number }) => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(writeTokenKubeconfig(adminConfig(), tokens.controller!, path.join(dir, 'kubeconfig')));
+    return startDaemon(kc, { namespaces: [ns], metricsSecure: secure, logLevel: 'info' });
+  };
+
+  it('answers 401 without a token, 403 without the role, 200 with inv_ families with it', async () => {
+    daemon = await start({});
+    const url = `${daemon.daemon.manager.metricsUrl}/metrics`;
+    assert.match(url, /^https:/);
+    const none = await get(url);
+    assert.equal(none.status, 401, none.body);
+    assert.equal((await get(url, 'not-a-token')).status, 401);
+    const denied = await get(url, tokens.nobody);
+    assert.equal(denied.status, 403, denied.body);
+    const ok = await get(url, tokens.reader);
+    assert.equal(ok.status, 200, ok.body);
+    assert.match(ok.body, /^# TYPE inv_\w+/m);
+    // A self-signed certificate made at start, for TLS server use, naming localhost.
+    assert.equal(ok.cert.issuer, ok.cert.subject);
+    assert.ok(ok.cert.checkHost('localhost'));
+  });
+
+  it('caches recent reviews: a second scrape with the same token asks the API server nothing', async () => {
+    assert.ok(daemon);
+    const auth = daemon.daemon.manager.metricsAuthorizer!;
+    const url = `${daemon.daemon.manager.metricsUrl}/metrics`;
+    const before = auth.reviews;
+    for (let i = 0; i < 5; i++) assert.equal((await get(url, tokens.reader)).status, 200);
+    for (let i = 0; i < 5; i++) assert.equal((await get(url, tokens.nobody)).status, 403);
+    assert.equal(auth.reviews, before, 'no new TokenReview or SubjectAccessReview');
+    await daemon.stop();
+    daemon = undefined;
+  });
+
+  it('serves the certificate of a folder (a mounted Secret) and the new one when it changes', async () => {
+    const certDir = path.join(dir, 'tls');
+    fs.mkdirSync(certDir);
+    const write = (p: { cert: string; key: string }) => {
+      fs.writeFileSync(path.join(certDir, 'tls.crt'), p.cert);
+      fs.writeFileSync(path.join(certDir, 'tls.key'), p.key);
+    };
+    const first = selfSignedCertificate(['inv-metrics.example', 'localhost']);
+    write(first);
+    daemon = await start({ certDir, certPollMs: 100 });
+    const url = `${daemon.daemon.manager.metricsUrl}/metrics`;
+    const a = await get(url, tokens.reader, first.cert);
+    assert.equal(a.status, 200);
+    assert.equal(a.cert.fingerprint256, new X509Certificate(first.cert).fingerprint256);
+    const second = selfSignedCertificate(['inv-metrics.example', 'localhost']);
+    write(second);
+    const want = new X509Certificate(second.cert).fingerprint256;
+    await until(
+      'the new certificate is served',
+      async () =>
+        (await get(url, undefined, second.cert).catch(() => undefined))?.cert.fingerprint256 === want,
+      10_000,
+    );
+  });
+});
