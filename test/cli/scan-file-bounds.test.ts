@@ -11,8 +11,13 @@ import { scanShape, WORST_SHAPES } from '../support/manifest-shapes.js';
 
 const LIMIT = 8 * 1024 * 1024;
 const HEAP_MB = 96;
-/** Node and the CLI alone take about 130 MB. */
-const RSS_BOUND_MB = 250;
+/**
+ * Node and the CLI alone take about 130 MB on Node 20 and 190 MB on Node 24 (its binary and
+ * heap layout are larger: these shapes peak at 210-310 MB there); the old code needed over
+ * 1 GB for 8 MiB of empty documents. The heap cap above is the tight bound; this one catches a
+ * cost outside the heap.
+ */
+const RSS_BOUND_MB = 400;
 
 describe('inv scan -f at the input limit: memory follows what is kept', function () {
   this.timeout(120_000);
