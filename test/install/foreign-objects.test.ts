@@ -89,6 +89,10 @@ describe('install and uninstall with foreign objects under our names', function 
       body: { ...crd, metadata: { name: crd.metadata.name, labels: TEAM } },
       query: { fieldManager: 'helm' },
     });
+    // The API server then marks it Established by itself: wait for that before the snapshot, or
+    // the snapshot would catch a status still being written (as it did on a loaded machine).
+    const { waitEstablished } = await import('../../src/core/kube/crd-install.js');
+    await waitEstablished(rest, [crd.metadata.name], 30_000);
     for (const f of FOREIGN) snapshot.set(f.path, await raw(f.path));
     snapshot.set(
       `${CRDS}/imagejobs.erase.imageinventory.dev`,
