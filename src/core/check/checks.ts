@@ -2,7 +2,7 @@
 // `linkerd check`. Each check makes its own calls with a deadline and turns every failure into
 // a result (never an exception), so one broken part cannot hide the state of the others.
 import { CONFIG_MAP_NAME, ConfigError } from '../erase/config/config.js';
-import { loadConfig } from '../erase/config/settings.js';
+import { loadConfig, missingConfigMessage } from '../erase/config/settings.js';
 import { neededPermissions } from '../erase/requester/preflight.js';
 import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/api/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
@@ -247,57 +247,44 @@ export async function workersNamespaceCheck(rest: KubeRest, ns: string): Promise
 
 export async function eraseConfigCheck(rest: KubeRest, ns: string, workersNs?: string): Promise<CheckResult> {
   const name = `ConfigMap ${ns}/${CONFIG_MAP_NAME} parses`;
-  const get = async (where: string) => {
-    try {
-      await rest.request('GET', `/api/v1/namespaces/${where}/configmaps/${CONFIG_MAP_NAME}`, T);
-      return true;
-    } catch (e) {
-      if (isNotFound(e)) return false;
-      throw e;
-    }
-  };
-  let present: boolean;
+  // A copy where earlier versions read it: ignored, worth a warning (loadConfig refuses it when
+  // it is the only one, and says how to move it).
   let legacy = false;
+  if (workersNs && workersNs !== ns)
+    legacy = await rest
+      .request('GET', `/api/v1/namespaces/${workersNs}/configmaps/${CONFIG_MAP_NAME}`, T)
+      .then(
+        () => true,
+        () => false,
+      );
+  let cfg;
   try {
-    present = await get(ns);
-    if (workersNs && workersNs !== ns) legacy = await get(workersNs).catch(() => false);
+    cfg = await loadConfig(rest, ns, workersNs);
   } catch (e) {
-    return { group: 'erase', name, status: 'fail', detail: msg(e) };
-  }
-  if (!present) {
-    try {
-      await loadConfig(rest, ns, workersNs); // says why: missing, or left in the workers' namespace
-    } catch (e) {
-      return {
-        group: 'erase',
-        name,
-        status: 'fail',
-        detail: msg(e),
-        hint: legacy ? undefined : 'run `inv install` (it creates the configuration with every default)',
-      };
-    }
-  }
-  try {
-    const cfg = await loadConfig(rest, ns, workersNs);
-    const policy = `allowPruneAll ${cfg.allowPruneAll}, allowUnprotected ${cfg.allowUnprotected}`;
-    if (legacy)
-      return {
-        group: 'erase',
-        name,
-        status: 'warn',
-        detail: `runtimeSocket ${cfg.runtimeSocket}, ${policy}; ${workersNs}/${CONFIG_MAP_NAME} is ignored (the configuration is read from ${ns} only)`,
-        hint: `compare the two, keep what you need in ${ns}/${CONFIG_MAP_NAME}, then delete the old one: kubectl delete configmap ${CONFIG_MAP_NAME} -n ${workersNs}`,
-      };
-    return { group: 'erase', name, status: 'pass', detail: `runtimeSocket ${cfg.runtimeSocket}, ${policy}` };
-  } catch (e) {
+    const text = msg(e);
     return {
       group: 'erase',
       name,
       status: 'fail',
-      detail: msg(e),
-      hint: e instanceof ConfigError ? 'fix the key named above (README, `inv erase`)' : undefined,
+      detail: text,
+      hint:
+        text === missingConfigMessage(ns)
+          ? 'run `inv install` (it creates the configuration with every default)'
+          : e instanceof ConfigError && text.startsWith(`ConfigMap ${ns}/`)
+            ? 'fix the key named above (README, `inv erase`)'
+            : undefined,
     };
   }
+  const policy = `allowPruneAll ${cfg.allowPruneAll}, allowUnprotected ${cfg.allowUnprotected}`;
+  if (legacy)
+    return {
+      group: 'erase',
+      name,
+      status: 'warn',
+      detail: `runtimeSocket ${cfg.runtimeSocket}, ${policy}; ${workersNs}/${CONFIG_MAP_NAME} is ignored (the configuration is read from ${ns} only)`,
+      hint: `compare the two, keep what you need in ${ns}/${CONFIG_MAP_NAME}, then delete the old one: kubectl delete configmap ${CONFIG_MAP_NAME} -n ${workersNs}`,
+    };
+  return { group: 'erase', name, status: 'pass', detail: `runtimeSocket ${cfg.runtimeSocket}, ${policy}` };
 }
 
 /** Every check but --nodes, in report order. */

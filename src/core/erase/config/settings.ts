@@ -99,7 +99,6 @@ export class AdminSettingsSource {
     private readonly freshSource: KubeRest | EraseReader = source,
     /** The workers' namespace, to name a configuration left there (see loadConfig). */
     private readonly workersNamespace?: string,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -107,11 +106,11 @@ export class AdminSettingsSource {
    * checked against, not a cache that may lag it by an event).
    */
   async get(fresh = false): Promise<AdminSettings> {
-    if (!fresh && this.cached && this.now() - this.cached.at < this.ttlMs) return this.cached.value;
+    if (!fresh && this.cached && Date.now() - this.cached.at < this.ttlMs) return this.cached.value;
     const source = fresh ? this.freshSource : this.source;
     const config = await loadConfig(source, this.namespace, this.workersNamespace);
     const exclusions = await loadExclusions(source, this.namespace, config, this.workersNamespace);
-    this.cached = { at: this.now(), value: { config, exclusions } };
+    this.cached = { at: Date.now(), value: { config, exclusions } };
     return this.cached.value;
   }
 }
