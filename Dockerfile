@@ -13,7 +13,7 @@
 # docker-library/repo-info repos/node/remote/24-bookworm-slim.md) and replace it; keep the major
 # equal to the worker image's (scripts/node-runtime.mjs).
 FROM node:24-bookworm-slim@sha256:235600a8101ab264e117b1768e925532262668dc9b581ef1dd7d96ced463b8e7 AS build
-RUN apt-get update && apt-get install -y --no-install-recommends binutils && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends binutils ca-certificates && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -45,6 +45,30 @@ RUN set -eux; \
 # NODE_OPTIONS (scripts/compile-cache.mjs; a worker Pod's read-only root cannot write one).
 RUN node scripts/compile-cache.mjs /rootfs/usr/bin/node /rootfs/app && chmod -R a+rX /rootfs/app
 
+# Trivy v0.74.0 for scan mode's scanner image, built from the Go module proxy as
+# scripts/tools.mjs builds it for the tests (Go 1.26 needs the jsonv2 experiment for it). Not
+# pinned by digest (it could not be looked up where this was written): pin golang:1.26.8-bookworm's index digest when you build for production.
+FROM golang:1.26.8-bookworm AS trivy-build
+RUN CGO_ENABLED=0 GOEXPERIMENT=jsonv2 GOBIN=/out go install -trimpath \
+      -ldflags='-s -w -X github.com/aquasecurity/trivy/pkg/version/app.ver=0.74.0' \
+      github.com/aquasecurity/trivy/cmd/trivy@v0.74.0
+
+# The scanner image of scan mode (docs/scanner-contract.md): the same program, entered as the
+# hidden `inv node-scan`, with Trivy at /trivy, CA certificates for Trivy's DB download, and its
+# cache folder. `docker build --target trivy-scanner -t ghcr.io/imageinventory/inv-trivy-scanner:0.1.0 .`
+# scripts/scanner-image.mjs builds the same layout without Docker for the local cluster.
+FROM scratch AS trivy-scanner
+COPY --from=build /rootfs /
+COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+COPY --from=trivy-build /out/trivy /trivy
+COPY --from=build --chown=65532:65532 /rootfs/tmp /var/lib/trivy
+ENV PATH=/usr/bin:/bin NODE_ENV=production \
+    NODE_COMPILE_CACHE=/app/.node-compile-cache NODE_COMPILE_CACHE_PORTABLE=1
+WORKDIR /app
+USER 65532:65532
+ENTRYPOINT ["/usr/bin/node", "/app/bin/run.js", "node-scan"]
+
+# The default image: the daemon and every command.
 FROM scratch
 COPY --from=build /rootfs /
 ENV PATH=/usr/bin:/bin NODE_ENV=production \

@@ -129,41 +129,60 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
     `bench scan: seeded ${PODS} Pods + 1,000 workloads + 800 ReplicaSets in ${(seedMs / 1000).toFixed(1)} s\n`,
   );
 
-  const scanOnce = async () => {
+  const scanOnce = async (ownerLists: 'when-needed' | 'always' = 'when-needed') => {
     const r = new KubeRest(kc);
     let writes = 0;
     r.onRequest = (m) => (writes += isWrite(m) ? 1 : 0);
-    const [ms, report] = await timed(() => scanCluster(r, { namespaces: [NS] }));
+    const [ms, report] = await timed(() => scanCluster(r, { namespaces: [NS], ownerLists }));
     r.close();
     if (report.failures.length) throw new Error(`scan failed: ${JSON.stringify(report.failures)}`);
     return { ms, writes, images: report.results[0]!.images.length };
   };
   const first = await scanOnce();
+  // No-op rebuilds, alternating: as shipped (the Pods' ReplicaSets settled by name, so no
+  // ReplicaSet LIST here), and always listing the ReplicaSets' metadata (issue 28 as it landed).
   const noops: { ms: number; writes: number }[] = [];
-  for (let i = 0; i < 5; i++) noops.push(await scanOnce());
+  const always: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    noops.push(await scanOnce());
+    always.push((await scanOnce('always')).ms);
+  }
 
-  // The bare LIST calls a rebuild needs (same collections, same page size), parse only.
+  // The bare LIST calls a rebuild needs (same collections, same page size), parse only; and the
+  // same without the ReplicaSets (what a rebuild listed before issue 28). Alternating.
   const bare: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  const bareNoOwners: number[] = [];
+  const bareOnce = async (withOwners: boolean) => {
     const r = new KubeRest(kc);
+    const ks = withOwners ? readKinds() : BUILTIN.all;
     const [ms] = await timed(() =>
-      Promise.all([...readKinds().map((k) => r.list(collectionPath(k, NS))), r.list(imagesPath(NS))]),
+      Promise.all([...ks.map((k) => r.list(collectionPath(k, NS))), r.list(imagesPath(NS))]),
     );
     r.close();
-    bare.push(ms);
+    return ms;
+  };
+  for (let i = 0; i < 7; i++) {
+    bare.push(await bareOnce(true));
+    bareNoOwners.push(await bareOnce(false));
   }
   rest.close();
   const noopMs = median(noops.map((n) => n.ms));
+  const alwaysMs = median(always);
   const bareMs = median(bare);
+  const bareNoOwnersMs = median(bareNoOwners);
   return {
     'objects seeded': `${PODS} Pods + 1,000 workloads + 800 ReplicaSets`,
     'distinct images': first.images,
     'first build (ms)': Math.round(first.ms),
     'first build writes': first.writes,
-    'no-op rebuild, median of 5 (ms)': Math.round(noopMs),
-    'no-op rebuild writes (max of 5)': Math.max(...noops.map((n) => n.writes)),
-    'bare LIST calls, median of 5 (ms)': Math.round(bareMs),
+    'no-op rebuild, median of 7 (ms)': Math.round(noopMs),
+    'no-op rebuild writes (max of 7)': Math.max(...noops.map((n) => n.writes)),
+    'no-op rebuild listing ReplicaSets always (ms)': Math.round(alwaysMs),
+    'bare LIST calls, median of 7 (ms)': Math.round(bareMs),
+    'bare LIST calls without ReplicaSets (ms)': Math.round(bareNoOwnersMs),
     'no-op / bare LIST ratio': (noopMs / bareMs).toFixed(2),
+    'no-op / bare LIST without ReplicaSets': (noopMs / bareNoOwnersMs).toFixed(2),
+    'always-listing no-op / bare LIST without RS': (alwaysMs / bareNoOwnersMs).toFixed(2),
     'peak RSS (MB)': Math.round(process.resourceUsage().maxRSS / 1024),
   };
 }

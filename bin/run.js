@@ -18,6 +18,13 @@ try {
   // never let a cache problem stop the command
 }
 
+// oclif's help wraps flag descriptions two columns past the width it is given (a 6-space
+// indent against a wrap at width - 4): give it two fewer, so `--help` fits the terminal.
+if (!process.env.OCLIF_COLUMNS && process.stdout.isTTY) {
+  const columns = Number(process.env.COLUMNS) || process.stdout.columns || 80;
+  process.env.OCLIF_COLUMNS = String(Math.max(40, columns - 2));
+}
+
 const commandsDir = fileURLToPath(new URL('../dist/src/commands/', import.meta.url));
 if (process.argv[2] === '--version') {
   // `inv --version` is typed often and needs nothing of oclif: answered here, in oclif's format

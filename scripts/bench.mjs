@@ -9,12 +9,23 @@ import path from 'node:path';
 import * as cluster from './cluster.mjs';
 import * as cri from './cri.mjs';
 
-const only = process.argv.slice(2);
+// Names pick benchmarks; `--key value` / `--key=value` flags go to them (e.g. soak --duration 10m,
+// scale --pods 30000). soak runs only when named: it takes an hour by default.
+const only = [];
+const flags = {};
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (!a.startsWith('--')) only.push(a);
+  else if (a.includes('=')) flags[a.slice(2, a.indexOf('='))] = a.slice(a.indexOf('=') + 1);
+  else flags[a.slice(2)] = process.argv[++i] ?? '';
+}
+// Long runs (an hour, 25 minutes at 10,000 namespaces) only when named: `npm run bench soak`.
+const ON_REQUEST = new Set(['soak', 'scan-all']);
 const benches = fs
   .readdirSync(path.join(cluster.repoRoot, 'dist', 'bench'))
   .filter((f) => f.endsWith('.js') && !f.startsWith('_'))
   .map((f) => f.replace(/\.js$/, ''))
-  .filter((b) => only.length === 0 || only.includes(b));
+  .filter((b) => (only.length === 0 ? !ON_REQUEST.has(b) : only.includes(b)));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-bench-'));
 let failed = false;
@@ -25,7 +36,7 @@ try {
     // A fresh API server per benchmark: no benchmark sees another's objects.
     const clusterDir = path.join(dir, `cluster-${b}`);
     const k = await cluster.up(clusterDir);
-    const ctx = { kubeconfig: k.kubeconfig, criEndpoint: c.endpoint, criDir: path.join(dir, 'cri') };
+    const ctx = { kubeconfig: k.kubeconfig, criEndpoint: c.endpoint, criDir: path.join(dir, 'cri'), flags };
     const runner = `const m = await import(${JSON.stringify(path.join(cluster.repoRoot, 'dist', 'bench', `${b}.js`))});
       const r = await m.main(${JSON.stringify(ctx)});
       console.log(JSON.stringify(r));`;

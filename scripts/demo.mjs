@@ -243,22 +243,38 @@ const scan = inv(['scan', '-n', NS]);
 step(`kubectl get images -n ${NS}`);
 kubectl(['get', 'images', '-n', NS]);
 
-let eraseStatus = 0;
-if (whole) {
-  // The erase controllers' configuration, in the administrator's namespace (as `inv install`
-  // writes it): what runs on nodes comes only from here.
-  await ensureNamespace(rest, WORKERS_NS);
-  await ensureNamespace(rest, CONFIG_NS);
-  const cm = `/api/v1/namespaces/${CONFIG_NS}/configmaps`;
-  await rest.request('DELETE', `${cm}/inv-erase-config`).catch(() => undefined);
-  await rest.request('POST', cm, {
-    body: {
-      metadata: { name: 'inv-erase-config' },
-      data: {
-        'config.yaml': `runtimeSocket: ${cluster.runtimeSocket}\nworker:\n  image: ${cluster.workerImage}\n`,
+// What `inv install --daemon` sets up for erase, so that `inv check` passes once a daemon runs:
+// the workers' namespace at the privileged Pod Security level (workers mount the CRI socket),
+// and the erase controllers' configuration in the administrator's namespace, where what runs on
+// nodes comes from (without nodes, the defaults: nothing runs anyway).
+await ensureNamespace(rest, WORKERS_NS);
+await rest.request('PATCH', `/api/v1/namespaces/${WORKERS_NS}`, {
+  contentType: 'application/merge-patch+json',
+  body: {
+    metadata: {
+      labels: {
+        'pod-security.kubernetes.io/enforce': 'privileged',
+        'pod-security.kubernetes.io/warn': 'privileged',
       },
     },
-  });
+  },
+});
+await ensureNamespace(rest, CONFIG_NS);
+const cm = `/api/v1/namespaces/${CONFIG_NS}/configmaps`;
+await rest.request('DELETE', `${cm}/inv-erase-config`).catch(() => undefined);
+await rest.request('POST', cm, {
+  body: {
+    metadata: { name: 'inv-erase-config' },
+    data: {
+      'config.yaml': whole
+        ? `runtimeSocket: ${cluster.runtimeSocket}\nworker:\n  image: ${cluster.workerImage}\n`
+        : '# the demo without nodes: every default\n',
+    },
+  },
+});
+
+let eraseStatus = 0;
+if (whole) {
   const showImages = async (what) => {
     step(`Images on each node (${what}), as crictl images shows them`);
     for (const n of cluster.nodes) {
@@ -290,9 +306,17 @@ if (whole) {
 }
 rest.close();
 
+const invCmd = `KUBECONFIG=${cluster.kubeconfig} node ${path.join(repoRoot, 'bin', 'run.js')}`;
 process.stderr.write(
-  whole
-    ? `\nThe cluster keeps running: export KUBECONFIG=${cluster.kubeconfig} to explore it, and run \`npm run node:down\` to stop it.\n`
-    : `\nThe cluster keeps running: export KUBECONFIG=${cluster.kubeconfig} to explore it, and run \`npm run cluster:down\` to stop it.\n`,
+  [
+    '',
+    `The cluster keeps running: export KUBECONFIG=${cluster.kubeconfig} to explore it, and run \`npm run ${whole ? 'node:down' : 'cluster:down'}\` to stop it.`,
+    '',
+    'Start the daemon on it, in a second terminal (^C stops it); `inv erase` then runs through it:',
+    `    ${invCmd} watch`,
+    'and `inv check` passes:',
+    `    ${invCmd} check`,
+    '',
+  ].join('\n'),
 );
 process.exitCode = scan.status || eraseStatus;

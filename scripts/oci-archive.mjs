@@ -121,8 +121,11 @@ export function tarEntry(e) {
 
 // ---- image ----------------------------------------------------------------------------------
 
-/** An OCI image manifest for `config` (bytes) over one uncompressed tar layer. */
-export function imageManifest(config, layerDigest, layerSize) {
+/**
+ * An OCI image manifest for `config` (bytes) over one uncompressed tar layer, or over several:
+ * `more` lists further [digest, size] pairs, in order.
+ */
+export function imageManifest(config, layerDigest, layerSize, more = []) {
   return Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
@@ -132,9 +135,36 @@ export function imageManifest(config, layerDigest, layerSize) {
         digest: sha256(config),
         size: config.length,
       },
-      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layerDigest, size: layerSize }],
+      layers: [[layerDigest, layerSize], ...more].map(([digest, size]) => ({
+        mediaType: 'application/vnd.oci.image.layer.v1.tar',
+        digest,
+        size,
+      })),
     }),
   );
+}
+
+/**
+ * A layer of plain files over the busybox layer: [{ path, data, mode? }], parent folders made.
+ * What the scan-mode tests put in an image for Trivy to read (/etc/os-release,
+ * /var/lib/dpkg/status).
+ */
+export function filesLayer(files) {
+  const entries = [];
+  const dirs = new Set();
+  for (const f of files) {
+    const parts = f.path.replace(/^\/+/, '').split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const d = `${parts.slice(0, i).join('/')}/`;
+      if (!dirs.has(d)) {
+        dirs.add(d);
+        entries.push({ name: d, type: '5', mode: 0o755 });
+      }
+    }
+    entries.push({ name: parts.join('/'), data: Buffer.from(f.data), mode: f.mode ?? 0o644 });
+  }
+  const data = tar(entries);
+  return { data, digest: sha256(data) };
 }
 
 let cachedLayer;
@@ -160,7 +190,9 @@ export function busyboxLayer() {
 
 /**
  * Builds the archive bytes for one or more images sharing the busybox layer.
- * images: [{ refs: string[], distinct: string, cmd?: string[], entrypoint?: string[], digestRefs?: boolean }].
+ * images: [{ refs: string[], distinct: string, cmd?: string[], entrypoint?: string[], digestRefs?: boolean,
+ * padBytes?: number, files?: [{ path, data, mode? }] }] (files: a second layer, see
+ * filesLayer; padBytes: one more layer, a file of that size).
  * `distinct` goes into a config label and env, so images with different `distinct` values get
  * different image IDs. digestRefs also names the image `<repo>@<manifest digest>` for each
  * tagged ref, which is how containerd records a pulled image's repo digest (CRI repoDigests).
@@ -174,6 +206,16 @@ export function buildArchive(images) {
   const manifests = [];
   const out = [];
   for (const img of images) {
+    const extra = img.files?.length ? filesLayer(img.files) : undefined;
+    if (extra) blobs.set(extra.digest, extra.data);
+    // padBytes: one more layer, a file of that many bytes of its own (a test image of a chosen size).
+    const pad = img.padBytes
+      ? (() => {
+          const data = tar([{ name: 'pad', data: Buffer.alloc(img.padBytes, `${img.distinct}:`) }]);
+          return { data, digest: sha256(data) };
+        })()
+      : undefined;
+    if (pad) blobs.set(pad.digest, pad.data);
     const config = Buffer.from(
       JSON.stringify({
         ...platform,
@@ -183,12 +225,26 @@ export function buildArchive(images) {
           Cmd: img.cmd ?? ['/bin/sleep', '3600'],
           Labels: { 'inv.test/distinct': String(img.distinct) },
         },
-        rootfs: { type: 'layers', diff_ids: [layer.digest] },
-        history: [{ created_by: 'inv scripts/oci-archive.mjs' }],
+        rootfs: {
+          type: 'layers',
+          diff_ids: [layer.digest, ...(extra ? [extra.digest] : []), ...(pad ? [pad.digest] : [])],
+        },
+        // Images with files are the ones Trivy scans: Trivy v0.74.0 dereferences each history
+        // entry's `created` without checking it (pkg/fanal/image/daemon/containerd.go), and
+        // crashes on an image without one. A fixed time keeps the digest reproducible.
+        history: extra
+          ? [
+              { created: '1970-01-01T00:00:00Z', created_by: 'inv scripts/oci-archive.mjs' },
+              { created: '1970-01-01T00:00:00Z', created_by: 'inv scripts/oci-archive.mjs (files)' },
+            ]
+          : [{ created_by: 'inv scripts/oci-archive.mjs' }],
       }),
     );
     const configDigest = sha256(config);
-    const manifest = imageManifest(config, layer.digest, layer.data.length);
+    const manifest = imageManifest(config, layer.digest, layer.data.length, [
+      ...(extra ? [[extra.digest, extra.data.length]] : []),
+      ...(pad ? [[pad.digest, pad.data.length]] : []),
+    ]);
     const manifestDigest = sha256(manifest);
     blobs.set(configDigest, config);
     blobs.set(manifestDigest, manifest);

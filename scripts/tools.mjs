@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Tools the tests use in their own formats (Helm for the chart, promtool for the alert rules),
+// Tools the tests use in their own formats (Helm for the chart, promtool for the alert rules, Trivy
+// for scan mode, the Distribution registry for pull secrets),
 // built from the Go module proxy at pinned versions and cached in .cache/tools/<name>-<version>/,
 // like the Kubernetes components of scripts/cluster.mjs. Also locates Go modules whose files the
 // tests read (the Prometheus Operator's CRDs) in the module cache, downloading them on first use.
 //
-//   node scripts/tools.mjs build [helm|promtool ...]   # default: every tool
+//   node scripts/tools.mjs build [helm|promtool|trivy|registry ...]   # default: every tool
 //   node scripts/tools.mjs path helm
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -39,6 +40,23 @@ export const tools = {
     minutes: 30,
     ldflags: [],
   },
+  // The default scanner of scan mode (docs/scanner-contract.md). Go 1.26 builds v0.74.0 only with the
+  // jsonv2 experiment (its dependencies import encoding/json/jsontext). Its linker peaks near 3.3 GB.
+  trivy: {
+    pkg: 'github.com/aquasecurity/trivy/cmd/trivy',
+    version: 'v0.74.0',
+    minutes: 14,
+    ldflags: ['-X github.com/aquasecurity/trivy/pkg/version/app.ver=0.74.0'],
+    env: { GOEXPERIMENT: 'jsonv2' },
+  },
+  // A real registry that requires credentials (htpasswd), for the workers' pull secrets
+  // (scripts/registry.mjs).
+  registry: {
+    pkg: 'github.com/distribution/distribution/v3/cmd/registry',
+    version: 'v3.0.0',
+    minutes: 5,
+    ldflags: ['-X github.com/distribution/distribution/v3/version.version=v3.0.0'],
+  },
 };
 
 /** Go modules whose files the tests read (not built). */
@@ -54,7 +72,7 @@ export function toolPath(name) {
   if (!t) throw new Error(`unknown tool ${name} (known: ${Object.keys(tools).join(', ')})`);
   // The build settings are part of the folder's name: changing them builds anew.
   const key = createHash('sha256')
-    .update(JSON.stringify([t.pkg, t.version, t.ldflags]))
+    .update(JSON.stringify([t.pkg, t.version, t.ldflags, ...(t.env ? [t.env] : [])]))
     .digest('hex')
     .slice(0, 8);
   return path.join(toolsDir, `${name}-${t.version}-${key}`, name);
@@ -86,7 +104,7 @@ export function build(name) {
     ],
     {
       cwd: toolsDir,
-      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
+      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0', ...t.env },
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );

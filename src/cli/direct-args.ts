@@ -18,6 +18,8 @@ export interface ManifestFlag {
   char?: string;
   multiple?: boolean;
   options?: string[];
+  /** "table|wide|json|...=...": the plain values of a flag that checks its own (-o), see below. */
+  helpValue?: string;
   default?: unknown;
   env?: string;
   dependsOn?: string[];
@@ -25,6 +27,18 @@ export interface ManifestFlag {
   exactlyOne?: string[];
   relationships?: unknown[];
   required?: boolean;
+}
+
+/**
+ * The values this reader takes for a flag: its options, or for a flag that checks its values
+ * itself (-o, whose kubectl templates oclif reads through the flag's own parse) the plain ones its
+ * help value lists: `-o json` starts directly, `-o jsonpath=...` and `-o xml` go to oclif.
+ */
+function choicesOf(f: ManifestFlag): readonly string[] | undefined {
+  if (f.options) return f.options;
+  if (typeof f.helpValue === 'string' && f.helpValue.includes('|'))
+    return f.helpValue.split('|').filter((v) => !v.includes('=') && !v.includes('.'));
+  return undefined;
 }
 
 export type DirectFlags = Record<string, string | string[] | boolean | undefined>;
@@ -74,7 +88,8 @@ export function parseDirect(
       value = next;
       i++;
     }
-    if (f.options && !f.options.includes(value)) return undefined;
+    const choices = choicesOf(f);
+    if (choices && !choices.includes(value)) return undefined;
     if (f.multiple) {
       const list = (out[name] as string[] | undefined) ?? [];
       list.push(value);
@@ -88,7 +103,8 @@ export function parseDirect(
     if (out[name] !== undefined) continue;
     const fromEnv = f.env ? env[f.env] : undefined;
     if (fromEnv !== undefined && f.type === 'option') {
-      if (f.options && !f.options.includes(fromEnv)) return undefined;
+      const choices = choicesOf(f);
+      if (choices && !choices.includes(fromEnv)) return undefined;
       out[name] = f.multiple ? [fromEnv] : fromEnv;
     } else if (f.env && fromEnv !== undefined) {
       return undefined; // a boolean from the environment: oclif's rules

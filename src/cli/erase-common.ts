@@ -7,15 +7,19 @@ import { follow, type FollowOptions, type RequestSnapshot } from '../core/erase/
 import type { EraseReport } from '../core/erase/requester/report.js';
 import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE } from '../core/erase/api/types.js';
 import type { KubeRest } from '../core/kube/rest.js';
+import type { SourceKindSpec } from '../core/inventory/source-kinds.js';
 import { cliControllerLogger } from './controller-log.js';
 import { ERASE_OUTPUTS, progressLine } from './render-erase.js';
 import { spinner } from './style.js';
-import { outputFlags } from './flags.js';
+import { outputFlags, sortByFlag } from './flags.js';
 
 export { ERASE_OUTPUTS, printReport, type EraseOutput } from './render-erase.js';
 
-/** The shared `-o` and `--no-headers` (src/cli/flags.ts); json and yaml print an EraseReport. */
-export const eraseOutputFlags = outputFlags(ERASE_OUTPUTS);
+/** The shared `-o`, `--no-headers` and `--sort-by` (src/cli/flags.ts); json and yaml print an EraseReport. */
+export const eraseOutputFlags = {
+  ...outputFlags(ERASE_OUTPUTS),
+  ...sortByFlag('per-node results (.results[*])', '.node'),
+};
 
 export const workersNamespaceFlag = {
   'workers-namespace': Flags.string({
@@ -42,18 +46,30 @@ export async function startStandalone(
   namespace: string,
   signal: AbortSignal,
   configNamespace?: string,
+  sourceKinds?: SourceKindSpec[],
 ): Promise<{ done: Promise<void> }> {
   // The CRDs only, checked as `inv install` does: a same-named CRD that inv did not write is
   // refused, not replaced.
   const { install } = await import('../core/install/install.js');
   await install(rest, { daemon: false, crdsOnly: true, timeoutMs: 30_000 });
+  // A `*` prune protects what the daemon's would: the kinds declared in its ConfigMap (in the
+  // configuration namespace, where `inv install` puts it), or those of --source-kinds.
+  const { kindsLikeTheDaemon } = await import('../core/inventory/source-kinds-configmap.js');
+  const kinds = await kindsLikeTheDaemon(
+    rest,
+    configNamespace ?? DEFAULT_CONFIG_NAMESPACE,
+    sourceKinds,
+    (s) => process.stderr.write(`warning: source kind skipped: ${s.reason}\n`),
+  );
   const { EraseControllers } = await import('../core/erase/controllers.js');
+  const { ScanProtection } = await import('../core/erase/worker/inventory-protection.js');
   const done = new EraseControllers({
     kubeConfig: kc,
     namespace,
     configNamespace,
     jobResyncMs: 2000,
     logger: cliControllerLogger(),
+    protection: new ScanProtection(rest, kinds),
   }).start(signal);
   return { done };
 }

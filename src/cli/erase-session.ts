@@ -6,6 +6,7 @@
 import type { Command } from '@oclif/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeRest } from '../core/kube/rest.js';
+import type { SourceKindSpec } from '../core/inventory/source-kinds.js';
 import { connect } from './connect.js';
 import { startStandalone } from './erase-common.js';
 import { exitIfCrdMissing, failLine } from './fail.js';
@@ -41,9 +42,13 @@ export class EraseSession {
   }
 
   /** --standalone: the erase controllers in this process (CRDs installed first) until the end. */
-  async startControllers(namespace: string, configNamespace?: string): Promise<void> {
+  async startControllers(
+    namespace: string,
+    configNamespace?: string,
+    sourceKinds?: SourceKindSpec[],
+  ): Promise<void> {
     this.controllers = (
-      await startStandalone(this.kc, this.rest, namespace, this.stop.signal, configNamespace)
+      await startStandalone(this.kc, this.rest, namespace, this.stop.signal, configNamespace, sourceKinds)
     ).done;
   }
 

@@ -2,6 +2,7 @@
 import { Flags } from '@oclif/core';
 import { parseDurationMs } from '../core/duration.js';
 import type { KubeRestOptions } from '../core/kube/rest.js';
+import { EXIT_USAGE } from './exit-codes.js';
 import { terminalWidth, type TableOptions } from './table.js';
 
 export const kubeFlags = {
@@ -28,6 +29,9 @@ export function restOptions(flags: { 'request-timeout'?: string }): KubeRestOpti
 
 /** Every output format a command may offer; each command lists the ones it supports. */
 export type OutputFormat = 'table' | 'wide' | 'name' | 'json' | 'yaml';
+/** What `-o` holds after parsing: a listed format, or a template (src/cli/print-data.ts). */
+export type TemplateOutput = `jsonpath=${string}` | `custom-columns=${string}`;
+export type Output = OutputFormat | TemplateOutput;
 
 const FORMAT_HELP: Record<OutputFormat, string> = {
   table: 'table (the default, fitted to the terminal)',
@@ -38,32 +42,76 @@ const FORMAT_HELP: Record<OutputFormat, string> = {
 };
 
 /**
+ * A flag value's problem is a usage error (exit 2), as oclif's own option checks are, and one
+ * line, as kubectl prints it: oclif rewrites a parse error's message into three lines
+ * ("Parsing --output", the reason, "See more help"), so this one keeps its own.
+ */
+async function usage<T>(check: () => Promise<T>, prefix = ''): Promise<T> {
+  try {
+    return await check();
+  } catch (e) {
+    const text = prefix + (e as Error).message;
+    const err = Object.assign(new Error(text), { oclif: { exit: EXIT_USAGE } });
+    Object.defineProperty(err, 'message', { get: () => text, set: () => undefined });
+    throw err;
+  }
+}
+
+const TEMPLATE_HELP =
+  'jsonpath=TEMPLATE, jsonpath-file=FILE, custom-columns=SPEC, custom-columns-file=FILE (as kubectl)';
+
+/**
+ * `-o/--output` with the formats a command lists, and kubectl's template formats, which every
+ * data-printing command takes (src/cli/print-data.ts draws them). The value is checked when it is
+ * parsed: a bad template fails before any API call, and the -file forms arrive read, as
+ * `jsonpath=...` and `custom-columns=...`.
+ */
+function outputOption(formats: readonly string[], help: string) {
+  return Flags.string({
+    char: 'o',
+    description: `Output format: ${help}, ${TEMPLATE_HELP}.`,
+    default: 'table',
+    helpValue: `${formats.join('|')}|jsonpath=...|custom-columns=...`,
+    // Loaded only for a template: `inv node-remove -o json` in every worker Pod stays lean.
+    parse: async (value) =>
+      formats.includes(value)
+        ? value
+        : usage(async () => (await import('./print-data.js')).parseOutputValue(value, formats)),
+  });
+}
+
+/**
  * `-o/--output` with the formats a command supports, and `--no-headers` for its tables, as
  * kubectl spells them. JSON and YAML are the documented, versioned shapes of docs/output.md.
  */
 export function outputFlags(formats: readonly OutputFormat[] = ['table', 'wide', 'name', 'json', 'yaml']) {
   return {
-    output: Flags.string({
-      char: 'o',
-      description: `Output format: ${formats.map((f) => FORMAT_HELP[f]).join(', ')}.`,
-      options: [...formats],
-      default: 'table',
-    }),
+    output: outputOption(formats, formats.map((f) => FORMAT_HELP[f]).join(', ')),
     'no-headers': Flags.boolean({
-      description: 'Table output without the header row and the totals line (for scripts).',
+      description:
+        'Table and custom-columns output without the header row and the totals line (for scripts).',
     }),
   };
 }
 
-/** `-o table|json|yaml` alone, for commands whose output is no table (check, version). */
+/** `-o table|json|yaml` (and the templates), for commands whose output is no table (check, version). */
 export const outputFlag = {
-  output: Flags.string({
-    char: 'o',
-    description: 'Output format.',
-    options: ['table', 'json', 'yaml'],
-    default: 'table',
-  }),
+  output: outputOption(['table', 'json', 'yaml'], 'table, json, yaml'),
 };
+
+/** `--sort-by` on the list commands: kubectl's JSONPath over each listed item. */
+export function sortByFlag(items: string, example: string) {
+  return {
+    'sort-by': Flags.string({
+      description: `Sort the ${items} by this JSONPath expression over each of them (e.g. '${example}'), as kubectl does; in every output format.`,
+      parse: async (value) =>
+        usage(async () => {
+          (await import('./print-data.js')).parseSortBy(value);
+          return value;
+        }, '--sort-by: '),
+    }),
+  };
+}
 
 /** renderTable options from the shared flags and the terminal stdout is (or is not). */
 export function tableOptions(flags: { output?: string; 'no-headers'?: boolean }): TableOptions {

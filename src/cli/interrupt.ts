@@ -16,6 +16,10 @@ interface Clearable {
 }
 
 let hint: (() => string | undefined) | undefined;
+let cleanup: (() => Promise<unknown>) | undefined;
+/** How long ^C waits for the cleanup: a bounded wait, ^C must still end the command promptly. */
+const CLEANUP_MS = 5000;
+let cleanupMs = CLEANUP_MS;
 const onScreen = new Set<Clearable>();
 let installed = false;
 let exiting = false;
@@ -23,6 +27,19 @@ let exiting = false;
 /** What the interrupted line should add, read at the moment of ^C (e.g. the job's name once known). */
 export function setInterruptHint(h: (() => string | undefined) | undefined): void {
   hint = h;
+}
+
+/**
+ * Work to undo or finish on ^C before exiting (e.g. delete an object the command made for
+ * itself): run once, given at most `maxMs` (CLEANUP_MS by default); a second ^C exits at once.
+ * Undefined forgets it.
+ */
+export function setInterruptCleanup(
+  c: (() => Promise<unknown>) | undefined,
+  maxMs: number = CLEANUP_MS,
+): void {
+  cleanup = c;
+  cleanupMs = maxMs;
 }
 
 /** Something to clear on ^C (a spinner, a prompt); returns the function that forgets it. */
@@ -67,6 +84,32 @@ export function interrupted(): void {
     // Show the cursor again (ora hides it); harmless when it was never hidden.
     if (process.stderr.isTTY) process.stderr.write('\u001b[?25h');
   }
+  const undo = cleanup;
+  cleanup = undefined;
+  if (undo) {
+    let timer: NodeJS.Timeout | undefined;
+    void Promise.race([
+      Promise.resolve()
+        .then(undo)
+        .catch((e: unknown) =>
+          process.stderr.write(`cleanup failed: ${(e as Error)?.message ?? String(e)}\n`),
+        )
+        .then(() => 'done'),
+      new Promise((r) => (timer = setTimeout(() => r('timeout'), cleanupMs))),
+    ]).then((how) => {
+      clearTimeout(timer);
+      if (how === 'timeout')
+        process.stderr.write(
+          `gave up waiting after ${Math.round(cleanupMs / 1000)}s for the work to finish\n`,
+        );
+      exitNow();
+    });
+    return;
+  }
+  exitNow();
+}
+
+function exitNow(): void {
   if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0)
     process.exit(EXIT_INTERRUPTED);
   void exitWhenFlushed(EXIT_INTERRUPTED, { maxWaitMs: INTERRUPT_DRAIN_MS });

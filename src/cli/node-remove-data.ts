@@ -21,10 +21,29 @@ export function reportData(report: Report) {
       error: r.error,
       /** Why it was kept (in-use, pinned, sandbox-image, excluded, protected); '' otherwise. */
       reason: r.outcome === 'failed' || r.outcome === 'invalid' ? '' : r.detail,
+      // Scan mode only: what the scanner said of the image.
+      ...(r.vuln ? { vulnerability: r.vuln } : {}),
+      /** Seconds the node's record has seen it unused (threshold and minimum-age runs only). */
+      ...(r.unusedForMs !== undefined ? { unusedForSeconds: Math.floor(r.unusedForMs / 1000) } : {}),
     })),
     /** Bytes the removed images took (would take, in a dry run), each image once. */
     bytesFreed: bytesFreed(report.results),
     warnings: [...(report.warnings ?? [])],
+    ...(report.scan ? { scan: report.scan } : {}),
+    /** A threshold run: the image file system (bytes) before and, estimated, after. */
+    ...(report.imageFs
+      ? {
+          imageFs: {
+            used: report.imageFs.used,
+            capacity: report.imageFs.capacity,
+            available: report.imageFs.available,
+            mountPoint: report.imageFs.mountPoint,
+            highPercent: report.imageFs.highPercent,
+            lowPercent: report.imageFs.lowPercent,
+            usedAfter: report.imageFs.usedAfter,
+          },
+        }
+      : {}),
   };
 }
 

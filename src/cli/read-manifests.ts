@@ -2,6 +2,7 @@
 // warning about every document that was skipped, and the exit codes: 2 when an input cannot be
 // read or parsed, 1 when it was read but held no Kubernetes object at all (an empty stdin, a
 // file of something else), which would otherwise pass for "no images".
+import { printErr } from './wrap.js';
 import type { SourceKinds } from '../core/inventory/source-kinds.js';
 import { Flags, type Command } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from './exit-codes.js';
@@ -40,7 +41,7 @@ export async function readManifestsForCommand(
     throw e;
   }
   const c = colors();
-  for (const s of read.skipped) process.stderr.write(c.yellow(`warning: ${describeSkipped(s)}\n`));
+  for (const s of read.skipped) printErr(c.yellow(`warning: ${describeSkipped(s)}`) + '\n');
   if (read.objects === 0) {
     const what =
       read.inputs.length === 0 ? 'no manifest files (*.yaml, *.yml, *.json)' : 'no Kubernetes objects';

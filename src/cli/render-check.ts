@@ -1,15 +1,16 @@
 // Renders `inv check` results like `linkerd check`: a heading per group, one line per check
 // (✔ pass, ‼ warning, × failure) with what was found, and a hint under each failure.
 import type { CheckResult } from '../core/check/checks.js';
-import type { OutputFormat } from './flags.js';
+import type { Output } from './flags.js';
+import { renderData } from './print-data.js';
 import { reportDocument } from './output-shape.js';
-import { colors, toJson, toYaml } from './style.js';
+import { colors } from './style.js';
 
-export function renderChecks(results: CheckResult[], output: OutputFormat): string {
+export function renderChecks(results: CheckResult[], output: Output): string {
   const ok = results.every((r) => r.status !== 'fail');
   const doc = reportDocument('CheckReport', { passed: ok, checks: results });
-  if (output === 'json') return toJson(doc);
-  if (output === 'yaml') return toYaml(doc);
+  const data = renderData(doc, output, { items: results });
+  if (data !== undefined) return data;
   const c = colors();
   const lines: string[] = [];
   let group = '';

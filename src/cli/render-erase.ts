@@ -1,18 +1,20 @@
 // How `inv erase` and `inv erase status` draw an EraseReport: a few summary lines, one row per
 // node, and each node's targets and images (a dry run's point: which images would go). Also the
 // one-line progress the spinner and non-TTY stderr show while a job runs.
+import { printOut } from './wrap.js';
 import type { JobEvent } from '../core/erase/requester/follow.js';
-import type { EraseReport, NodeReport } from '../core/erase/requester/report.js';
+import type { EraseReport, ImageOutcome, NodeReport } from '../core/erase/requester/report.js';
 import { formatBytes } from '../core/size.js';
 import { renderTable, terminalWidth, type Column } from './table.js';
-import { colors, toJson, toYaml } from './style.js';
+import { usagePercent } from '../core/erase/api/trigger-results.js';
+import { colors } from './style.js';
+import type { TemplateOutput } from './flags.js';
+import { parseSortBy, renderData, sortItems } from './print-data.js';
 
 export interface EraseRenderOptions {
   wide?: boolean;
   noHeaders?: boolean;
   width?: number;
-  /** Show the per-image table even for a real run (status, -o wide); a dry run always shows it. */
-  images?: boolean;
 }
 
 /** "1m05s", "12s", "2h03m". */
@@ -74,13 +76,76 @@ function nodeRow(n: NodeReport, dry: boolean): string[] {
   ];
 }
 
+/** "81.20%->69.95%" (before -> after, of the image file system), "-" without a measurement. */
+function imageFsCell(n: NodeReport): string {
+  if (!n.imageFs) return '-';
+  const before = usagePercent(Math.round(n.imageFs.before * 100));
+  const after = usagePercent(Math.round(n.imageFs.after * 100));
+  return after === before ? before : `${before}->${after}`;
+}
+
+// One row per image and outcome, over every node: "legacy-tool:0.9  would-remove  2 nodes  4 MB".
 const imageColumns: Column[] = [
-  { header: 'NODE', shrink: true, minWidth: 10 },
-  { header: 'TARGET', shrink: true, minWidth: 12 },
-  { header: 'IMAGE' },
+  { header: 'IMAGE', shrink: true, minWidth: 16, ref: true },
   { header: 'OUTCOME' },
+  { header: 'NODES', shrink: true, minWidth: 7 },
+  { header: 'SIZE', align: 'right' },
+  { header: 'ID', wide: true },
+  { header: 'TARGETS', wide: true },
   { header: 'DETAIL', shrink: true, minWidth: 10 },
 ];
+
+interface ImageGroup {
+  name: string;
+  id: string;
+  outcome: string;
+  size: number;
+  nodes: string[];
+  targets: Set<string>;
+  details: Set<string>;
+}
+
+/** The nodes' image rows grouped by image (or, matching none, by target) and outcome. */
+export function groupImages(nodes: readonly NodeReport[]): ImageGroup[] {
+  const groups = new Map<string, ImageGroup>();
+  for (const n of nodes)
+    for (const i of n.images ?? []) {
+      const key = `${i.image || `target:${i.target}`}|${i.outcome}`;
+      let g = groups.get(key);
+      if (!g) {
+        const name = i.names.length ? i.names.join(', ') : i.image ? shortImageId(i.image) : i.target;
+        g = {
+          name,
+          id: i.image,
+          outcome: i.outcome,
+          size: i.size,
+          nodes: [],
+          targets: new Set(),
+          details: new Set(),
+        };
+        groups.set(key, g);
+      }
+      if (!g.nodes.includes(n.node)) g.nodes.push(n.node);
+      g.targets.add(i.target);
+      // Scan mode: the scanner's why (CVE count, highest severity, first CVE IDs) beside the rule's.
+      const why = [i.detail, vulnText(i.vulnerability)].filter(Boolean).join('; ');
+      if (why) g.details.add(why);
+    }
+  return [...groups.values()];
+}
+
+function imageRow(g: ImageGroup, wide: boolean): string[] {
+  const details = [...g.details];
+  return [
+    g.name,
+    g.outcome,
+    wide || g.nodes.length === 1 ? g.nodes.join(',') : `${g.nodes.length} nodes`,
+    g.size ? formatBytes(g.size) : '-',
+    g.id || '-',
+    [...g.targets].join(','),
+    details.length > 1 ? `${details[0]} (+${details.length - 1} more)` : (details[0] ?? ''),
+  ];
+}
 
 /** The human view: summary lines, the node table, the image table. */
 export function renderEraseReport(r: EraseReport, o: EraseRenderOptions = {}): string {
@@ -88,30 +153,29 @@ export function renderEraseReport(r: EraseReport, o: EraseRenderOptions = {}): s
   const dry = r.dryRun;
   let out = '';
   const t = { wide: o.wide, noHeaders: o.noHeaders, width: o.width };
-  if (r.results.length)
-    out += renderTable(
-      nodeColumns(dry),
-      r.results.map((n) => nodeRow(n, dry)),
-      t,
-    );
+  if (r.results.length) {
+    // A threshold run: each node's image file system usage, before -> after.
+    const fs = r.results.some((n) => n.imageFs);
+    const cols = nodeColumns(dry);
+    const rows = r.results.map((n) => nodeRow(n, dry));
+    if (fs) {
+      cols.splice(cols.length - 1, 0, { header: 'IMAGE FS' });
+      for (const [i, n] of r.results.entries()) rows[i]!.splice(rows[i]!.length - 1, 0, imageFsCell(n));
+    }
+    out += renderTable(cols, rows, t);
+  }
+  // A dry run and a real run show the same rows: every image by name, over every node.
   const withImages = r.results.filter((n) => n.images);
-  if ((dry || o.images || o.wide) && withImages.length) {
-    const rows = withImages.flatMap((n) =>
-      (n.images ?? []).map((i) => [
-        n.node,
-        i.target,
-        i.image ? (o.wide ? i.image : shortImageId(i.image)) : '-',
-        i.outcome,
-        i.detail ?? '',
-      ]),
-    );
+  if (withImages.length) {
+    const rows = groupImages(withImages).map((g) => imageRow(g, Boolean(o.wide)));
     if (rows.length) out += `${out ? '\n' : ''}${renderTable(imageColumns, rows, t)}`;
     const cut = withImages.filter((n) => n.imagesTruncated).map((n) => n.node);
     if (cut.length)
       out += `(the list of ${cut.join(', ')} was shortened to fit the worker's 4 KiB termination message: removed and would-remove rows were left out, the counts above are complete)\n`;
   }
   if (o.noHeaders) return out;
-  const phaseColor = r.phase === 'Completed' ? c.green : r.phase === 'Running' ? c.yellow : c.red;
+  const phaseColor =
+    r.phase === 'Completed' ? c.green : r.phase === 'Running' || r.phase === 'Cancelled' ? c.yellow : c.red;
   const n = r.nodes;
   const who = r.job ?? `imagelist/${r.imageList}`;
   if (out) out += '\n';
@@ -128,7 +192,7 @@ export function renderEraseReport(r: EraseReport, o: EraseRenderOptions = {}): s
 
 /** `inv erase status`: the job's identity and timing first, then the same view as `inv erase`. */
 export function renderJobStatus(r: EraseReport, now: number, o: EraseRenderOptions = {}): string {
-  if (o.noHeaders) return renderEraseReport(r, { ...o, images: true });
+  if (o.noHeaders) return renderEraseReport(r, o);
   const lines = [
     `Job:        ${r.job ?? '-'}`,
     `ImageList:  ${r.imageList}${r.generation !== null ? ` (generation ${r.generation})` : ''}`,
@@ -145,7 +209,7 @@ export function renderJobStatus(r: EraseReport, now: number, o: EraseRenderOptio
         : `Running:    ${formatElapsed(end - start)}`,
     );
   }
-  return `${lines.join('\n')}\n\n${renderEraseReport(r, { ...o, images: true })}`;
+  return `${lines.join('\n')}\n\n${renderEraseReport(r, o)}`;
 }
 
 /** The Events section of `inv erase status`, as kubectl describe shows it. */
@@ -174,19 +238,24 @@ export const reportName = (r: EraseReport): string =>
   r.job ? `imagejob/${r.job}\n` : `imagelist/${r.imageList}\n`;
 
 export const ERASE_OUTPUTS = ['table', 'wide', 'name', 'json', 'yaml'] as const;
-export type EraseOutput = (typeof ERASE_OUTPUTS)[number];
+export type EraseOutput = (typeof ERASE_OUTPUTS)[number] | TemplateOutput;
 
 /** Prints a report in the chosen output; `status` adds the job's identity and timing. */
 export function printReport(
   r: EraseReport,
   output: EraseOutput,
-  opts: { noHeaders?: boolean; status?: boolean },
+  opts: { noHeaders?: boolean; status?: boolean; sortBy?: string },
 ): void {
-  if (output === 'json') return void process.stdout.write(toJson(r));
-  if (output === 'yaml') return void process.stdout.write(toYaml(r));
+  // What the run did not do, in every output (JSON carries it as notPresent); the exit code stays.
+  for (const t of r.notPresent) process.stderr.write(`warning: ${t}: not present on any node\n`);
+  // --sort-by orders the nodes in every format, as kubectl orders a list's items.
+  if (opts.sortBy) r = { ...r, results: sortItems([...r.results], parseSortBy(opts.sortBy)) };
+  // json, yaml and kubectl's templates; custom-columns prints one line per node.
+  const data = renderData(r, output, { items: r.results, noHeaders: opts.noHeaders });
+  if (data !== undefined) return void process.stdout.write(data);
   if (output === 'name') return void process.stdout.write(reportName(r));
   const o = { wide: output === 'wide', noHeaders: opts.noHeaders, width: terminalWidth() };
-  process.stdout.write(opts.status ? renderJobStatus(r, Date.now(), o) : renderEraseReport(r, o));
+  printOut(opts.status ? renderJobStatus(r, Date.now(), o) : renderEraseReport(r, o), { wide: o.wide });
 }
 
 /** `inv erase --schedule`: the schedule written, when it runs next, and that nothing waits for it. */
@@ -201,8 +270,8 @@ export function renderScheduled(
   },
   output: EraseOutput,
 ): string {
-  if (output === 'json') return toJson(s);
-  if (output === 'yaml') return toYaml(s);
+  const data = renderData(s, output);
+  if (data !== undefined) return data;
   if (output === 'name') return `imagelist/${s.imageList}\n`;
   return `imagelist/${s.imageList} generation ${s.generation}: schedule "${s.schedule}" (${s.timeZone})${
     s.suspended ? ', suspended' : `, next run ${s.nextRun}`
@@ -225,11 +294,18 @@ export interface CancelOutcome {
 
 /** `inv erase cancel`: the outcome in the chosen output (`wait`: whether the command waited for the cleanup). */
 export function renderCancel(out: CancelOutcome, output: string, wait: boolean): string {
-  if (output === 'json') return toJson(out);
-  if (output === 'yaml') return toYaml(out);
+  const data = renderData(out, output);
+  if (data !== undefined) return data;
   if (output === 'name') return `imagejob/${out.job}\n`;
   if (out.alreadyFinished) return `imagejob/${out.job} already ${out.alreadyFinished}: nothing to cancel\n`;
   return `imagejob/${out.job} cancelled: ${out.podsDeleted.length} worker Pod(s) deleted${
     out.cleanedUp ? ', job and its objects cleaned up' : wait ? '' : ', cleanup under way'
   }\n`;
+}
+
+/** Scan mode's why: "3 CVE(s), highest HIGH: CVE-1, CVE-2". */
+function vulnText(v: ImageOutcome['vulnerability']): string {
+  if (!v) return '';
+  const count = v.cves === null ? 'vulnerable' : `${v.cves} CVE(s)`;
+  return `${count}${v.severity ? `, highest ${v.severity}` : ''}${v.ids.length ? `: ${v.ids.join(', ')}` : ''}`;
 }

@@ -4,10 +4,11 @@
 // object to name: -o name prints the refs (or the namespaces, or the registries, with --by).
 import type { ReportRows } from '../core/report/image-report.js';
 import { reportDocument } from './output-shape.js';
-import { toJson, toYaml } from './style.js';
+import type { TemplateOutput } from './flags.js';
+import { renderData } from './print-data.js';
 import { renderTable, type TableOptions } from './table.js';
 
-export type ReportOutput = 'table' | 'wide' | 'json' | 'yaml' | 'name';
+export type ReportOutput = 'table' | 'wide' | 'json' | 'yaml' | 'name' | TemplateOutput;
 
 /** At most this many users per cell in -o wide; the count says how many there are. */
 const WIDE_USERS = 5;
@@ -21,8 +22,12 @@ export function renderImageReport(
   output: ReportOutput,
   opts: TableOptions & { source?: 'cluster' | 'files' } = {},
 ): string {
-  if (output === 'json') return toJson(imageReportDocument(report, opts.source ?? 'cluster'));
-  if (output === 'yaml') return toYaml(imageReportDocument(report, opts.source ?? 'cluster'));
+  // json, yaml and kubectl's templates; custom-columns prints one line per row.
+  const data = renderData(imageReportDocument(report, opts.source ?? 'cluster'), output, {
+    items: report.rows,
+    noHeaders: opts.noHeaders,
+  });
+  if (data !== undefined) return data;
   if (output === 'name') {
     const names =
       report.by === 'image'
@@ -61,10 +66,10 @@ export function renderImageReport(
   }
   return renderTable(
     [
-      { header: 'IMAGE', shrink: true, minWidth: 24 },
+      { header: 'IMAGE', shrink: true, minWidth: 24, ref: true },
       { header: 'USERS', ...right },
       { header: 'KINDS' },
-      { header: 'NAMESPACES', shrink: true, minWidth: 12 },
+      { header: 'NAMESPACES', shrink: true, minWidth: 12, collapse: true },
       { header: 'WHO', wide: true },
     ],
     report.rows.map((r) => {

@@ -6,9 +6,10 @@ import type { OfflineReport, SkippedDocument } from '../core/inventory/manifests
 import type { ImageOutcome } from '../core/inventory/rebuild.js';
 import type { ScanFailure, ScanReport } from '../core/inventory/scan.js';
 import { abbreviate } from '../core/refs/abbreviate.js';
-import type { OutputFormat } from './flags.js';
+import type { Output } from './flags.js';
+import { renderData } from './print-data.js';
 import { kindsArray, reportDocument } from './output-shape.js';
-import { colors, toJson, toYaml } from './style.js';
+import { colors } from './style.js';
 import { renderTable, type Column, type TableOptions } from './table.js';
 
 /** What happened to one Image, in the words of both the table and the JSON. */
@@ -226,11 +227,13 @@ export interface ScanRenderOptions extends TableOptions {
 /** stdout for the table formats and -o name; warnings and errors are returned for stderr. */
 export function renderScan(
   doc: ReturnType<typeof scanDocument>,
-  output: OutputFormat,
+  output: Output,
   opts: ScanRenderOptions = {},
 ): { stdout: string; stderr: string } {
-  if (output === 'json') return { stdout: toJson(doc), stderr: problems(doc) };
-  if (output === 'yaml') return { stdout: toYaml(doc), stderr: problems(doc) };
+  // json, yaml and kubectl's templates; custom-columns prints one line per image, as the table
+  // does, each with its namespace.
+  const data = renderData(doc, output, { items: scanItems(doc), noHeaders: opts.noHeaders });
+  if (data !== undefined) return { stdout: data, stderr: problems(doc) };
   const rows = doc.namespaces.flatMap((n) => n.images.map((i) => ({ ns: n.namespace, i })));
   if (output === 'name') {
     // Images that exist in the cluster by their resource name, as kubectl prints them; offline
@@ -243,8 +246,8 @@ export function renderScan(
   }
   const withReason = rows.some((r) => r.i.error || r.i.previousKinds);
   const columns: Column[] = [
-    ...(opts.namespaceColumn ? [{ header: 'NAMESPACE' }] : []),
-    { header: 'IMAGE', shrink: true, minWidth: 24 },
+    ...(opts.namespaceColumn ? [{ header: 'NAMESPACE', collapse: true }] : []),
+    { header: 'IMAGE', shrink: true, minWidth: 24, ref: true },
     { header: 'KINDS' },
     { header: 'STATUS' },
     { header: 'NAME', wide: true },
@@ -264,6 +267,10 @@ export function renderScan(
   if (!opts.noHeaders && !nothing) stdout += `${rows.length ? '\n' : ''}${totalsLine(doc)}\n`;
   return { stdout, stderr: problems(doc) };
 }
+
+/** The rows of custom-columns: each image of each namespace, with its `namespace`. */
+export const scanItems = (doc: ReturnType<typeof scanDocument>) =>
+  doc.namespaces.flatMap((n) => n.images.map((i) => ({ namespace: n.namespace, ...i })));
 
 function reason(i: ScanImage): string {
   if (i.error) return i.error;

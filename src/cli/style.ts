@@ -3,6 +3,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import ora, { type Ora } from 'ora';
 import { clearOnInterrupt, exitOnInterrupt } from './interrupt.js';
+import { terminalWidth, truncate } from './width.js';
 import { stringify } from 'yaml';
 
 const noColor = (): boolean => process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
@@ -22,15 +23,26 @@ export function spinner(text: string, enabled = true): Ora | undefined {
   exitOnInterrupt();
   // A dumb terminal cannot redraw a line: callers print progress lines instead, as without a TTY.
   if (!enabled || !process.stderr.isTTY || process.env.TERM === 'dumb') return undefined;
+  // The frame and a space come first; a longer text would wrap and redraw a line per frame.
+  const fit = (t: string) => truncate(t, (terminalWidth(process.stderr) ?? 80) - 2);
   const spin = ora({
-    text,
+    text: fit(text),
     stream: process.stderr,
-    color: noColor() ? 'white' : 'cyan',
+    // NO_COLOR: no escape at all (a "white" frame is still an SGR sequence).
+    color: noColor() ? false : 'cyan',
     discardStdin: false,
     // On a terminal, always animate. ora's own default turns the spinner off whenever CI is set,
     // and then prints only the first text: the progress a user at that terminal needs vanishes.
     isEnabled: true,
   });
+  // Every later text is fitted too (callers set spin.text as progress changes).
+  const text$ = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(spin), 'text');
+  if (text$?.get && text$.set)
+    Object.defineProperty(spin, 'text', {
+      get: () => text$.get!.call(spin) as string,
+      set: (t: string) => text$.set!.call(spin, fit(t)),
+      configurable: true,
+    });
   const forget = clearOnInterrupt(spin);
   const stop = spin.stop.bind(spin);
   spin.stop = () => {

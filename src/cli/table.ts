@@ -2,8 +2,15 @@
 // capitals, and on a terminal the whole table fitted to its width. Columns marked `shrink`
 // are truncated with "…" (longest first) when the table would wrap; `-o wide` shows every
 // column in full. Piped output is never truncated, so scripts and grep see whole values.
+// Image refs are cut in the middle, keeping the tag (shorten-ref.ts); on a terminal, a column
+// marked `collapse` whose every row holds the same value (a column of `*`) gives its width
+// back and is said once above the table instead.
 import Table from 'cli-table3';
+import { shortenRef } from './shorten-ref.js';
 import { colors } from './style.js';
+import { ANSI, terminalWidth, truncate, visibleLength } from './width.js';
+
+export { terminalWidth, truncate, visibleLength };
 
 export interface Column {
   header: string;
@@ -14,6 +21,10 @@ export interface Column {
   /** Never truncated below this many characters. Default 12. */
   minWidth?: number;
   align?: 'left' | 'right';
+  /** Holds image refs: cut in the middle (registry, path), keeping the tag or the digest's start. */
+  ref?: boolean;
+  /** On a terminal, when every row has the same value: "HEADER: value (every row)" above, no column. */
+  collapse?: boolean;
 }
 
 export interface TableOptions {
@@ -26,17 +37,6 @@ export interface TableOptions {
 }
 
 const GAP = 3;
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*m/g;
-export const visibleLength = (s: string): number => [...s.replace(ANSI, '')].length;
-
-/** The width to fit tables to: the terminal's, or undefined when stdout is piped. `COLUMNS` overrides. */
-export function terminalWidth(stream: NodeJS.WriteStream = process.stdout): number | undefined {
-  const env = Number(process.env.COLUMNS);
-  if (stream.isTTY) return Number.isInteger(env) && env > 0 ? env : stream.columns || 80;
-  return undefined;
-}
-
 /** Column widths (without the gap) after truncating shrinkable columns to fit `width`. */
 export function fitWidths(columns: Column[], natural: number[], width: number | undefined): number[] {
   const widths = [...natural];
@@ -56,14 +56,22 @@ export function fitWidths(columns: Column[], natural: number[], width: number | 
   return widths;
 }
 
-/** `s` cut to `width` visible characters with a trailing "…"; color is dropped from a cut value. */
-export function truncate(s: string, width: number): string {
-  if (visibleLength(s) <= width) return s;
-  return [...s.replace(ANSI, '')].slice(0, Math.max(0, width - 1)).join('') + '…';
+/** The columns that collapse in this table: marked, on a terminal, the same value in 2+ rows. */
+function collapsed(columns: Column[], rows: string[][], opts: TableOptions): Set<number> {
+  const out = new Set<number>();
+  if (opts.width === undefined || opts.wide || opts.noHeaders || rows.length < 2) return out;
+  columns.forEach((c, i) => {
+    if (c.collapse && rows.every((r) => (r[i] ?? '') === (rows[0]![i] ?? ''))) out.add(i);
+  });
+  return out;
 }
 
 export function renderTable(columns: Column[], rows: string[][], opts: TableOptions = {}): string {
-  const shown = columns.map((c, i) => ({ c, i })).filter(({ c }) => opts.wide || !c.wide);
+  const gone = collapsed(columns, rows, opts);
+  const said = [...gone].map((i) => `${columns[i]!.header}: ${rows[0]![i] ?? ''} (every row)\n`).join('');
+  const shown = columns
+    .map((c, i) => ({ c, i }))
+    .filter(({ c, i }) => (opts.wide || !c.wide) && !gone.has(i));
   const cols = shown.map(({ c }) => c);
   const body = rows.map((r) => shown.map(({ i }) => r[i] ?? ''));
   const c = colors();
@@ -97,7 +105,8 @@ export function renderTable(columns: Column[], rows: string[][], opts: TableOpti
   });
   // A right-aligned column carries its gap as trailing spaces, so it still sits GAP before the next.
   const cell = (v: string, j: number): string => {
-    const fitted = truncate(v, widths[j]!);
+    const w = widths[j]!;
+    const fitted = cols[j]!.ref && visibleLength(v) > w ? shortenRef(v.replace(ANSI, ''), w) : truncate(v, w);
     return cols[j]!.align === 'right' && j !== last ? fitted + ' '.repeat(GAP) : fitted;
   };
   if (!opts.noHeaders) t.push(cols.map((col, j) => cell(c.bold(col.header), j)));
@@ -105,10 +114,12 @@ export function renderTable(columns: Column[], rows: string[][], opts: TableOpti
   if (!rows.length && opts.noHeaders) return '';
   // cli-table3 pads the last column to its width; kubectl does not.
   return (
+    said +
     t
       .toString()
       .split('\n')
       .map((l) => l.replace(/\s+$/, ''))
-      .join('\n') + '\n'
+      .join('\n') +
+    '\n'
   );
 }

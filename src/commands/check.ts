@@ -1,11 +1,13 @@
 // `inv check`: preflight and health report. Thin: flags, core/check, rendering.
+import { printOut } from '../cli/wrap.js';
 import { readSourceKindsFile, sourceKindsFlag } from '../cli/source-kinds-flag.js';
 import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
+import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/interrupt.js';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { failLine } from '../cli/fail.js';
 import { connect } from '../cli/connect.js';
-import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
+import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderChecks } from '../cli/render-check.js';
 import { spinner } from '../cli/style.js';
@@ -62,7 +64,7 @@ to do); 2 bad flags or no cluster configured.`);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Check);
-    const output = flags.output as OutputFormat;
+    const output = flags.output as Output;
     for (const f of ['daemon-namespace', 'erase-namespace', 'erase-config-namespace'] as const) {
       const problem = validateNamespaceName(flags[f]);
       if (problem) this.error(`--${f} "${flags[f]}": ${problem}`, { exit: EXIT_USAGE });
@@ -94,8 +96,13 @@ to do); 2 bad flags or no cluster configured.`);
         configNamespace: flags['erase-config-namespace'],
       });
       if (flags.nodes) {
-        const { nodesCheck } = await import('../core/check/nodes.js');
+        const { nodesCheck, removeOwnCheckList, CHECK_IMAGELIST } = await import('../core/check/nodes.js');
         if (spin) spin.text = 'Running a dry-run worker on every node';
+        // ^C removes the check's ImageList (its job and workers go with it); a list a killed
+        // check left behind is replaced by the next run.
+        exitOnInterrupt();
+        setInterruptHint(() => `removing imagelist/${CHECK_IMAGELIST}`);
+        setInterruptCleanup(() => removeOwnCheckList(rest));
         results.push(
           ...(await nodesCheck(rest, {
             ready: passed(results),
@@ -103,8 +110,11 @@ to do); 2 bad flags or no cluster configured.`);
           })),
         );
       }
+      setInterruptCleanup(undefined);
+      setInterruptHint(undefined);
       spin?.stop();
-      process.stdout.write(renderChecks(results, output));
+      if (output === 'table') printOut(renderChecks(results, output));
+      else process.stdout.write(renderChecks(results, output));
       if (!passed(results)) this.exit(EXIT_PARTIAL_FAILURE);
     } finally {
       spin?.stop();

@@ -1,5 +1,8 @@
 // `inv erase`: writes an ImageList request and (unless --no-wait) follows its ImageJob.
 // Thin: validation, a call into src/core/erase, rendering.
+import { scanFlags } from '../cli/erase-scan-flags.js';
+import { eraseDryRunProblem } from '../cli/dry-run-flag.js';
+import { printErr, printOut } from '../cli/wrap.js';
 import { Command, Flags } from '@oclif/core';
 import {
   eraseOutputFlags,
@@ -14,7 +17,8 @@ import { EraseSession } from '../cli/erase-session.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
 import { failLine } from '../cli/fail.js';
 import { kubeFlags } from '../cli/flags.js';
-import { paragraphs } from '../cli/help-text.js';
+import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
+import { ERASE_DESCRIPTION, ERASE_EXAMPLES } from '../cli/erase-help.js';
 import { exitOnInterrupt, setInterruptHint } from '../cli/interrupt.js';
 import { confirm } from '../cli/prompt.js';
 import { renderScheduled, renderSubmitted } from '../cli/render-erase.js';
@@ -32,72 +36,11 @@ import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
 import { KubeTransportError, type KubeRest } from '../core/kube/rest.js';
 
 export default class Erase extends Command {
-  static override summary =
-    'Remove images from every node: create an ImageList request and follow its ImageJob.';
+  static override summary = 'Remove images from every node: write an ImageList request, follow its ImageJob.';
 
-  static override description =
-    paragraphs(`Creates (or updates) the ImageList and records a new request, so the same list run twice
-starts two jobs. The ImageList controller (in \`inv watch\`, or in-process with --standalone)
-starts an ImageJob, which runs one \`inv node-remove\` worker Pod per selected node. In-use,
-pinned and excluded images are never removed; nodes matching the configured node filter, and
-NotReady or cordoned nodes, are skipped.
+  static override description = ERASE_DESCRIPTION;
 
-Before writing anything, erase checks that it can run: a controller holds the Lease
-(--controller-lease; not with --standalone), the workers' namespace and the configuration
-exist, and you have the permissions it needs (SelfSubjectAccessReview). Each problem is named,
-and nothing is written (exit 2).
-
-By default erase waits for the job (on a terminal and in CI alike): a spinner shows the running,
-pending and finished nodes and the elapsed time (without a terminal, a progress line on stderr
-at least every 30 s), then one row per node and, for a dry run, every node's targets, images and
-outcomes. --no-wait returns once the request is written; \`inv erase status\` shows the job at any
-time (--follow re-attaches) and \`inv erase cancel JOB\` stops it. Ctrl-C stops waiting (exit 130);
-the job keeps running in the cluster.
-
-An ImageList chooses which images go and, with --node-selector, narrows the nodes; what the
-workers run as (image, runtime socket, namespace) comes only from the administrator's
-configuration (ConfigMap inv-erase-config).
-
-Deleting an ImageJob or its ImageList first deletes the job's worker Pods and ConfigMaps
-(finalizer erase.imageinventory.dev/cleanup). If no controller runs, the deletion waits: start
-\`inv watch\` again, or remove the finalizer yourself with \`kubectl patch imagejob NAME --type=merge
--p '{"metadata":{"finalizers":null}}'\`; the garbage collector then deletes the worker objects
-through their ownerReferences.
-
---schedule '0 3 * * *' makes the list run on each tick of a 5-field cron expression (in
---time-zone, UTC by default) instead of once now; \`inv erase\` then returns at once and the
-daemon (\`inv watch --erase-controllers\`) starts the runs. The schedule is validated here and
-again by the controller. A scheduled list starts no run when it is written; a one-off \`inv
-erase\` on it is refused (use another --name).
-
-Exit codes: 0 the job Completed (or the request was submitted with --no-wait, or a schedule
-was written); 1 the job Failed, or --timeout passed first; 2 bad input, a failed preflight, a
-rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
-
-  static override examples = [
-    {
-      description: 'Remove two images from every node',
-      command: '<%= config.bin %> erase --images nginx:1.25,docker.io/library/redis:7',
-    },
-    {
-      description: 'Preview pruning every unused image on the gpu pool',
-      command: '<%= config.bin %> erase --all-unused --dry-run --node-selector pool=gpu',
-    },
-    {
-      description: 'Prune every unused image each night at 03:00 Berlin time (runs under inv watch)',
-      command:
-        "<%= config.bin %> erase --all-unused --yes --schedule '0 3 * * *' --time-zone Europe/Berlin --name nightly",
-    },
-    {
-      description: 'From a file, on a cluster without the daemon, JSON result',
-      command: '<%= config.bin %> erase --imagelist targets.json --standalone -o json',
-    },
-    {
-      description: 'Submit and return; follow the job later',
-      command:
-        '<%= config.bin %> erase --images nginx:1.25 --no-wait && <%= config.bin %> erase status --name imagelist --follow',
-    },
-  ];
+  static override examples = ERASE_EXAMPLES;
 
   static override flags = {
     images: Flags.string({
@@ -112,6 +55,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       description: 'Remove every image not in use (the "*" target). Asks on a TTY unless --yes.',
       exclusive: ['images', 'imagelist'],
     }),
+    ...scanFlags,
     yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.' }),
     'protect-inventory': Flags.boolean({
       description:
@@ -120,9 +64,38 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       allowNo: true,
     }),
     'dry-run': Flags.boolean({ description: 'Report what each node would remove; remove nothing.' }),
+    'image-fs-above': Flags.string({
+      description:
+        'With --all-unused: a node is cleaned only when its images take at least this percentage of its image file system (decimals allowed); below it, it removes nothing.',
+      dependsOn: ['image-fs-down-to'],
+    }),
+    'image-fs-down-to': Flags.string({
+      description:
+        'With --image-fs-above: remove until usage is at or below this percentage, then stop (never seen in use first, then longest unused, then largest).',
+      dependsOn: ['image-fs-above'],
+    }),
+    'unused-for': Flags.string({
+      description:
+        'With --all-unused: remove only images the node has seen unused for at least this long (e.g. 7d, 12h), by its own record in /var/lib/inv.',
+    }),
     'node-selector': Flags.string({ char: 'l', description: 'Only nodes matching this label selector.' }),
     'job-timeout': Flags.string({
       description: 'Job deadline (e.g. 10m); unfinished nodes fail with reason timeout.',
+    }),
+    'max-parallel': Flags.string({
+      description:
+        'Rollout waves: at most this many nodes (N) or this share of the nodes (P%, rounded down, at least 1) run a worker at once. Default: every node at once.',
+    }),
+    pause: Flags.string({
+      description:
+        'With --max-parallel: whole waves, the next starting this long (e.g. 2m) after the previous one finished.',
+      dependsOn: ['max-parallel'],
+    }),
+    'failure-budget': Flags.integer({
+      description:
+        'With --max-parallel: after this many failed nodes, the nodes not started yet are skipped (reason rollout-stopped) and the job fails.',
+      min: 1,
+      dependsOn: ['max-parallel'],
     }),
     name: Flags.string({ description: 'Name of the ImageList.', default: DEFAULT_IMAGELIST }),
     ...workersNamespaceFlag,
@@ -132,6 +105,12 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       default: DEFAULT_CONTROLLER_LEASE,
     }),
     ...standaloneFlag,
+    'source-kinds': Flags.string({
+      description:
+        'With --standalone: the declared source kinds a --all-unused prune protects (a SourceKinds file, see README, "Declared source kinds"); default: the daemon\'s, from ConfigMap inv-source-kinds in --config-namespace.',
+      helpValue: 'FILE',
+      dependsOn: ['standalone'],
+    }),
     wait: Flags.boolean({
       description:
         'Follow the job until it finishes and exit with its result (the default, on a terminal or not); --no-wait returns once the request is written.',
@@ -201,7 +180,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     const nodes = () => nodeSummary(rest, pre.config, flags['node-selector']);
     if (images.includes(PRUNE_ALL) && !flags.yes && !flags['dry-run']) {
       const ok = await confirm(
-        `Remove every unused image on ${(await nodes()) ?? 'every selected node'}${flags.schedule ? `, on every tick of "${flags.schedule}" (${flags['time-zone'] ?? DEFAULT_TIME_ZONE})` : ''}, in context ${session.context}?`,
+        `Remove every unused image${o.scan ? ` that scanner ${o.scan.scanner} finds vulnerable` : ''} on ${(await nodes()) ?? 'every selected node'}${flags.schedule ? `, on every tick of "${flags.schedule}" (${flags['time-zone'] ?? DEFAULT_TIME_ZONE})` : ''}, in context ${session.context}?`,
       );
       if (!ok) failLine(this, 'aborted: nothing was submitted');
     }
@@ -212,7 +191,13 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       async () => `${await nodes().then((n) => (n ? `from ${n} ` : ''))}in context ${session.context}`,
     );
     if (flags.standalone)
-      await session.startControllers(flags['workers-namespace'], flags['config-namespace']);
+      await session.startControllers(
+        flags['workers-namespace'],
+        flags['config-namespace'],
+        flags['source-kinds'] === undefined
+          ? undefined
+          : await readSourceKindsFile(this, flags['source-kinds']),
+      );
     const generation = await submitErase(rest, {
       name: flags.name,
       images,
@@ -220,10 +205,13 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       nodeSelector: flags['node-selector'],
       jobTimeout: flags['job-timeout'],
       protectInventory: flags['protect-inventory'],
+      rollout: o.rollout,
       schedule: flags.schedule,
       timeZone: flags['time-zone'],
       startingDeadlineSeconds: o.startingDeadlineSeconds,
       suspend: flags.suspend,
+      ...(o.scan ? { scan: o.scan } : {}),
+      ...o.trigger,
     });
     if (flags.schedule) {
       const spec = { schedule: flags.schedule, timeZone: flags['time-zone'] ?? DEFAULT_TIME_ZONE };
@@ -235,7 +223,9 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
         suspended: Boolean(flags.suspend),
         nextRun: next?.toISOString().replace(/\.\d{3}Z$/, 'Z') ?? null,
       };
-      return void process.stdout.write(renderScheduled(s, output));
+      return void (output === 'table' || output === 'wide'
+        ? printOut(renderScheduled(s, output))
+        : process.stdout.write(renderScheduled(s, output)));
     }
     let job: string | undefined;
     setInterruptHint(() => interruptHint(flags.name, generation, job, flags.standalone));
@@ -244,7 +234,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${flags.name}`);
       const report = buildReport(list, { generation, submitted: true });
       if (output === 'table' || output === 'wide')
-        process.stdout.write(renderSubmitted(this.config.bin, flags.name, generation));
+        printOut(renderSubmitted(this.config.bin, flags.name, generation));
       else printReport(report, output, {});
       return;
     }
@@ -260,14 +250,14 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
       });
     } catch (e) {
       if (!(e instanceof FollowTimeoutError)) throw e;
-      printReport(e.report, output, { noHeaders: flags['no-headers'] });
+      printReport(e.report, output, { noHeaders: flags['no-headers'], sortBy: flags['sort-by'] });
       failLine(
         this,
         `${e.message}: ${interruptHint(flags.name, generation, job, flags.standalone)}`,
         EXIT_PARTIAL_FAILURE,
       );
     }
-    printReport(report, output, { noHeaders: flags['no-headers'] });
+    printReport(report, output, { noHeaders: flags['no-headers'], sortBy: flags['sort-by'] });
     if (report.phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
   }
 
@@ -279,12 +269,8 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
   private refuseMisreadFlags(argv: string[]): void {
     for (const a of argv) {
       if (a === '--') break;
-      const dry = /^--dry-run=(.*)$/.exec(a);
-      if (dry)
-        failLine(
-          this,
-          `--dry-run takes no value (got --dry-run=${dry[1]}): an erase dry run has every selected node's worker report what it would remove, and removes nothing; there is no client- or server-side variant as in kubectl`,
-        );
+      const dry = eraseDryRunProblem(argv);
+      if (dry) failLine(this, dry);
       if (a === '-n' || a.startsWith('-n=') || a === '--namespace' || a.startsWith('--namespace='))
         failLine(
           this,
@@ -327,7 +313,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     spin?.stop();
     // A schedule only needs a controller by its first tick: say so, but write it.
     const late = flags.schedule ? pre.problems.filter((p) => p.startsWith('no erase controller')) : [];
-    for (const p of [...pre.warnings, ...late]) process.stderr.write(`warning: ${p}\n`);
+    for (const p of [...pre.warnings, ...late]) printErr(`warning: ${p}\n`);
     const problems = pre.problems.filter((p) => !late.includes(p));
     if (problems.length === 1) failLine(this, problems[0]!);
     if (problems.length)
@@ -346,12 +332,17 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     where: () => Promise<string>,
   ): Promise<void> {
     if (targets.length === 0) return;
-    const { findReferencedTargets } = await import('../core/erase/requester/referenced-targets.js');
+    const { inventoryTargets } = await import('../core/erase/requester/referenced-targets.js');
     let found;
     try {
-      found = await findReferencedTargets(rest, targets);
+      const seen = await inventoryTargets(rest, targets);
+      for (const u of seen.unseen)
+        process.stderr.write(
+          `warning: ${u.target} is referenced by no workload and was not found in the inventory; did you mean ${u.suggestion}?\n`,
+        );
+      found = seen.referenced;
     } catch (e) {
-      process.stderr.write(
+      printErr(
         `warning: could not read the inventory to check who uses these images: ${(e as Error).message}\n`,
       );
       return;
@@ -359,7 +350,7 @@ rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
     if (found.length === 0) return;
     const c = colors(process.stderr);
     for (const f of found)
-      process.stderr.write(c.yellow(`warning: ${f.target} is referenced by ${f.users.join(', ')}\n`));
+      printErr(c.yellow(`warning: ${f.target} is referenced by ${f.users.join(', ')}`) + '\n');
     if (noPrompt || !process.stdin.isTTY) return;
     const ok = await confirm(
       `Remove them anyway ${await where()}? The next start of those workloads pulls them again.`,

@@ -1,7 +1,10 @@
 import { Command, Flags } from '@oclif/core';
+import { printOut } from '../cli/wrap.js';
 import { exitIfCrdMissing, failLine } from '../cli/fail.js';
 import { connect } from '../cli/connect.js';
-import { kubeFlags, outputFlags, tableOptions } from '../cli/flags.js';
+import { contextNamespace } from '../cli/context-namespace.js';
+import { kubeFlags, outputFlags, sortByFlag, tableOptions } from '../cli/flags.js';
+import { parseSortBy, sortItems } from '../cli/print-data.js';
 import { BUILTIN } from '../core/inventory/source-kinds.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
@@ -23,8 +26,9 @@ export default class Images extends Command {
   static override description =
     paragraphs(`Reads the Image resources that \`inv scan\` and \`inv watch\` keep (no workload is listed),
 filters them and groups them: by image (the default), with the namespaces and the users of
-each (Kind/name, as in status.users), or --by namespace or --by registry, with counts. Without
--n, every namespace is read.
+each (Kind/name, as in status.users), or --by namespace or --by registry, with counts. Like
+\`inv scan\` and kubectl, it reads the context's namespace (else "default") without -n, and every
+namespace with -A.
 
 --image takes the glob of exclusions over normalized refs: 'docker.io/bitnami/*' or 'bitnami/*'
 matches every Bitnami image on Docker Hub, 'k8s.gcr.io/*' everything from that registry.
@@ -33,7 +37,9 @@ With --offline -f PATH the same report runs over manifest files (as \`inv scan -
 with no cluster.
 
 Output: -o wide adds the users of each image; -o name prints one ref (or namespace, or registry,
-with --by) per line; -o json|yaml print the ImageReport document of docs/output.md.
+with --by) per line; -o json|yaml print the ImageReport document of docs/output.md, and
+-o jsonpath=... and -o custom-columns=... read it as kubectl does (one custom-columns row per
+row). --sort-by sorts the rows by a JSONPath expression, in every format.
 
 Exit codes: 0 something matched; 3 nothing matched the filters; 2 bad input, a namespace that
 does not exist, or no usable cluster.`);
@@ -45,12 +51,20 @@ does not exist, or no usable cluster.`);
     },
     {
       description: 'Everything from the old registry, as JSON',
-      command: '<%= config.bin %> images --registry k8s.gcr.io -o json',
+      command: '<%= config.bin %> images -A --registry k8s.gcr.io -o json',
     },
-    { description: 'Image counts per namespace', command: '<%= config.bin %> images --by namespace' },
+    { description: 'Image counts per namespace', command: '<%= config.bin %> images -A --by namespace' },
     {
       description: 'Fail a pipeline while anyone still uses a vulnerable tag',
-      command: "<%= config.bin %> images --image 'log4j-app:2.14*' -o name && exit 1",
+      command: "<%= config.bin %> images -A --image 'log4j-app:2.14*' -o name && exit 1",
+    },
+    {
+      description: 'The most used images first, two columns (kubectl custom-columns)',
+      command: '<%= config.bin %> images --sort-by .userCount -o custom-columns=IMAGE:.image,N:.userCount',
+    },
+    {
+      description: 'One ref per line (kubectl JSONPath)',
+      command: `<%= config.bin %> images -A -o jsonpath='{range .rows[*]}{.image}{"\\n"}{end}'`,
     },
     {
       description: 'The same report over rendered manifests, offline',
@@ -77,7 +91,7 @@ does not exist, or no usable cluster.`);
     }),
     'all-namespaces': Flags.boolean({
       char: 'A',
-      description: 'Every namespace (the default without -n).',
+      description: 'Every namespace (without -n or -A: the context’s namespace, as kubectl).',
       exclusive: ['namespace'],
     }),
     by: Flags.string({
@@ -96,6 +110,7 @@ does not exist, or no usable cluster.`);
     }),
     ...maxInputSizeFlag,
     ...outputFlags(),
+    ...sortByFlag('rows', '.userCount'),
     ...kubeFlags,
   };
 
@@ -131,16 +146,21 @@ does not exist, or no usable cluster.`);
       if (namespaces.length) uses = uses.filter((u) => namespaces.includes(u.namespace));
     } else {
       let rest: KubeRest;
+      let target = namespaces;
       try {
-        ({ rest } = connect(flags));
+        let kc;
+        ({ kc, rest } = connect(flags));
+        if (!flags['all-namespaces'] && namespaces.length === 0) {
+          target = [contextNamespace(kc, 'Reading')];
+        }
       } catch (e) {
         failLine(this, (e as Error).message);
       }
       try {
         // A typo in -n is an error (exit 2), not "nothing matched" (exit 3).
-        for (const ns of namespaces)
+        for (const ns of target)
           if (await namespaceMissing(rest, ns)) failLine(this, `namespace "${ns}" not found`);
-        uses = await clusterUses(rest, namespaces.length ? namespaces : undefined);
+        uses = await clusterUses(rest, target.length ? target : undefined);
       } catch (e) {
         if (e instanceof Error && 'oclif' in e) throw e;
         exitIfCrdMissing(this, e);
@@ -151,12 +171,20 @@ does not exist, or no usable cluster.`);
     }
     const matched = filterUses(uses, { image, registry, kinds: flags.kind });
     const report = groupUses(matched, flags.by as GroupBy);
-    process.stdout.write(
-      renderImageReport(report, flags.output as ReportOutput, {
-        ...tableOptions(flags),
-        source: flags.offline ? 'files' : 'cluster',
-      }),
-    );
+    if (flags['sort-by'] !== undefined) {
+      try {
+        sortItems(report.rows as object[], parseSortBy(flags['sort-by']));
+      } catch (e) {
+        failLine(this, `--sort-by: ${(e as Error).message}`);
+      }
+    }
+    const text = renderImageReport(report, flags.output as ReportOutput, {
+      ...tableOptions(flags),
+      source: flags.offline ? 'files' : 'cluster',
+    });
+    if (flags.output === 'table' || flags.output === 'wide')
+      printOut(text, { wide: flags.output === 'wide' });
+    else process.stdout.write(text);
     if (report.rows.length === 0) {
       process.stderr.write('no image matched\n');
       this.exit(EXIT_NO_MATCH);

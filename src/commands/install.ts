@@ -1,4 +1,6 @@
 // `inv install`: the CRDs (and with --daemon the deploy/ bundle) from inside the package.
+import { installDryRunProblem } from '../cli/dry-run-flag.js';
+import { printErr, printOut } from '../cli/wrap.js';
 import fs from 'node:fs';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
@@ -67,7 +69,8 @@ refused an object, or the CRDs did not become Established in time (the output sa
   static override flags = {
     daemon: Flags.boolean({ description: 'Also install the daemon (namespaces, RBAC, Deployment).' }),
     image: Flags.string({
-      description: 'Image of the daemon (default: the image deploy/kustomization.yaml names).',
+      description:
+        'Image of the daemon and of the erase workers (default: the image deploy/kustomization.yaml names). The workers’ image is written into a new inv-erase-config; an existing one is kept, and install says how to change it.',
       dependsOn: ['daemon'],
     }),
     'dry-run': Flags.string({
@@ -93,6 +96,8 @@ refused an object, or the CRDs did not become Established in time (the output sa
   };
 
   async run(): Promise<void> {
+    const misread = installDryRunProblem(this.argv);
+    if (misread) failLine(this, misread);
     // kubectl's bare --dry-run means client.
     const { flags } = await this.parse(
       Install,
@@ -112,7 +117,7 @@ refused an object, or the CRDs did not become Established in time (the output sa
     const text = flags['source-kinds'] ? fs.readFileSync(flags['source-kinds'], 'utf8') : '';
     const noPlural = (ks: { kind: string; group: string; version: string; plural: string }[]) => {
       for (const k of ks.filter((x) => !x.plural))
-        process.stderr.write(
+        printErr(
           `warning: ${k.kind}.${k.group}/${k.version} is not served and names no plural: no permission granted for it\n`,
         );
     };
@@ -138,7 +143,7 @@ refused an object, or the CRDs did not become Established in time (the output sa
       const color = s.action === 'unchanged' ? c.dim : s.action === 'refused' ? c.red : c.green;
       const action =
         s.action === 'taken over' || s.action === 'refused' ? c.yellow(s.action) : color(s.action);
-      process.stdout.write(`${s.name} ${action}${suffix}${s.detail ? `: ${s.detail}` : ''}\n`);
+      printOut(`${s.name} ${action}${suffix}${s.detail ? `: ${s.detail}` : ''}\n`);
     };
     try {
       // The plurals of declared kinds come from discovery when the file names none.

@@ -43,6 +43,14 @@ from spec.nodeName); without either it names none: the hostname need not be the 
 --call-timeout bounds connecting and each CRI call, not the whole run (--timeout is its old,
 deprecated name).
 
+Thresholds and ages (a * prune only): with --image-fs-above H --image-fs-down-to L, a node whose
+images take less than H% of their file system removes nothing (outcome below-threshold); at or
+above it, unused images go in removal order (never seen in use first, then longest unused, then
+largest) until their listed sizes bring usage to L%, and the rest are kept (low-mark-reached).
+Usage is ImageFsInfo's bytes over the file system's capacity (statfs). With --unused-for D, an
+image goes only once the record in --state-dir has seen it unused for D (recently-unused
+otherwise); a missing, corrupt or older record removes nothing by age, with a warning.
+
 In a Pod, a compact JSON summary (at most 4 KB) is also written to --termination-message-path.
 
 Exit codes: 0 nothing failed; 1 a removal failed; 2 runtime unreachable or bad input (bad flags or
@@ -60,6 +68,17 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
     {
       description: 'Targets and exclusions from files, JSON report',
       command: '<%= config.bin %> node-remove --imagelist targets.json --exclude-file excluded.json -o json',
+    },
+    {
+      description: 'Remove only the unused images a scanner beside this process finds vulnerable',
+      command:
+        "<%= config.bin %> node-remove --images '*' --scan-dir /run/eraser.sh/shared-data --scan-timeout 10m",
+    },
+    {
+      description:
+        'When images take 80% of their file system, remove the unused ones unused for a week down to 70%',
+      command:
+        "<%= config.bin %> node-remove --images '*' --image-fs-above 80 --image-fs-down-to 70 --unused-for 7d --state-dir /var/lib/inv",
     },
     {
       description: 'On a k3s node',
@@ -108,6 +127,62 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
         'Comma-separated SHA-256 (hex) of each protected-<i>.json in --protected-dir, in order (set by the erase controller).',
     }),
     'dry-run': Flags.boolean({ description: 'Decide everything, remove nothing.' }),
+    'scan-dir': Flags.string({
+      description:
+        "Scan mode (with --images '*'): the folder shared with a scanner speaking Eraser's contract (collectScan, scanErase, eraseCompleteScan); only the unused images it names are removed.",
+      helpGroup: 'SCAN',
+    }),
+    'scan-timeout': Flags.string({
+      description: "Scan mode: how long to wait for the scanner's answer; past it nothing is removed.",
+      default: '30m',
+      helpGroup: 'SCAN',
+    }),
+    'scanner-config': Flags.string({
+      description: "Scan mode: the scanner's --config file, checked against --scanner-config-sha256.",
+      helpGroup: 'SCAN',
+    }),
+    'scanner-config-sha256': Flags.string({
+      description: 'SHA-256 (hex) the --scanner-config file must have (set by the erase controller).',
+      helpGroup: 'SCAN',
+    }),
+    'scan-delete-failed': Flags.boolean({
+      description: 'Scan mode: also remove images the scanner could not judge (default: kept).',
+      helpGroup: 'SCAN',
+    }),
+    'scan-delete-eol': Flags.boolean({
+      description: 'Scan mode: also remove images the scanner reports as end of life.',
+      helpGroup: 'SCAN',
+    }),
+    'image-fs-above': Flags.string({
+      description:
+        "With * only: remove nothing unless the runtime's images take at least this percentage of the image file system (decimals allowed).",
+      helpGroup: 'TRIGGER',
+    }),
+    'image-fs-down-to': Flags.string({
+      description:
+        'With --image-fs-above: remove unused images (never seen in use first, then longest unused, then largest) until usage is at or below this percentage, then stop.',
+      helpGroup: 'TRIGGER',
+    }),
+    'unused-for': Flags.string({
+      description:
+        "With * only: remove only images this node's record has seen unused for at least this long (7d, 12h); needs --state-dir to remember.",
+      helpGroup: 'TRIGGER',
+    }),
+    'state-dir': Flags.string({
+      description:
+        'Folder of the node-local record of when each image was first seen unused (made owner-only; the worker Pod mounts /var/lib/inv).',
+      helpGroup: 'TRIGGER',
+    }),
+    'image-fs-path': Flags.string({
+      description:
+        "A path on the image file system to statfs for its capacity (default: ImageFsInfo's mount point).",
+      helpGroup: 'TRIGGER',
+    }),
+    'image-fs-host-path': Flags.string({
+      description:
+        "The host path mounted at --image-fs-path: ImageFsInfo's mount point must be at or under it, or nothing is removed by threshold.",
+      helpGroup: 'TRIGGER',
+    }),
     'node-name': Flags.string({
       description: 'Node name for the report (default: the NODE_NAME variable; never the hostname).',
       env: 'NODE_NAME',

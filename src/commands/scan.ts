@@ -1,10 +1,13 @@
 import { Command, Flags } from '@oclif/core';
+import { printErr, printOut } from '../cli/wrap.js';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
 import { exitIfCrdMissing, failLine } from '../cli/fail.js';
 import { connect } from '../cli/connect.js';
-import { kubeFlags, outputFlags, tableOptions, type OutputFormat } from '../cli/flags.js';
+import { contextNamespace } from '../cli/context-namespace.js';
+import { kubeFlags, outputFlags, sortByFlag, tableOptions, type Output } from '../cli/flags.js';
+import { sortScanImages } from '../cli/print-data.js';
 import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/render-scan.js';
-import { colors, spinner } from '../cli/style.js';
+import { spinner } from '../cli/style.js';
 import { offlineInventory } from '../core/inventory/manifests.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
@@ -16,7 +19,17 @@ import { parseSelector } from '../core/erase/api/selector.js';
 import { paragraphs } from '../cli/help-text.js';
 import { kindsPhrase, SourceKinds } from '../core/inventory/source-kinds.js';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
+import { ScanStop } from '../core/inventory/scan-stop.js';
+import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/interrupt.js';
 import { readSourceKindsFile, reportSkippedKinds, sourceKindsFlag } from '../cli/source-kinds-flag.js';
+
+/**
+ * How long ^C waits for the namespaces being written to finish. Longer than the usual cleanup
+ * wait: a namespace with many images takes many writes, several namespaces are in flight
+ * (--concurrency), and a busy API server answers slowly; stopping half-way would leave a
+ * namespace with part of its Images. A second ^C still exits at once.
+ */
+const FINISH_WRITES_MS = 60_000;
 
 export default class Scan extends Command {
   static override summary = 'Rebuild the Image inventory of namespaces (or of manifest files, offline).';
@@ -42,7 +55,9 @@ included) and nothing is written anywhere.
 Output: one table with a NAMESPACE column when several namespaces are scanned, then a totals
 line; -o wide adds the Image resource names and never truncates; -o name prints
 image.imageinventory.dev/<name> per Image (the normalized refs with -f or -l, where no Image is
-involved); -o json|yaml print the ScanReport document of docs/output.md.
+involved); -o json|yaml print the ScanReport document of docs/output.md, which
+-o jsonpath=... reads as kubectl does; -o custom-columns=... prints one row per image (with
+its .namespace). --sort-by sorts the images of each namespace by a JSONPath expression.
 
 Exit codes: 0 success; 1 some namespaces failed and others were scanned (stderr says which and
 why); 2 bad input, no usable cluster configuration, or nothing scanned at all (a namespace that
@@ -59,6 +74,10 @@ does not exist, a missing permission on every namespace).`);
     {
       description: 'Which images do the workloads labeled app=web reference? (read-only)',
       command: '<%= config.bin %> scan -n shop -l app=web',
+    },
+    {
+      description: 'Only the images and their status, sorted (kubectl custom-columns, --sort-by)',
+      command: '<%= config.bin %> scan -n shop --sort-by image -o custom-columns=REF:image,STATUS:status',
     },
     {
       description: 'Inventory rendered Helm manifests offline',
@@ -105,12 +124,13 @@ does not exist, a missing permission on every namespace).`);
     ...maxInputSizeFlag,
     concurrency: Flags.integer({ description: 'Namespaces rebuilt at once.', default: 4, min: 1, max: 64 }),
     ...outputFlags(),
+    ...sortByFlag('images of each namespace', '.image'),
     ...kubeFlags,
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Scan);
-    const output = flags.output as OutputFormat;
+    const output = flags.output as Output;
     const namespaces = flags.namespace ?? [];
     for (const ns of namespaces) {
       const problem = validateNamespaceName(ns);
@@ -125,9 +145,17 @@ does not exist, a missing permission on every namespace).`);
       }
     }
     const print = (doc: ReturnType<typeof scanDocument>, several: boolean) => {
+      if (flags['sort-by'] !== undefined) {
+        try {
+          sortScanImages(doc, flags['sort-by']);
+        } catch (e) {
+          failLine(this, `--sort-by: ${(e as Error).message}`);
+        }
+      }
       const out = renderScan(doc, output, { ...tableOptions(flags), namespaceColumn: several });
-      process.stdout.write(out.stdout);
-      process.stderr.write(out.stderr);
+      if (output === 'table' || output === 'wide') printOut(out.stdout, { wide: output === 'wide' });
+      else process.stdout.write(out.stdout);
+      printErr(out.stderr);
     };
 
     const declared = await readSourceKindsFile(this, flags['source-kinds']);
@@ -154,18 +182,7 @@ does not exist, a missing permission on every namespace).`);
       let kc;
       ({ kc, rest } = connect(flags));
       if (!flags['all-namespaces'] && namespaces.length === 0) {
-        // kubectl's habit: the context's namespace, else "default". Said on stderr, so it is
-        // never a surprise and never in the way of -o json.
-        const context = kc.getContextObject(kc.getCurrentContext());
-        target = [context?.namespace || 'default'];
-        const why = context?.namespace
-          ? `the namespace of context "${context.name}"`
-          : `context "${kc.getCurrentContext()}" names no namespace`;
-        process.stderr.write(
-          colors(process.stderr).dim(
-            `Scanning namespace ${target[0]} (${why}; -n NAMESPACE or -A for others)\n`,
-          ),
-        );
+        target = [contextNamespace(kc, 'Scanning')];
       }
     } catch (e) {
       failLine(this, (e as Error).message);
@@ -188,8 +205,28 @@ does not exist, a missing permission on every namespace).`);
           throw e;
         }
       }
+      const scanned = all ?? target;
+      // ^C while Images are written: no new namespace starts, the ones being written finish
+      // (bounded by the interrupt's cleanup wait; a second ^C exits at once), then one line says
+      // what was done. Reads are simply abandoned, and a dry run or selector scan writes nothing.
+      const stop = new ScanStop();
+      const writes = !flags['dry-run'] && flags.selector === undefined;
+      exitOnInterrupt();
+      if (writes) {
+        setInterruptHint(() => 'finishing the namespaces being written (^C again to stop at once)');
+        setInterruptCleanup(async () => {
+          await stop.stop();
+          const untouched = scanned.length - stop.written;
+          process.stderr.write(
+            `${stop.written} of ${scanned.length} namespaces written; the other ${untouched} were not touched\n`,
+          );
+        }, FINISH_WRITES_MS);
+      } else {
+        setInterruptHint(() => 'nothing was written');
+      }
       const report = await scanCluster(rest, {
-        namespaces: all ?? target,
+        namespaces: scanned,
+        stop,
         dryRun: flags['dry-run'],
         concurrency: flags.concurrency,
         checkNamespaces: !flags['all-namespaces'],
@@ -199,6 +236,8 @@ does not exist, a missing permission on every namespace).`);
           if (spin) spin.text = `Scanned ${done}/${total} namespaces (last: ${ns})`;
         },
       });
+      setInterruptCleanup(undefined);
+      setInterruptHint(undefined);
       spin?.stop();
       print(scanDocument(fromClusterScan(report, flags['dry-run'], flags.selector)), several);
       // Nothing scanned at all (a typo, no permission anywhere): nothing was done, exit 2.

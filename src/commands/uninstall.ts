@@ -1,4 +1,5 @@
 // `inv uninstall`: the daemon bundle, and the CRDs only with --crds after a confirmation.
+import { printErr, printOut } from '../cli/wrap.js';
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
 import { confirm } from '../cli/prompt.js';
@@ -11,8 +12,7 @@ import { colors } from '../cli/style.js';
 import type { KubeRest } from '../core/kube/rest.js';
 
 export default class Uninstall extends Command {
-  static override summary =
-    'Remove the daemon from the cluster; with --crds, also the CRDs and everything in them.';
+  static override summary = 'Remove the daemon from the cluster (with --crds, the CRDs and all they hold).';
 
   static override description = paragraphs(`Deletes the objects \`inv install --daemon\` creates, and only
 those: each, of every kind, is read first and deleted only if inv wrote it (it has the field
@@ -57,7 +57,7 @@ cluster configured.`);
     const c = colors();
     const print = (steps: { name: string; action: string; reason?: string }[]) => {
       for (const s of steps)
-        process.stdout.write(
+        printOut(
           `${s.name} ${s.action === 'deleted' ? c.green(s.action) : s.action === 'kept' ? c.yellow(s.action) : c.dim(s.action)}${s.reason ? `: ${s.reason}` : ''}\n`,
         );
     };
@@ -69,7 +69,7 @@ cluster configured.`);
           return v === undefined ? `no ${kind}s (CRD absent)` : `${v} ${kind}${v === 1 ? '' : 's'}`;
         };
         const what = `Deleting the CRDs also deletes ${n('Image')}, ${n('ImageList')} and ${n('ImageJob')}.`;
-        process.stderr.write(`${what}\n`);
+        printErr(`${what}\n`);
         if (!flags.yes) {
           if (!process.stdin.isTTY)
             failLine(

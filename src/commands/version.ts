@@ -2,10 +2,10 @@
 // a cluster is reachable. `inv --version` stays the fast, offline form (oclif's own flag).
 import { Command, Flags } from '@oclif/core';
 import { failLine } from '../cli/fail.js';
-import { kubeFlags, outputFlag, type OutputFormat } from '../cli/flags.js';
+import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { reportDocument } from '../cli/output-shape.js';
-import { toJson, toYaml } from '../cli/style.js';
+import { renderData } from '../cli/print-data.js';
 
 interface VersionReport {
   client: { version: string; node: string; platform: string };
@@ -18,7 +18,7 @@ interface VersionReport {
 
 export default class Version extends Command {
   static override summary =
-    'Print the client version and, when a cluster is reachable, the server’s and the CRDs’.';
+    'Print the client version, and the server’s and the CRDs’ when a cluster answers.';
 
   static override description = paragraphs(`Prints this inv's version (and Node.js and platform). Unless
 --client is given, it also asks the cluster for the API server's version and the versions the
@@ -43,7 +43,7 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Version);
-    const output = flags.output as OutputFormat;
+    const output = flags.output as Output;
     const report: VersionReport = {
       client: {
         version: this.config.version,
@@ -52,8 +52,8 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
       },
     };
     if (!flags.client) await this.serverPart(report, flags);
-    if (output === 'json') return void process.stdout.write(toJson(reportDocument('VersionReport', report)));
-    if (output === 'yaml') return void process.stdout.write(toYaml(reportDocument('VersionReport', report)));
+    const data = renderData(reportDocument('VersionReport', report), output);
+    if (data !== undefined) return void process.stdout.write(data);
     const lines = [
       `Client: inv ${report.client.version} (node ${report.client.node}, ${report.client.platform})`,
     ];

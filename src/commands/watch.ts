@@ -4,6 +4,7 @@ import { exitWhenFlushed } from '../cli/exit.js';
 import { failLine } from '../cli/fail.js';
 import { kubeFlags, restOptions } from '../cli/flags.js';
 import { setResponseBudget } from '../core/kube/rest.js';
+import { DEFAULT_KUBE_API_BURST, DEFAULT_KUBE_API_QPS, TokenBucket } from '../core/kube/rate-limit.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import { bindAddressDisabled, parseBindAddress } from '../core/observability/http-server.js';
@@ -46,7 +47,9 @@ export default class Watch extends Command {
 (metadata only) and Images (list + watch, stripped caches) and rebuilds a namespace's Images with the same rules as \`inv scan\` whenever
 something that can change its inventory happens there. Events are coalesced per namespace, so a
 burst of Pod events costs a handful of rebuilds. Only the leader reconciles when --leader-elect
-is set (a coordination.k8s.io Lease). Prometheus metrics are served on --metrics-bind-address,
+is set (a coordination.k8s.io Lease). Without it, a daemon running the erase controllers keeps a
+heartbeat Lease next to that Lease instead, so that \`inv erase\` and \`inv check\` see it; either
+way, /readyz fails, with the reason, while the Lease cannot be written. Prometheus metrics are served on --metrics-bind-address,
 over HTTPS to authorized callers only with --metrics-secure (as the shipped Deployment does), /healthz and /readyz on --health-probe-bind-address. SIGTERM drains in-flight rebuilds, releases
 the Lease and exits within --shutdown-grace-period.
 
@@ -78,7 +81,8 @@ flags or no usable cluster configuration.`);
       default: false,
     }),
     'leader-elect-namespace': Flags.string({
-      description: 'Namespace of the leader-election Lease.',
+      description:
+        'Namespace of the leader-election Lease (and of the heartbeat Lease without --leader-elect).',
       default: 'image-inventory-system',
     }),
     'leader-elect-id': Flags.string({
@@ -147,7 +151,13 @@ flags or no usable cluster configuration.`);
       default: DEFAULT_CONFIG_NAMESPACE,
       helpGroup: 'ERASE',
     }),
-    workers: Flags.integer({ description: 'Namespaces rebuilt concurrently.', default: 4, min: 1, max: 64 }),
+    workers: Flags.integer({
+      description:
+        'Namespaces rebuilt concurrently (a rebuild mostly waits for the API server; writes are paced by --kube-api-qps either way).',
+      default: 16,
+      min: 1,
+      max: 64,
+    }),
     'resync-period': Flags.string({
       description: 'Rebuild every namespace this often even without events ("0" disables).',
       default: '1h',
@@ -155,6 +165,16 @@ flags or no usable cluster configuration.`);
     'shutdown-grace-period': Flags.string({
       description: 'Maximum time to drain in-flight work and release the Lease on SIGTERM.',
       default: '25s',
+    }),
+    'kube-api-qps': Flags.string({
+      description:
+        'Writes per second to the API server (Image updates, Events, erase workers and status), as client-go paces them; "0" turns the limit off.',
+      default: String(DEFAULT_KUBE_API_QPS),
+    }),
+    'kube-api-burst': Flags.integer({
+      description: 'Writes that may go at once above --kube-api-qps after a quiet period.',
+      default: DEFAULT_KUBE_API_BURST,
+      min: 1,
     }),
     ...kubeFlags,
   };
@@ -191,15 +211,22 @@ flags or no usable cluster configuration.`);
     const retryPeriodMs = duration('leader-elect-retry-period', flags['leader-elect-retry-period']);
     const resyncPeriodMs = duration('resync-period', flags['resync-period']);
     const shutdownGracePeriodMs = duration('shutdown-grace-period', flags['shutdown-grace-period']);
+    const qps = Number(flags['kube-api-qps']);
+    if (flags['kube-api-qps'].trim() === '' || !Number.isFinite(qps) || qps < 0)
+      usage(
+        `--kube-api-qps: must be a number of writes per second (0: no limit), got ${JSON.stringify(flags['kube-api-qps'])}`,
+      );
     if (flags['erase-controllers']) {
       for (const f of ['erase-namespace', 'erase-config-namespace'] as const) {
         const problem = validateNamespaceName(flags[f]);
         if (problem) usage(`--${f} "${flags[f]}": ${problem}`);
       }
     }
-    if (flags['leader-elect']) {
+    if (flags['leader-elect'] || flags['erase-controllers']) {
       const problem = validateNamespaceName(flags['leader-elect-namespace']);
       if (problem) usage(`--leader-elect-namespace: ${problem}`);
+    }
+    if (flags['leader-elect']) {
       if (leaseDurationMs % 1000 !== 0 || leaseDurationMs < 1000)
         usage('--leader-elect-lease-duration must be a whole number of seconds');
       if (!(leaseDurationMs > renewDeadlineMs && renewDeadlineMs > 1.2 * retryPeriodMs))
@@ -216,7 +243,12 @@ flags or no usable cluster configuration.`);
     try {
       kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
       // Response caps for a daemon: see DAEMON_RESPONSE_BUDGET.
-      rest = { ...restOptions(flags), maxResponseBytes: DAEMON_MAX_RESPONSE_BYTES };
+      rest = {
+        ...restOptions(flags),
+        maxResponseBytes: DAEMON_MAX_RESPONSE_BYTES,
+        // One bucket for the whole daemon: the inventory, its Events, the erase controllers.
+        ...(qps > 0 ? { writeLimiter: new TokenBucket({ qps, burst: flags['kube-api-burst'] }) } : {}),
+      };
       setResponseBudget(DAEMON_RESPONSE_BUDGET);
     } catch (e) {
       return failLine(this, (e as Error).message);
@@ -240,6 +272,12 @@ flags or no usable cluster configuration.`);
             retryPeriodMs,
           }
         : undefined,
+      // One replica without a Lease still runs the erase controllers: its heartbeat lets
+      // `inv erase` and `inv check` see it.
+      heartbeat:
+        flags['erase-controllers'] && !flags['leader-elect']
+          ? { namespace: flags['leader-elect-namespace'], name: flags['leader-elect-id'] }
+          : undefined,
       metricsBindAddress: flags['metrics-bind-address'],
       metricsSecure: flags['metrics-secure'] ? { certDir: flags['metrics-cert-path'] } : undefined,
       healthProbeBindAddress: flags['health-probe-bind-address'],

@@ -3,20 +3,9 @@
 // printed ` ›   Warning:` in oclif's own style and asked a question only on a terminal.
 import { Errors, type Hook } from '@oclif/core';
 
-/** Edit distance (insertions, deletions, substitutions), for "did you mean". */
-export function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
-}
+import { distance } from '../core/edit-distance.js';
+
+export { distance };
 
 /** Commands within two edits of `word`, or starting with it; closest first. */
 export function suggestions(word: string, commands: string[]): string[] {

@@ -47,6 +47,29 @@ describe('kubectl plugin and oclif plugins', function () {
     });
   });
 
+  describe('kubectl inv --help', () => {
+    it('says `kubectl inv` in its usage and examples when run as the plugin', () => {
+      const binDir = path.join(tmp, 'bin-help');
+      fs.mkdirSync(binDir);
+      fs.symlinkSync(path.join(repoRoot, 'bin', 'kubectl-inv'), path.join(binDir, 'kubectl-inv'));
+      const r = spawnSync(path.join(repoRoot, '.cache', 'bin', 'kubectl'), ['inv', 'erase', '--help'], {
+        cwd: tmp,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          PATH: [binDir, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+        },
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /^ {2}\$ kubectl inv erase /m);
+      assert.match(r.stdout, /^ {4}\$ kubectl inv erase --images /m);
+      assert.doesNotMatch(r.stdout, /\$ inv /);
+      // Run as inv, it stays inv.
+      assert.match(runCli(['erase', '--help']).stdout, /^ {2}\$ inv erase /m);
+    });
+  });
+
   describe('oclif plugins', () => {
     it('a mistyped command exits 127 with one error naming the closest commands, as kubectl does', () => {
       const r = runCli(['scna', '-n', 'shop']);

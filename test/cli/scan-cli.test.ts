@@ -141,10 +141,10 @@ describe('inv scan (CLI)', () => {
       const r = runCli(['scan', '-f', 'examples', '-n', 'team', 'extra']);
       assert.equal(r.status, 2);
       assert.equal(r.stdout, '');
-      assert.match(r.stderr, /^error: Unexpected argument: extra\n/);
+      assert.equal(r.stderr, 'error: Unexpected argument: extra (see --help)\n');
       const i = runCli(['images', '--offline', '-f', 'examples', '-n', 'inv-demo', 'extra']);
       assert.equal(i.status, 2);
-      assert.match(i.stderr, /^error: Unexpected argument: extra\n/);
+      assert.equal(i.stderr, 'error: Unexpected argument: extra (see --help)\n');
     });
 
     it("prints oclif's own errors in the one style, unwrapped when piped", () => {
@@ -152,7 +152,7 @@ describe('inv scan (CLI)', () => {
       assert.equal(r.status, 2);
       assert.match(
         r.stderr,
-        /^error: Expected --output=x{120} to be one of: table, wide, name, json, yaml\n/,
+        /^error: unable to match a printer suitable for the output format "x{120}", allowed formats are: table, wide, name, json, yaml, [^\n]*\n$/,
       );
       assert.doesNotMatch(r.stderr, /›|Error:/);
     });

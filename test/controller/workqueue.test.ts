@@ -9,6 +9,7 @@ import {
   defaultControllerRateLimiter,
 } from '../../src/core/controller/rate-limiter.js';
 import { WorkQueue, runWorkers } from '../../src/core/controller/workqueue.js';
+import { PRIORITY_LOW } from '../../src/core/controller/priority-fifo.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pending = Symbol('pending');
@@ -141,6 +142,29 @@ describe('WorkQueue', () => {
     await drain;
     assert.equal(q.len(), 0);
     assert.equal(q.inFlight(), 0);
+  });
+
+  it('serves a normal-priority key before low-priority ones, once, and re-queues an in-flight key at its highest priority', async () => {
+    const queued: string[] = [];
+    const q = new WorkQueue({ hooks: { onQueued: (k) => queued.push(k) } });
+    for (const k of ['a/_', 'b/_', 'c/_']) q.add(k, PRIORITY_LOW);
+    assert.equal(await q.get(), 'a/_');
+    q.add('c/_'); // a change to a namespace the bulk pass has not reached: moves up
+    q.add('a/_', PRIORITY_LOW); // in flight: dirty, at low priority...
+    q.add('a/_'); // ...then at normal: done() re-queues it at normal
+    assert.equal(q.len(), 2);
+    q.done('a/_');
+    q.add('d/_', PRIORITY_LOW);
+    const order = [];
+    for (let i = 0; i < 4; i++) {
+      const k = (await q.get())!;
+      order.push(k);
+      q.done(k);
+    }
+    assert.deepEqual(order, ['c/_', 'a/_', 'b/_', 'd/_']);
+    assert.equal(q.len(), 0);
+    assert.deepEqual(queued, ['a/_', 'c/_', 'a/_', 'b/_', 'd/_'], 'one queue-duration report per hand-out');
+    q.shutDown();
   });
 
   it('reports depth, adds and retries through hooks', async () => {

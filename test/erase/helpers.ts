@@ -6,7 +6,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../../src/core/erase/controllers.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config/config.js';
 import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/requester/request.js';
-import { decodeResult, type NodeResult } from '../../src/core/erase/api/results.js';
+import type { NodeResult } from '../../src/core/erase/api/results.js';
+import { decodeNodes } from '../../src/core/erase/api/node-status.js';
 import type { EraseMetrics } from '../../src/core/erase/metrics.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
@@ -167,7 +168,7 @@ export async function holdLease(env: EraseEnv, name: string): Promise<() => Prom
 }
 
 export const results = (job: ImageJob): Record<string, NodeResult> =>
-  Object.fromEntries((job.status?.nodes ?? []).map(decodeResult).map((r) => [r.node, r]));
+  Object.fromEntries(decodeNodes(job.status?.nodes).map((r) => [r.node, r]));
 
 /**
  * The mocha hooks of a suite that runs erase end to end: skipped without containerd, a fresh

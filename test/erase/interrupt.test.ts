@@ -135,7 +135,8 @@ describe('inv erase on a terminal: Ctrl-C, prompts, widths (real pseudo-terminal
       );
       assert.equal(r.exitCode, 0, r.output);
       const table = r.output.split('\n').filter((l) => /^(NODE|ip-10-0-101-)/.test(l));
-      assert.ok(table.length >= 4, r.output);
+      // The node table: its header and one row per node (the image table is grouped by image).
+      assert.ok(table.length >= 3, r.output);
       for (const l of table) assert.ok([...l].length <= cols, `${[...l].length} > ${cols}: ${l}`);
       if (cols === 80)
         assert.ok(

@@ -22,6 +22,10 @@ import { repoRoot } from '../support/paths.js';
 /** run: real node-remove; fail: exit 1 with a message; hang: Running forever; ignore: nothing. */
 export type Behavior = 'run' | 'fail' | 'hang' | 'ignore';
 
+interface ConfigMapSource {
+  name: string;
+  items?: { key: string; path: string }[];
+}
 interface Pod {
   metadata: { name: string; namespace: string; deletionTimestamp?: string; labels?: Record<string, string> };
   spec: {
@@ -32,7 +36,11 @@ interface Pod {
       args?: string[];
       volumeMounts?: { name: string; mountPath: string }[];
     }[];
-    volumes?: { name: string; configMap?: { name: string } }[];
+    volumes?: {
+      name: string;
+      configMap?: ConfigMapSource;
+      projected?: { sources: { configMap?: ConfigMapSource }[] };
+    }[];
   };
   status?: { phase?: string };
 }
@@ -199,17 +207,25 @@ export class FakeKubelet {
     const map = new Map<string, string>();
     for (const m of c.volumeMounts ?? []) {
       const vol = pod.spec.volumes?.find((v) => v.name === m.name);
-      if (!vol?.configMap) continue;
-      const cm = await this.rest.get<{ data?: Record<string, string> }>(
-        `/api/v1/namespaces/${this.namespace}/configmaps/${vol.configMap.name}`,
-      );
+      // A ConfigMap's keys as files; a projected volume's ConfigMaps' items at their paths.
+      const sources = vol?.configMap
+        ? [{ configMap: vol.configMap }]
+        : (vol?.projected?.sources.filter((x) => x.configMap) ?? []);
+      if (!sources.length) continue;
       const local = path.join(dir, m.name);
       fs.mkdirSync(local);
-      for (const [f, text] of Object.entries(cm.data ?? {})) fs.writeFileSync(path.join(local, f), text);
+      for (const { configMap } of sources) {
+        const cm = await this.rest.get<{ data?: Record<string, string> }>(
+          `/api/v1/namespaces/${this.namespace}/configmaps/${configMap!.name}`,
+        );
+        const items = configMap!.items ?? Object.keys(cm.data ?? {}).map((key) => ({ key, path: key }));
+        for (const { key, path: f } of items) fs.writeFileSync(path.join(local, f), cm.data?.[key] ?? '');
+      }
       map.set(m.mountPath, local);
     }
     return (c.args ?? []).map((a) => {
       if (a === `unix://${CRI_SOCKET_IN_POD}`) return this.criEndpoint;
+      if (map.has(a)) return map.get(a)!;
       for (const [mount, local] of map) if (a.startsWith(`${mount}/`)) return local + a.slice(mount.length);
       return a;
     });

@@ -103,6 +103,34 @@ describe('ImageLists that could never run are refused up front', function () {
     for (const n of [ok63, `edge-${env.tag}`]) await env.rest.request('DELETE', `${IMAGELISTS_PATH}/${n}`);
   });
 
+  it('the CRD refuses imageFs and minUnusedAge except on a * prune, a low mark not under the high one, and an age without unit', async () => {
+    const withSpec = (name: string, images: string[], extra: Partial<ImageList['spec']>): ImageList => {
+      const l = list(name, images);
+      return { ...l, spec: { ...l.spec, dryRun: true, ...extra } };
+    };
+    const fs1 = { imageFs: { highPercent: 80, lowPercent: 70.5 } };
+    assert.match(
+      await refused(withSpec(`fs-named-${env.tag}`, ['busybox:1'], fs1)),
+      /apply to a "\*" prune only/,
+    );
+    assert.match(
+      await refused(withSpec(`age-named-${env.tag}`, ['busybox:1'], { minUnusedAge: '7d' })),
+      /apply to a "\*" prune only/,
+    );
+    assert.match(
+      await refused(withSpec(`fs-order-${env.tag}`, ['*'], { imageFs: { highPercent: 70, lowPercent: 70 } })),
+      /lowPercent must be lower than imageFs.highPercent/,
+    );
+    assert.match(
+      await refused(withSpec(`age-unit-${env.tag}`, ['*'], { minUnusedAge: '7' })),
+      /minUnusedAge/,
+    );
+    const ok = `fs-ok-${env.tag}`;
+    const created = await create(withSpec(ok, ['*'], { ...fs1, minUnusedAge: '1d12h' }));
+    assert.deepEqual(created.spec.imageFs, fs1.imageFs);
+    await env.rest.request('DELETE', `${IMAGELISTS_PATH}/${ok}`);
+  });
+
   it('the controller puts a list the CRD let through (an older CRD) in phase Error, and starts no job', async () => {
     // The CRD as an install from before the rules left it.
     const crd = readCrds().find((c) => c.metadata.name === IMAGELIST_CRD) as unknown as {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { serverRequests, requestDelta } from '../support/apiserver-metrics.js';
 import { waitFor } from '../support/cri.js';
-import { decodeInventory } from '../../src/core/apply-inventory/items.js';
+import { decodeInventory } from '../../src/core/apply-inventory/item-lines.js';
 import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { EraseEnv } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { addImages } from '../support/oci.js';
 import { connect } from '../support/cri.js';
 import { EraseEnv, eraseEnvPerTest, results, sleep } from './helpers.js';
 import { IMAGEJOBS_PATH } from '../../src/core/erase/api/types.js';
-import { decodeInventory } from '../../src/core/apply-inventory/items.js';
+import { decodeInventory } from '../../src/core/apply-inventory/item-lines.js';
 import { Registry } from 'prom-client';
 import { createEraseMetrics } from '../../src/core/erase/metrics.js';
 

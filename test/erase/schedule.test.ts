@@ -125,6 +125,9 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
     // The next tick, but the status write after creating its job is lost (a controller killed
     // in between): the next reconcile finds the job by its tick and adopts it.
     await finish(js[0]!);
+    await at('2026-06-10T10:08:00Z', name);
+    const succeeded = (await list(name)).status?.lastSuccessfulTime;
+    assert.ok(succeeded, 'a completed job is recorded as the last success');
     const before = (await list(name)).status!;
     await at('2026-06-10T10:10:01Z', name);
     assert.equal((await jobs(name)).length, 2);
@@ -135,6 +138,8 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
     l = await list(name);
     assert.equal(l.status?.lastScheduleTime, '2026-06-10T10:10:00Z');
     assert.equal(l.status?.lastJob, js[1]!.metadata.name);
+    // The 10:05 job's completion was recorded before: kept as the last success while the next runs.
+    assert.equal(l.status?.lastSuccessfulTime, succeeded);
 
     // The 10:10 job is still running at 10:15: the tick is skipped, recorded and reported.
     await at('2026-06-10T10:15:02Z', name);

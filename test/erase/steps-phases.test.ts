@@ -8,7 +8,7 @@ import { ImageListController } from '../../src/core/erase/imagelist/controller.j
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
 import { isNotFound } from '../../src/core/kube/rest.js';
-import { decodeInventory } from '../../src/core/apply-inventory/items.js';
+import { decodeInventory } from '../../src/core/apply-inventory/item-lines.js';
 import { EraseEnv } from './helpers.js';
 
 describe('erase: the ImageJob phases step by step: trust check, clean-up, finalizer', function () {

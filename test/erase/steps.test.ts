@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { ImageJobController } from '../../src/core/erase/imagejob/controller.js';
 import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
-import { decodeResult } from '../../src/core/erase/api/results.js';
+import { decodeNodes } from '../../src/core/erase/api/node-status.js';
 import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';
 import { IMAGEJOBS_PATH, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
-import { decodeInventory } from '../../src/core/apply-inventory/items.js';
+import { decodeInventory } from '../../src/core/apply-inventory/item-lines.js';
 import { EraseEnv } from './helpers.js';
 
 describe('erase: the ImageJob reconcile step by step (real API server, injected clock)', function () {
@@ -59,9 +59,7 @@ describe('erase: the ImageJob reconcile step by step (real API server, injected 
       const job = (await env.job(name))!;
       const inv = decodeInventory(job.status?.inventory).map((i) => `${i.kind}/${i.name}=${i.phase}`);
       const res = Object.fromEntries(
-        (job.status?.nodes ?? [])
-          .map(decodeResult)
-          .map((r) => [r.node, `${r.outcome}${r.reason ? `: ${r.reason}` : ''}`]),
+        decodeNodes(job.status?.nodes).map((r) => [r.node, `${r.outcome}${r.reason ? `: ${r.reason}` : ''}`]),
       );
       return { job, inv: inv.sort(), res };
     };
@@ -237,7 +235,7 @@ describe('erase: the ImageJob reconcile step by step (real API server, injected 
     job = (await env.job(name))!;
     assert.equal(job.status?.phase, 'Failed');
     // Every node of the tag (the first test's too) is part of this job.
-    const results = (job.status?.nodes ?? []).map(decodeResult);
+    const results = decodeNodes(job.status?.nodes);
     assert.ok(nodes.every((n) => results.some((r) => r.node === n)));
     const pods = podNames(
       name,

@@ -42,6 +42,8 @@ function sampleNames(text: string): Set<string> {
   return names;
 }
 
+const OVERDUE = 'InvScheduledCleanupOverdue';
+
 const metricNames = (expr: string) => [...expr.matchAll(/\b(inv_[a-z0-9_]+)\b/g)].map((m) => m[1]!);
 
 describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a real scrape', function () {
@@ -117,7 +119,13 @@ describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a rea
       assert.equal(r.code, 0, r.stdout + r.stderr);
       const rules = rule.spec.groups.flatMap((g) => g.rules);
       assert.match(r.stdout, new RegExp(`SUCCESS: ${rules.length} rules found`));
-      for (const alert of ['InvNoLeader', 'InvRebuildsFailing', 'InvEraseJobFailed'])
+      for (const alert of [
+        'InvNoLeader',
+        'InvRebuildsFailing',
+        'InvEraseJobFailed',
+        OVERDUE,
+        'InvScannerFailing',
+      ])
         assert.ok(
           rules.some((x) => x.alert === alert),
           alert,
@@ -128,6 +136,54 @@ describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a rea
         const missing = metricNames(x.expr).filter((n) => !scraped.has(n));
         assert.deepEqual(missing, [], `${x.alert} uses metrics the daemon does not export`);
       }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(`${OVERDUE}: promtool test rules fires it for a tick long past, not for one to come`, async () => {
+    const rule = find('PrometheusRule') as unknown as {
+      spec: { groups: { rules: { alert: string; expr: string; annotations: Record<string, string> }[] }[] };
+    };
+    const overdue = rule.spec.groups.flatMap((g) => g.rules).find((x) => x.alert === OVERDUE)!;
+    // The daemon's series as the rule selects them (job and namespace of the metrics Service).
+    const sel = /inv_erase_schedule_next_run_timestamp_seconds\{([^}]*)\}/.exec(overdue.expr)![1]!;
+    const series = (list: string) =>
+      `inv_erase_schedule_next_run_timestamp_seconds{${sel},imagelist="${list}"}`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-rules-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'rules.yaml'), stringify(rule.spec));
+      // "nightly" was due at 60 s and stays so (nobody ran it); "weekly" is due in a day.
+      const at = (list: string) => ({
+        exp_labels: { severity: 'warning', imagelist: list },
+        exp_annotations: {
+          summary: overdue.annotations.summary!.replace(/\{\{ \$labels\.imagelist \}\}/, list),
+          runbook_url: overdue.annotations.runbook_url!,
+        },
+      });
+      const tests = {
+        rule_files: ['rules.yaml'],
+        evaluation_interval: '1m',
+        tests: [
+          {
+            interval: '1m',
+            input_series: [
+              { series: series('nightly'), values: '60x90' },
+              { series: series('weekly'), values: '86400x90' },
+            ],
+            alert_rule_test: [
+              // 10 minutes after the tick: not yet (15 minutes of grace).
+              { eval_time: '11m', alertname: OVERDUE, exp_alerts: [] },
+              // Overdue since 16 min, held for the rule's 15m: firing, for nightly only.
+              { eval_time: '35m', alertname: OVERDUE, exp_alerts: [at('nightly')] },
+            ],
+          },
+        ],
+      };
+      fs.writeFileSync(path.join(dir, 'tests.yaml'), stringify(tests));
+      const r = await runTool('promtool', ['test', 'rules', path.join(dir, 'tests.yaml')]);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /SUCCESS/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -41,6 +41,7 @@ describe('the install bundle', function () {
       for (const f of [
         'bin/run.js',
         'bin/kubectl-inv',
+        'bin/kubectl_complete-inv',
         'crds/imageinventory.dev_images.yaml',
         'deploy/kustomization.yaml',
         'deploy/deployment.yaml',
@@ -65,7 +66,11 @@ describe('the install bundle', function () {
       const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8')) as {
         bin: Record<string, string>;
       };
-      assert.deepEqual(manifest.bin, { inv: './bin/run.js', 'kubectl-inv': './bin/kubectl-inv' });
+      assert.deepEqual(manifest.bin, {
+        inv: './bin/run.js',
+        'kubectl-inv': './bin/kubectl-inv',
+        'kubectl_complete-inv': './bin/kubectl_complete-inv',
+      });
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }

@@ -250,7 +250,12 @@ for (const runtime of RUNTIMES)
       const s = JSON.parse(fs.readFileSync(file, 'utf8'));
       assert.equal(s.node, 'test-node');
       assert.deepEqual(s.counts, { removed: 1 });
-      assert.deepEqual(s.results, [{ t: `${repo('termlog')}:1`, i: img!.id, o: 'removed' }]);
+      // Each row names the image and its size (what `inv erase` shows per image).
+      const size = s.results[0]?.s;
+      assert.ok(typeof size === 'number' && size > 0, JSON.stringify(s.results));
+      assert.deepEqual(s.results, [
+        { t: `${repo('termlog')}:1`, i: img!.id, o: 'removed', n: [`${repo('termlog')}:1`], s: size },
+      ]);
     });
 
     it('refuses inputs whose SHA-256 is not the one the controller passed: exit 2, nothing removed', async () => {

@@ -312,7 +312,7 @@ describe('node-remove executor (fake runtime)', () => {
 describe('node-remove termination summary', () => {
   const result = (i: number, outcome: 'removed' | 'failed') => ({
     target: `docker.io/library/image-${i}:1`,
-    imageId: `sha256:${hex((i % 10).toString())}`,
+    imageId: `sha256:${i.toString(16).padStart(64, '0')}`,
     aliases: [],
     size: 0,
     outcome,

@@ -143,8 +143,11 @@ describe('erase attacks by RBAC-limited users (whole cluster; workers and config
         const digest = manifestDigest(inputConfigMap(job, W, input, real));
         return stamp(inputConfigMap(job, W, input, fake) as never, owner, digest);
       };
+      // (An object with exactly the real content would be adopted: its bytes are the ones the
+      // controller writes, see src/core/apply-inventory/same-content.ts and
+      // test/erase/adopt-unrecorded.test.ts. Every forgery here carries the attacker's content.)
       const bodies = [
-        forge(IMAGES_ROLE, imagesConfigMapName(jobName), listContent([PRUNE_ALL]), listContent([PRUNE_ALL])),
+        forge(IMAGES_ROLE, imagesConfigMapName(jobName), listContent([PRUNE_ALL]), listContent([ref('x')])),
         forge(EXCLUDE_ROLE, excludeConfigMapName(jobName), listContent([ref('x')]), listContent([])),
         forge(protectedRole(0), protectedConfigMapName(jobName, 0), EMPTY_CHUNK, EMPTY_CHUNK),
         {

@@ -10,7 +10,8 @@ import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config/config.
 import { EraseControllers } from '../../src/core/erase/controllers.js';
 import type { ProtectionSource } from '../../src/core/erase/worker/inventory-protection.js';
 import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/requester/request.js';
-import { decodeResult, type NodeResult } from '../../src/core/erase/api/results.js';
+import type { NodeResult } from '../../src/core/erase/api/results.js';
+import { decodeNodes } from '../../src/core/erase/api/node-status.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH, JOB_LABEL, type ImageJob } from '../../src/core/erase/api/types.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
@@ -110,9 +111,9 @@ export class NodeEraseEnv {
    * a short start grace, finished jobs kept for an hour (so their Pods can be inspected), plus
    * `extra` YAML lines.
    */
-  async config(extra = '', image = this.c.workerImage): Promise<void> {
+  async config(extra = '', image = this.c.workerImage, socket = this.c.runtimeSocket): Promise<void> {
     const yaml = [
-      `runtimeSocket: ${this.c.runtimeSocket}`,
+      `runtimeSocket: ${socket}`,
       'workerStartGrace: 3s',
       'delayOnSuccess: 1h',
       'delayOnFailure: 1h',
@@ -229,4 +230,4 @@ export class NodeEraseEnv {
 }
 
 export const results = (job: ImageJob): Record<string, NodeResult> =>
-  Object.fromEntries((job.status?.nodes ?? []).map(decodeResult).map((r) => [r.node, r]));
+  Object.fromEntries(decodeNodes(job.status?.nodes).map((r) => [r.node, r]));

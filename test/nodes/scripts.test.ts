@@ -3,11 +3,13 @@
 // CRI endpoint the host reaches, reuse, recovery after a crash, and a host left as it was.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connectCri } from '../../src/core/cri/index.js';
 import { repoRoot } from '../support/paths.js';
+import { ctrFor, pullSecret, registryScript } from '../support/registry.js';
 
 function npmRun(args: string[], env: NodeJS.ProcessEnv) {
   const r = spawnSync('npm', ['run', '-s', ...args], {
@@ -82,6 +84,70 @@ function runReadyPod(kubectl: Awaited<ReturnType<typeof kubectlFor>>, name: stri
   assert.equal(r.status, 0, r.stderr);
   r = kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '--timeout=60s']);
   assert.equal(r.status, 0, r.stderr);
+}
+
+/**
+ * Pushes `image` from the node's containerd to a registry that requires credentials, under a new
+ * tag; a Pod without a pull secret fails to pull it (ErrImagePull), one with the Secret runs it.
+ */
+async function pullsOnlyWithSecret(
+  kubectl: Awaited<ReturnType<typeof kubectlFor>>,
+  criDir: string,
+  image: string,
+): Promise<void> {
+  const registry = await registryScript();
+  const started = Date.now();
+  const reg = await registry.start({ timeoutMs: 30_000 });
+  try {
+    const ref = `${reg.host}/inv/inv-worker:pull-${randomBytes(3).toString('hex')}`;
+    const ctr = await ctrFor(criDir);
+    registry.push({
+      ctr,
+      address: path.join(criDir, 'containerd.sock'),
+      local: image,
+      remote: ref,
+      user: reg.user,
+      password: reg.password,
+    });
+    const pod = (name: string, secret: boolean) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
+      spec: {
+        restartPolicy: 'Never',
+        automountServiceAccountToken: false,
+        ...(secret ? { imagePullSecrets: [{ name: 'regcred' }] } : {}),
+        containers: [{ name: 'c', image: ref, args: ['--version'] }],
+      },
+    });
+    // Without credentials first: once a node has the image, IfNotPresent would not pull again.
+    let r = kubectl(['apply', '-f', '-'], JSON.stringify(pod('nosecret', false)));
+    assert.equal(r.status, 0, r.stderr);
+    const jsonpath = 'jsonpath={.status.containerStatuses[0].state.waiting.reason}';
+    const deadline = Date.now() + 60_000;
+    while (
+      !/ErrImagePull|ImagePullBackOff/.test(kubectl(['get', 'pod', 'nosecret', '-o', jsonpath]).stdout)
+    ) {
+      assert.ok(Date.now() < deadline, 'the Pod without a pull secret never failed to pull');
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    r = kubectl(['delete', 'pod', 'nosecret', '--wait=true', '--timeout=60s']);
+    assert.equal(r.status, 0, r.stderr);
+    r = kubectl(
+      ['apply', '-f', '-'],
+      JSON.stringify(pullSecret('regcred', reg.host, reg.user, reg.password)),
+    );
+    assert.equal(r.status, 0, r.stderr);
+    r = kubectl(['apply', '-f', '-'], JSON.stringify(pod('withsecret', true)));
+    assert.equal(r.status, 0, r.stderr);
+    r = kubectl(['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/withsecret', '--timeout=60s']);
+    assert.equal(r.status, 0, `${r.stderr} ${kubectl(['describe', 'pod', 'withsecret']).stdout}`);
+    process.stderr.write(
+      `      (containerd 2.x: refused without a pull secret, pulled with one; ${Date.now() - started} ms with the registry)\n`,
+    );
+  } finally {
+    await reg.stop();
+  }
 }
 
 describe('npm run node:up / node:down', function () {
@@ -183,7 +249,7 @@ describe('npm run node:up / node:down', function () {
   it('runs its nodes on containerd 2.x with --runtime containerd2', async () => {
     const up = npmRun(['node:up', '--', '--nodes', '1', '--runtime', 'containerd2'], env);
     assert.equal(up.status, 0, up.stderr);
-    const out = JSON.parse(up.lines.at(-1)!) as { kubeconfig: string };
+    const out = JSON.parse(up.lines.at(-1)!) as { kubeconfig: string; workerImage: string };
     const kubectl = await kubectlFor(out.kubeconfig);
     const r = kubectl([
       'get',
@@ -194,6 +260,10 @@ describe('npm run node:up / node:down', function () {
     ]);
     assert.match(r.stdout, /^containerd:\/\/2\./, r.stderr);
     runReadyPod(kubectl, 'on2');
+    // containerd 2.x's CRI pulls from a registry on 127.0.0.1 over plain HTTP with no registry
+    // configuration, and only with the Pod's pull secret (what every erase worker gets from
+    // worker.imagePullSecrets; pull-secret.test.ts runs the erase itself on containerd 1.6).
+    await pullsOnlyWithSecret(kubectl, path.join(dir, 'node-1', 'cri'), out.workerImage);
     const id = fs.readFileSync(path.join(dir, 'id'), 'utf8').trim();
     assert.equal(npmRun(['node:down'], env).status, 0);
     const after = hostState(dir, id);

@@ -108,10 +108,28 @@ let podCounter = 0;
 export async function runPod(
   cri: CriClient,
   image: string,
-  opts: { exit?: boolean; name?: string } = {},
+  opts: {
+    exit?: boolean;
+    name?: string;
+    /** The container's command and args (default `sleep 3600`, or `true` with exit). */
+    command?: string[];
+    args?: string[];
+    mounts?: pods.ContainerSpec['mounts'];
+    envs?: Record<string, string>;
+    runAsUser?: number;
+    /** Return once the container has started, without waiting for a state. */
+    noWait?: boolean;
+    /** The runtime writes the container's log to <logDirectory>/main.log. */
+    logDirectory?: string;
+  } = {},
 ): Promise<RunningPod> {
   const name = opts.name ?? `inv-test-${process.pid}-${++podCounter}`;
-  const sandbox = { name, uid: `${name}-uid`, namespace: 'inv-test' };
+  const sandbox = {
+    name,
+    uid: `${name}-uid`,
+    namespace: 'inv-test',
+    ...(opts.logDirectory ? { logDirectory: opts.logDirectory } : {}),
+  };
   const sandboxId = await pods.runPodSandbox(cri, sandbox);
   let containerId = '';
   let cleaned = false;
@@ -131,9 +149,14 @@ export async function runPod(
       sandbox,
       name: 'main',
       image,
-      command: opts.exit ? ['/bin/true'] : ['/bin/sleep', '3600'],
+      command: opts.command ?? (opts.exit ? ['/bin/true'] : ['/bin/sleep', '3600']),
+      ...(opts.args ? { args: opts.args } : {}),
+      ...(opts.mounts ? { mounts: opts.mounts } : {}),
+      ...(opts.envs ? { envs: opts.envs } : {}),
+      ...(opts.runAsUser !== undefined ? { runAsUser: opts.runAsUser } : {}),
     });
     await pods.startContainer(cri, containerId);
+    if (opts.noWait) return { sandboxId, containerId, cleanup };
     const want = opts.exit ? 'CONTAINER_EXITED' : 'CONTAINER_RUNNING';
     await waitFor(
       `container ${containerId} ${want}`,

@@ -17,6 +17,10 @@ export interface ImageInput {
   entrypoint?: string[];
   /** Also record `<repo>@<manifest digest>` names, so CRI reports repoDigests. */
   digestRefs?: boolean;
+  /** A second layer holding a file of this many bytes: an image of a chosen size. */
+  padBytes?: number;
+  /** Files of a second layer over busybox (what a scanner reads: /var/lib/dpkg/status...). */
+  files?: { path: string; data: string | Buffer; mode?: number }[];
 }
 
 export interface BuiltImage {

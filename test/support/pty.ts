@@ -33,6 +33,8 @@ export function runOnPty(
   const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', ...opts.env };
   // A COLUMNS inherited from the test's own terminal would override the pty's size.
   delete env.COLUMNS;
+  // A person's terminal: CI=true (set by CI runners) turns colour off in chalk's detection.
+  if (opts.env?.CI === undefined) delete env.CI;
   if (opts.env?.COLUMNS) env.COLUMNS = opts.env.COLUMNS;
   const spec = {
     argv: [process.execPath, path.join(repoRoot, 'bin', 'run.js'), ...args],

@@ -95,7 +95,8 @@ describe('direct flags for node-remove', () => {
 
   it('reads every command line the erase controller writes for a worker', async () => {
     const settings = { worker: DEFAULT_CONFIG.worker, runtimeSocket: '/run/containerd/containerd.sock' };
-    for (const j of [job(), job({ dryRun: true }), job({}, 3)]) {
+    const trigger = { imageFs: { highPercent: 80.5, lowPercent: 70 }, minUnusedAge: '7d' };
+    for (const j of [job(), job({ dryRun: true }), job({}, 3), job(trigger), job({ minUnusedAge: '12h' })]) {
       const [id, ...argv] = workerArgs(j, settings);
       assert.equal(id, 'node-remove');
       const direct = parseDirect(argv, spec, { NODE_NAME: 'n1' });

@@ -17,7 +17,8 @@ import {
 import { policyProblem } from '../../src/core/erase/config/policy.js';
 import { workerArgs, workerPodSpec } from '../../src/core/erase/worker/pod-spec.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';
-import { decodeItem, encodeItem, type InventoryItem } from '../../src/core/apply-inventory/items.js';
+import { type InventoryItem } from '../../src/core/apply-inventory/items.js';
+import { decodeItem, encodeItem } from '../../src/core/apply-inventory/item-lines.js';
 import { OWNER_LABEL, provenOwned } from '../../src/core/apply-inventory/objects.js';
 import {
   InputError,

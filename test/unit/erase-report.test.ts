@@ -78,7 +78,9 @@ describe('erase report (pure)', () => {
     assert.equal(r.bytesWouldFree, 2000);
     assert.deepEqual(r.nodes, { desired: 4, running: 1, pending: 1, succeeded: 1, failed: 0, skipped: 1 });
     const [a, b, c, d] = r.results;
-    assert.deepEqual(a!.images, [{ target: 'busybox:1', image: 'sha256:abc', outcome: 'would-remove' }]);
+    assert.deepEqual(a!.images, [
+      { target: 'busybox:1', image: 'sha256:abc', names: [], size: 0, outcome: 'would-remove' },
+    ]);
     assert.equal(a!.wouldRemove, 1);
     assert.equal(a!.removed, 0);
     assert.equal(b!.outcome, 'Running');
@@ -110,7 +112,7 @@ describe('erase report (pure)', () => {
     const p = (message: string) =>
       pod('p', 'n', 'J', { containerStatuses: [{ state: { terminated: { message } } }] });
     assert.deepEqual(podImages(p(summary([{ t: '*', i: 'sha256:1', o: 'failed', e: 'boom' }], true))), {
-      images: [{ target: '*', image: 'sha256:1', outcome: 'failed', detail: 'boom' }],
+      images: [{ target: '*', image: 'sha256:1', names: [], size: 0, outcome: 'failed', detail: 'boom' }],
       truncated: true,
     });
     assert.equal(podImages(p('exec format error')), undefined);
@@ -173,6 +175,43 @@ describe('erase report (pure)', () => {
     const many = Array.from({ length: 20 }, (_, i) => `registry.example.com/team/app-${i}:v1`);
     assert.equal(summarizeImages(many), 'registry.example.com/team/app-0:v1 (+19 more)');
     assert.equal(summarizeImages(['a:1', 'b:1', 'c:1'], 12), 'a:1 (+2 more)');
+  });
+
+  it('a threshold run: IMAGE FS per node, before -> after, in the table and the JSON', () => {
+    const r = buildReport(list(), {
+      generation: 3,
+      job: {
+        ...job(false),
+        status: {
+          phase: 'Completed',
+          nodes: [
+            {
+              node: 'a',
+              outcome: 'Succeeded',
+              removed: 2,
+              bytes: 300,
+              imageFsBefore: 8120,
+              imageFsAfter: 6990,
+            },
+            {
+              node: 'b',
+              outcome: 'Succeeded',
+              imageFsBefore: 310,
+              imageFsAfter: 310,
+              belowThreshold: 5,
+            },
+          ],
+        },
+      },
+    });
+    assert.deepEqual(r.results[0]!.imageFs, { before: 81.2, after: 69.9 });
+    const out = renderEraseReport(r, { width: 120 });
+    assert.match(out, /IMAGE FS/);
+    assert.match(out, /81\.20%->69\.90%/);
+    assert.match(out, /3\.10%/);
+    const plain = buildReport(list(), { generation: 3, job: job(false, ['a|Succeeded|1|0|0|0|0|1|']) });
+    assert.equal(plain.results[0]!.imageFs, undefined);
+    assert.doesNotMatch(renderEraseReport(plain, {}), /IMAGE FS/);
   });
 
   it('the node table fits the width it is given', () => {

@@ -17,10 +17,26 @@ describe('errorText', () => {
     assert.equal(exitCodeOf(e), 1);
   });
 
-  it('keeps oclif’s follow-up lines, and maps anything else to exit 1 and SIGINT to 130', () => {
+  it('makes oclif’s multi-line errors one line, and maps anything else to exit 1 and SIGINT to 130', () => {
     assert.equal(
       errorText(new Error('Unexpected argument: extra\nSee more help with --help')),
-      'error: Unexpected argument: extra\nSee more help with --help',
+      'error: Unexpected argument: extra (see --help)',
+    );
+    assert.equal(
+      errorText(new Error('Missing 1 required arg:\njob  ImageJob name.\nSee more help with --help')),
+      'error: Missing 1 required arg: job (ImageJob name.) (see --help)',
+    );
+    assert.equal(
+      errorText(
+        new Error(
+          'The following error occurred:\n  --images=x cannot also be provided when using --all-unused\nSee more help with --help',
+        ),
+      ),
+      'error: --images=x cannot also be provided when using --all-unused (see --help)',
+    );
+    assert.equal(
+      errorText(new Error('The following errors occurred:\n  a is wrong\n  b is wrong')),
+      'error: a is wrong; b is wrong',
     );
     assert.equal(exitCodeOf(new Error('boom')), 1);
     assert.equal(exitCodeOf(new Error('SIGINT')), 130);

@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core/controller'],
   ['core/apply-inventory', 'core/inventory'],
   ['core/report', 'core/erase'],
-  ['core/noderemove', 'core/check', 'core/install', 'core/watch'],
+  ['core/noderemove', 'core/scanner', 'core/check', 'core/install', 'core/watch'],
   ['cli', 'hooks'],
   ['commands', 'bundle'],
 ];

@@ -12,7 +12,10 @@ import {
   writtenByInv,
 } from '../../src/core/install/ownership.js';
 import { othersManage } from '../../src/core/install/uninstall.js';
-import { displayName, objectPath } from '../../src/core/kube/apply.js';
+import { displayName, objectPath, type KubeObject } from '../../src/core/kube/apply.js';
+import { installObjects } from '../../src/core/install/install.js';
+import { workerImageNote } from '../../src/core/install/worker-image.js';
+import { DEFAULT_CONFIG, parseConfig } from '../../src/core/erase/config/config.js';
 import { asCrdMissing, CrdMissingError, IMAGE_CRD } from '../../src/core/kube/crds.js';
 import { KubeApiError } from '../../src/core/kube/rest.js';
 
@@ -82,6 +85,28 @@ describe('install bundle', () => {
     assert.equal(dep.spec.template.spec.containers[0]!.image, 'registry.example.com/inv:9');
     const dflt = readBundle().find((o) => o.kind === 'Deployment') as unknown as typeof dep;
     assert.equal(dflt.spec.template.spec.containers[0]!.image, 'ghcr.io/imageinventory/inv:0.1.0');
+  });
+
+  it('--image sets the workers’ image in a new erase configuration, and says what to do with an existing one', () => {
+    const config = (objects: KubeObject[]) =>
+      objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'inv-erase-config')!;
+    const text = (o: KubeObject) => (o as unknown as { data: Record<string, string> }).data['config.yaml'];
+    const set = config(installObjects({ daemon: true, image: 'registry.example.com/inv:9' }));
+    assert.equal(parseConfig(text(set)).worker.image, 'registry.example.com/inv:9');
+    assert.equal(
+      parseConfig(text(config(installObjects({ daemon: true })))).worker.image,
+      DEFAULT_CONFIG.worker.image,
+    );
+    // An existing configuration is never rewritten: install says which image the workers keep.
+    const existing = {
+      ...config(installObjects({ daemon: true })),
+      metadata: { name: 'inv-erase-config', namespace: 'image-inventory-system' },
+    };
+    assert.equal(
+      workerImageNote(set, existing, 'registry.example.com/inv:9'),
+      'kept as it is (yours): erase workers still run ghcr.io/imageinventory/inv:0.1.0, not --image registry.example.com/inv:9; set worker.image in it: kubectl -n image-inventory-system edit configmap inv-erase-config',
+    );
+    assert.equal(workerImageNote(set, set, 'registry.example.com/inv:9'), undefined);
   });
 });
 

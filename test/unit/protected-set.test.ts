@@ -11,6 +11,7 @@ import {
 } from '../../src/core/erase/worker/protected-set.js';
 import { referencedTargets } from '../../src/core/erase/requester/referenced-targets.js';
 import { countResults, decodeResult, encodeResult, resultFromPod } from '../../src/core/erase/api/results.js';
+import { decodeNode, toNodeStatus } from '../../src/core/erase/api/node-status.js';
 import {
   compileAll,
   decide,
@@ -188,7 +189,9 @@ describe('inventory protection (pure)', () => {
     });
     assert.match(summary, /"e":"referenced by Pod in a"/);
     const r = resultFromPod('n1', { phase: 'Succeeded', message: summary });
-    assert.deepEqual([r.removed, r.protected, r.bytes], [2, 1, 1000]);
+    // Two targets matched sha256:1: one image removed, counted once (as its bytes are).
+    assert.deepEqual([r.removed, r.protected, r.bytes], [1, 1, 1000]);
+    assert.deepEqual(decodeNode(toNodeStatus(r)), r);
     assert.deepEqual(decodeResult(encodeResult(r)), r);
     // A line written before protected and bytes existed still reads.
     assert.deepEqual(decodeResult('n2|Succeeded|3|1|0|0|'), {
@@ -202,7 +205,7 @@ describe('inventory protection (pure)', () => {
     });
     assert.throws(() => decodeResult('n|Succeeded|1|2'), /malformed/);
     const c = countResults([r, { ...r, node: 'n3', bytes: 24 }]);
-    assert.deepEqual([c.removed, c.protected, c.bytes], [4, 2, 1024]);
+    assert.deepEqual([c.removed, c.protected, c.bytes], [2, 2, 1024]);
     assert.equal(formatBytes(3_200_000_000), '3.2 GB');
     assert.equal(formatBytes(999), '999 B');
   });

@@ -2,10 +2,7 @@
 // asserts the exact inventory the call returns.
 import assert from 'node:assert/strict';
 import {
-  decodeInventory,
   dropItem,
-  encodeInventory,
-  encodeItem,
   itemKey,
   markAdopted,
   markApplied,
@@ -19,6 +16,7 @@ import {
   type DesiredItem,
   type InventoryItem,
 } from '../../src/core/apply-inventory/items.js';
+import { decodeInventory, encodeInventory, encodeItem } from '../../src/core/apply-inventory/item-lines.js';
 
 const cm: DesiredItem = {
   group: '',
@@ -223,11 +221,25 @@ describe('reconciler inventory (pure transitions)', () => {
     const lines = encodeInventory(inv);
     assert.deepEqual(lines, [
       '/v1/Pod|ns|job-a|1|0|D|pa|Ready|1767323045',
-      '/v1/Pod|ns|job-b|1|0|O|pb|Creating|',
-      '/v1/PodTemplate|ns|job|0|1|D||ScheduledForDeletion|',
-      '/v1/ConfigMap|ns|job-images|0|1|D|c1|Creating|',
+      '^|^|job-b|1|0|O|pb|Creating|',
+      '/v1/PodTemplate|^|job|0|1|D||ScheduledForDeletion|',
+      '/v1/ConfigMap|^|job-images|0|1|D|c1|Creating|',
     ]);
     assert.deepEqual(decodeInventory(lines), inv);
+    // Lines written before the `^` marks read as they are; a mark on the first line is malformed.
+    assert.deepEqual(decodeInventory(lines.map((_, i) => encodeItem(decodeInventory(lines)[i]!))), inv);
+    assert.throws(() => decodeInventory(['^|ns|a|1|0|D|x|Ready|']), /malformed item/);
+    // A job's Pods share their names' start.
+    const pods = encodeInventory(
+      ['imagelist-12-abcde-0123456789', 'imagelist-12-abcde-1123456789'].map((name) =>
+        item({ ...podA, name }, 'Completed', { lastAppliedAt: T1S }),
+      ),
+    );
+    assert.equal(pods[1], '^|^|^19:1123456789|1|0|D|pa|^|^');
+    assert.deepEqual(
+      decodeInventory(pods).map((i) => i.name),
+      ['imagelist-12-abcde-0123456789', 'imagelist-12-abcde-1123456789'],
+    );
     assert.deepEqual(decodeInventory(undefined), []);
     assert.throws(() => decodeInventory(['/v1/Pod|ns']), /malformed item/);
     assert.throws(() => decodeInventory(['/v1/Pod|ns|a|1|0|D|x|Bogus|']), /unknown phase/);

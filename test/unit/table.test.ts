@@ -1,6 +1,8 @@
 // src/cli/table.ts: kubectl-style borderless tables fitted to the terminal width.
 import assert from 'node:assert/strict';
+import { shortenRef } from '../../src/cli/shorten-ref.js';
 import { renderTable, terminalWidth, visibleLength, type Column } from '../../src/cli/table.js';
+import { fitText, wrapLine } from '../../src/cli/wrap.js';
 
 const columns: Column[] = [
   { header: 'NAMESPACE' },
@@ -110,5 +112,47 @@ describe('terminalWidth', () => {
       if (saved === undefined) delete process.env.COLUMNS;
       else process.env.COLUMNS = saved;
     }
+  });
+});
+
+describe('shortenRef, collapsing columns, wrapping prose', () => {
+  it('cuts a ref in the middle and keeps the tag, or the digest’s start', () => {
+    assert.equal(shortenRef('docker.io/nicolaka/netshoot:v0.13', 40), 'docker.io/nicolaka/netshoot:v0.13');
+    assert.equal(shortenRef('docker.io/nicolaka/netshoot:v0.13', 24), 'docker.i…/netshoot:v0.13');
+    const digest = `ghcr.io/acme/migrate:v2@sha256:${'4c1e6a1b0d6e'.repeat(5)}abcd`;
+    assert.equal(shortenRef(digest, 40), 'ghcr.io/acme/migrate:v2@sha256:4c1e6a1b…');
+    assert.equal(shortenRef(digest, 24), 'ghcr.io/ac…/migrate:v2@…');
+    const byDigest = `docker.io/library/nginx@sha256:${'4c1e6a1b0d6e'.repeat(5)}abcd`;
+    assert.equal(shortenRef(byDigest, 30), 'docker.…/nginx@sha256:4c1e6a1…');
+    for (const w of [8, 10, 16, 24, 30, 40]) assert.ok([...shortenRef(digest, w)].length <= w);
+  });
+
+  it('collapses a marked column of one value on a terminal only', () => {
+    const cols: Column[] = [{ header: 'NODE' }, { header: 'TARGET', collapse: true }, { header: 'OUTCOME' }];
+    const rows = [
+      ['a', '*', 'removed'],
+      ['b', '*', 'kept'],
+    ];
+    assert.equal(
+      renderTable(cols, rows, { width: 80 }),
+      'TARGET: * (every row)\nNODE   OUTCOME\na      removed\nb      kept\n',
+    );
+    assert.match(renderTable(cols, rows, {}), /^NODE {3}TARGET {3}OUTCOME$/m);
+    assert.match(renderTable(cols, rows, { width: 80, wide: true }), /TARGET/);
+    assert.match(renderTable(cols, [rows[0]!, ['b', 'x:1', 'kept']], { width: 80 }), /^NODE {3}TARGET/m);
+  });
+
+  it('wraps at word boundaries with a hanging indent, and leaves piped text alone', () => {
+    const text = `warning: ${'word '.repeat(30).trim()}`;
+    const out = fitText(text, 40).split('\n');
+    for (const l of out) assert.ok(l.length <= 40, l);
+    assert.ok(out.slice(1).every((l) => l.startsWith('  ') && !l.startsWith('   ')));
+    assert.equal(out.map((l) => l.trim()).join(' '), text);
+    assert.equal(fitText(text, undefined), text);
+    assert.deepEqual(wrapLine(`a ${'x'.repeat(50)}`, 30), [
+      'a',
+      `  ${'x'.repeat(28)}`,
+      `  ${'x'.repeat(22)}`,
+    ]);
   });
 });

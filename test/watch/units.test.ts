@@ -4,7 +4,7 @@ import type { StrippedPod } from '../../src/core/inventory/strip.js';
 import { parseDurationMs } from '../../src/core/duration.js';
 import { parseDuration } from '../../src/core/erase/config/config.js';
 import { parseTimeout } from '../../src/core/noderemove/index.js';
-import { generationChanged, podChanged } from '../../src/core/watch/predicates.js';
+import { generationChanged, podBringsNewImage, podChanged } from '../../src/core/watch/predicates.js';
 
 describe('inv watch units', () => {
   it('parses one duration syntax everywhere: explicit units, a bare number refused', () => {
@@ -65,5 +65,23 @@ describe('inv watch units', () => {
     // Without generations, the stripped template decides.
     assert.equal(generationChanged(w(undefined, 'a'), w(undefined, 'a')), false);
     assert.equal(generationChanged(w(undefined, 'a'), w(undefined, 'b')), true);
+  });
+
+  it('priority: a Pod brings a new image only with a valid ref that has no Image yet', () => {
+    const pod = (containers: string[], init: string[] = []): StrippedPod => ({
+      metadata: { name: 'p', namespace: 'n' },
+      spec: {
+        containers: containers.map((image, i) => ({ name: `c${i}`, image })),
+        initContainers: init.map((image, i) => ({ name: `i${i}`, image })),
+      },
+    });
+    const have = new Set(['docker.io/library/nginx:1.25', 'registry.example.com/app:v1']);
+    const has = (ref: string) => have.has(ref);
+    // Refs compare normalized: "nginx:1.25" is docker.io/library/nginx:1.25.
+    assert.equal(podBringsNewImage(pod(['nginx:1.25', 'registry.example.com/app:v1']), has), false);
+    assert.equal(podBringsNewImage(pod(['nginx:1.25'], ['busybox:1']), has), true);
+    assert.equal(podBringsNewImage(pod(['nginx:1.26']), has), true);
+    // An invalid or empty ref makes no Image: nothing new to wait for.
+    assert.equal(podBringsNewImage(pod(['Not A Ref!!', '']), has), false);
   });
 });

@@ -1,12 +1,14 @@
 // `inv erase cancel JOB`: stops a running erase job now. Only inv's own jobs and their own
 // worker Pods are touched (src/core/erase/requester/cancel.ts).
+import { printErr, printOut } from '../../cli/wrap.js';
 import { parseDurationMs } from '../../core/duration.js';
-import { Args, Command, Flags } from '@oclif/core';
+import { Command, Flags } from '@oclif/core';
+import { jobArg, jobNameFlag, jobSelectProblem, lastJobOf } from '../../cli/job-select.js';
 import { standaloneFlag, workersNamespaceFlag } from '../../cli/erase-common.js';
 import { EraseSession } from '../../cli/erase-session.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/exit-codes.js';
 import { failLine } from '../../cli/fail.js';
-import { kubeFlags } from '../../cli/flags.js';
+import { kubeFlags, outputFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/interrupt.js';
 import { renderCancel } from '../../cli/render-erase.js';
@@ -28,7 +30,8 @@ Only jobs inv's erase controllers created (label app.kubernetes.io/managed-by=in
 ImageList as controller) are cancelled, and only Pods that the job owns (its UID as their
 controller reference) are deleted, each with a UID precondition.
 
-A job that has already finished is left as it is (exit 0).
+JOB, or --name LIST for that ImageList's last job (as \`inv erase status\` takes them). A job
+that has already finished is left as it is (exit 0).
 
 Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for its cleanup after
 --timeout (no controller running?); 2 no such job, not one of inv's, or no usable cluster.`);
@@ -36,16 +39,19 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
   static override examples = [
     { description: 'Cancel a job', command: '<%= config.bin %> erase cancel imagelist-3-1a2b3' },
     {
+      description: 'Cancel the last job of an ImageList',
+      command: '<%= config.bin %> erase cancel --name nightly',
+    },
+    {
       description: 'Cancel a job left behind by an interrupted --standalone run',
       command: '<%= config.bin %> erase cancel imagelist-3-1a2b3 --standalone',
     },
   ];
 
-  static override args = {
-    job: Args.string({ description: 'ImageJob name.', required: true }),
-  };
+  static override args = jobArg('');
 
   static override flags = {
+    ...jobNameFlag,
     wait: Flags.boolean({
       description:
         'Wait until the job and its objects are gone (the default); --no-wait returns after the deletes.',
@@ -55,35 +61,38 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
     timeout: Flags.string({ description: 'How long to wait for the cleanup.', default: '1m' }),
     ...standaloneFlag,
     ...workersNamespaceFlag,
-    output: Flags.string({
-      char: 'o',
-      description: 'Output format.',
-      options: ['table', 'name', 'json', 'yaml'],
-      default: 'table',
-    }),
+    output: outputFlags(['table', 'name', 'json', 'yaml']).output,
     ...kubeFlags,
   };
 
   async run(): Promise<void> {
     exitOnInterrupt();
     const { args, flags } = await this.parse(EraseCancel);
+    const problems: string[] = [];
     let timeoutMs = 0;
     try {
       timeoutMs = parseDurationMs(flags.timeout, '--timeout');
     } catch (e) {
-      failLine(this, (e as Error).message);
+      problems.push((e as Error).message);
     }
+    const selection = jobSelectProblem(args.job, flags.name, true);
+    if (selection) problems.push(selection);
+    if (problems.length) failLine(this, problems.join('; '));
     const session = EraseSession.open(this, flags);
+    let job = args.job;
     await session.run(
       this,
       'erase cancel',
-      () => this.cancel(session, args.job, flags, timeoutMs),
+      async () => {
+        if (!job) {
+          const last = await lastJobOf(session.rest, flags.name!);
+          if (last.problem) failLine(this, last.problem);
+          job = last.job!;
+        }
+        await this.cancel(session, job, flags, timeoutMs);
+      },
       (e) =>
-        e instanceof CancelRefusedError
-          ? e.message
-          : isNotFound(e)
-            ? `imagejob ${args.job} not found`
-            : undefined,
+        e instanceof CancelRefusedError ? e.message : isNotFound(e) ? `imagejob ${job} not found` : undefined,
     );
   }
 
@@ -127,11 +136,11 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
       podsLeft: r.podsLeft,
       cleanedUp: gone ?? null,
     };
-    process.stdout.write(renderCancel(out, flags.output, flags.wait));
+    if (flags.output === 'table' || flags.output === 'wide')
+      printOut(renderCancel(out, flags.output, flags.wait));
+    else process.stdout.write(renderCancel(out, flags.output, flags.wait));
     for (const p of r.podsLeft)
-      process.stderr.write(
-        `warning: Pod ${p} carries the job's label but the job does not own it: left alone\n`,
-      );
+      printErr(`warning: Pod ${p} carries the job's label but the job does not own it: left alone\n`);
     if (flags.wait && gone === false)
       failLine(
         this,

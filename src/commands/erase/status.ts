@@ -2,7 +2,8 @@
 // its phase and timing, one row per node with its reason, each node's images; --follow
 // re-attaches to a running job as `inv erase` does.
 import { parseDurationMs } from '../../core/duration.js';
-import { Args, Command, Flags } from '@oclif/core';
+import { Command, Flags } from '@oclif/core';
+import { jobArg, jobNameFlag, jobSelectProblem } from '../../cli/job-select.js';
 import {
   eraseOutputFlags,
   followWithProgress,
@@ -64,14 +65,20 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
       description: 'The last run of a nightly list, as JSON',
       command: '<%= config.bin %> erase status --name nightly -o json',
     },
+    {
+      description: 'Its phase and bytes freed, for a script (kubectl JSONPath)',
+      command: '<%= config.bin %> erase status --name nightly -o jsonpath=\'{.phase},{.bytesFreed}{"\\n"}\'',
+    },
+    {
+      description: 'One line per node, sorted by node name',
+      command: '<%= config.bin %> erase status JOB --sort-by node -o custom-columns=NODE:node,OUT:outcome',
+    },
   ];
 
-  static override args = {
-    job: Args.string({ description: 'ImageJob name (default: see --name).' }),
-  };
+  static override args = jobArg('; default: the newest job');
 
   static override flags = {
-    name: Flags.string({ description: 'ImageList whose last job to show (when JOB is not given).' }),
+    ...jobNameFlag,
     follow: Flags.boolean({ char: 'f', description: 'Wait for the job to finish, showing progress.' }),
     timeout: Flags.string({ description: 'With --follow: the whole wait (e.g. 30m).', default: '1h' }),
     ...standaloneFlag,
@@ -93,10 +100,11 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
     } catch (e) {
       problems.push((e as Error).message);
     }
-    if (args.job && flags.name) problems.push('give JOB or --name, not both');
+    const selection = jobSelectProblem(args.job, flags.name, false);
+    if (selection) problems.push(selection);
     if (flags.standalone && !flags.follow)
       problems.push('--standalone runs the controllers while following: add --follow');
-    if (problems.length) failLine(this, problems.join('\n'));
+    if (problems.length) failLine(this, problems.join('; '));
     const session = EraseSession.open(this, flags);
     await session.run(
       this,
@@ -123,6 +131,7 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
       'config-namespace': string;
       output: string;
       'no-headers': boolean;
+      'sort-by'?: string;
     },
     timeoutMs: number,
   ): Promise<void> {
@@ -139,7 +148,7 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
         pods,
         submitted: !first.job,
       });
-      printReport(report, output, { noHeaders: flags['no-headers'], status: true });
+      printReport(report, output, { noHeaders: flags['no-headers'], sortBy: flags['sort-by'], status: true });
       if ((output === 'table' || output === 'wide') && !flags['no-headers'] && report.job)
         process.stdout.write(
           `\n${renderEvents(await jobEvents(rest, report.job), Date.now(), { wide: output === 'wide', width: terminalWidth() })}`,
@@ -162,10 +171,14 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
       });
     } catch (e) {
       if (!(e instanceof FollowTimeoutError)) throw e;
-      printReport(e.report, output, { noHeaders: flags['no-headers'], status: true });
+      printReport(e.report, output, {
+        noHeaders: flags['no-headers'],
+        sortBy: flags['sort-by'],
+        status: true,
+      });
       failLine(this, e.message, EXIT_PARTIAL_FAILURE);
     }
-    printReport(report, output, { noHeaders: flags['no-headers'], status: true });
+    printReport(report, output, { noHeaders: flags['no-headers'], sortBy: flags['sort-by'], status: true });
     if (report.phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
   }
 

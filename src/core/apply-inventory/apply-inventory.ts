@@ -8,9 +8,7 @@
 // transitions are pure and return new arrays), so the caller reads `items` after each step.
 import type { KubeRest } from '../kube/rest.js';
 import {
-  decodeInventory,
   dropItem,
-  encodeInventory,
   isApplyPending,
   isDeletionPhase,
   itemKey,
@@ -23,6 +21,7 @@ import {
   type InventoryItem,
   type ObjectRef,
 } from './items.js';
+import { decodeInventory, encodeInventory } from './item-lines.js';
 import {
   applyWave,
   deleteWave,

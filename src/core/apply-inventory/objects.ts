@@ -27,6 +27,7 @@ import {
   type ObjectRef,
 } from './items.js';
 import { forEachConcurrent } from '../concurrency.js';
+import { canonical, sameAsCreated } from './same-content.js';
 import { kindCollectionPath } from '../kube/kinds.js';
 
 export const OWNER_LABEL = 'imageinventory.dev/owner';
@@ -64,20 +65,6 @@ export function collectionPath(ref: Omit<ObjectRef, 'name'>): string {
 
 export const objectPath = (ref: ObjectRef): string =>
   `${collectionPath(ref)}/${encodeURIComponent(ref.name)}`;
-
-/** Stable JSON (sorted keys) so equal manifests always hash alike. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
 
 /** 16 hex digits (64 bits) of SHA-256: plenty to detect drift, compact in the inventory. */
 export const manifestDigest = (manifest: unknown): string =>
@@ -183,6 +170,8 @@ export interface ApplyOptions {
   immutableKinds?: ReadonlySet<string>;
   /** At most this many items per call, so progress is persisted in chunks. Default: the whole wave. */
   limit?: number;
+  /** Only these items of the wave (default: all); the others wait for a later call. */
+  select?: (item: InventoryItem) => boolean;
   /**
    * Kinds adopted on owner label and digest without a recorded UID (default: Pod). Every other
    * kind records the UID of the object created and is never adopted without it. A worker Pod is
@@ -215,7 +204,8 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
   const record = (key: string, kind: string, obj: KubeObject | undefined) => {
     if (!labelTrusted.has(kind) && obj?.metadata?.uid) uids.set(key, obj.metadata.uid);
   };
-  const items = opts.limit ? wave.items.slice(0, opts.limit) : wave.items;
+  const chosen = opts.select ? wave.items.filter(opts.select) : wave.items;
+  const items = opts.limit ? chosen.slice(0, opts.limit) : chosen;
   await forEachConcurrent(items, opts.concurrency ?? 16, async (item) => {
     const key = itemKey(item);
     const body = stamp(opts.manifest(item), opts.owner, item.digest);
@@ -244,6 +234,12 @@ export async function applyWave(rest: KubeRest, inv: Inventory, opts: ApplyOptio
         throw e;
       }
       if (!provenOwned(item, live, opts.owner, labelTrusted)) {
+        if (isOwnedBy(live, opts.owner) && (await sameAsCreated(rest, collectionPath(item), live, body))) {
+          // Ours, created before a crash took the UID with it (see same-content.ts): adopt.
+          record(key, item.kind, live);
+          applied.push(key);
+          return;
+        }
         res.collisions.push({ ref: item, holder: holderOf(live, opts.owner) });
         dropped.push(key);
         return;

@@ -3,7 +3,7 @@
 // a result (never an exception), so one broken part cannot hide the state of the others.
 import { CONFIG_MAP_NAME, ConfigError } from '../erase/config/config.js';
 import { loadConfig, missingConfigMessage } from '../erase/config/settings.js';
-import { neededPermissions } from '../erase/requester/preflight.js';
+import { heartbeatHolder, neededPermissions } from '../erase/requester/preflight.js';
 import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/api/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
@@ -184,7 +184,21 @@ export async function daemonCheck(
 ): Promise<CheckResult> {
   const name = 'the daemon runs and holds its Lease';
   const where = `${opts.daemonNamespace}/${opts.leaseName}`;
-  const hint = 'run `inv install --daemon`, or `inv watch --leader-elect` somewhere with a kubeconfig';
+  const hint = 'run `inv install --daemon`, or `inv watch` somewhere with a kubeconfig';
+  // A daemon without leader election keeps a heartbeat Lease instead (controller/heartbeat.ts).
+  const beating = async (): Promise<CheckResult | undefined> => {
+    const holder = await heartbeatHolder(rest, opts.daemonNamespace, opts.leaseName, now).catch(
+      () => undefined,
+    );
+    return holder
+      ? {
+          group: 'daemon',
+          name,
+          status: 'pass',
+          detail: `heartbeat of ${holder} (no leader election) for Lease ${where}`,
+        }
+      : undefined;
+  };
   let lease: Lease;
   try {
     lease = await rest.request<Lease>(
@@ -193,24 +207,37 @@ export async function daemonCheck(
       T,
     );
   } catch (e) {
-    if (isNotFound(e)) return { group: 'daemon', name, status: 'fail', detail: `no Lease ${where}`, hint };
+    if (isNotFound(e))
+      return (
+        (await beating()) ?? { group: 'daemon', name, status: 'fail', detail: `no Lease ${where}`, hint }
+      );
     return { group: 'daemon', name, status: 'fail', detail: msg(e) };
   }
   const holder = lease.spec?.holderIdentity;
   const renewed = lease.spec?.renewTime ? Date.parse(lease.spec.renewTime) : NaN;
   const duration = (lease.spec?.leaseDurationSeconds ?? 15) * 1000;
   if (!holder || Number.isNaN(renewed))
-    return { group: 'daemon', name, status: 'fail', detail: `Lease ${where} has no holder`, hint };
+    return (
+      (await beating()) ?? {
+        group: 'daemon',
+        name,
+        status: 'fail',
+        detail: `Lease ${where} has no holder`,
+        hint,
+      }
+    );
   const age = Math.max(0, Math.round((now - renewed) / 1000));
   const detail = `Lease ${where} held by ${holder}, renewed ${age}s ago`;
   if (now - renewed > duration)
-    return {
-      group: 'daemon',
-      name,
-      status: 'fail',
-      detail: `${detail}, past its ${duration / 1000}s duration`,
-      hint: 'the holder stopped renewing: look at the daemon’s logs',
-    };
+    return (
+      (await beating()) ?? {
+        group: 'daemon',
+        name,
+        status: 'fail',
+        detail: `${detail}, past its ${duration / 1000}s duration`,
+        hint: 'the holder stopped renewing: look at the daemon’s logs',
+      }
+    );
   return { group: 'daemon', name, status: 'pass', detail };
 }
 

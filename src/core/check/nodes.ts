@@ -2,15 +2,40 @@
 // answers, by running what an erase runs, in dry-run mode: an ImageList request for "*" with
 // dryRun (nothing is removed), carried out by the daemon's controllers, one worker per node.
 // A worker reports Succeeded only after it listed the node's images through the socket. The
-// ImageList is deleted afterwards (its job goes with it, through the ownerReference).
+// ImageList is deleted afterwards (its job goes with it, through the ownerReference), also on
+// ^C (the command calls removeOwnCheckList); the list carries a label that marks it as the
+// check's own, so that a rerun after a check that could not clean up (killed) replaces it,
+// while a list of that name that someone else made is never touched.
 import { PRUNE_ALL } from '../erase/api/images.js';
 import { submitErase, waitForJob } from '../erase/requester/request.js';
-import { decodeResult } from '../erase/api/results.js';
+import { decodeNodes } from '../erase/api/node-status.js';
 import { IMAGELISTS_PATH, type ImageList } from '../erase/api/types.js';
 import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import type { CheckResult } from './checks.js';
 
 export const CHECK_IMAGELIST = 'inv-check';
+/** The mark on the check's own list. */
+export const CHECK_LABEL = 'imageinventory.dev/created-by';
+export const CHECK_LABEL_VALUE = 'inv-check';
+
+const isOwn = (l: ImageList): boolean => l.metadata.labels?.[CHECK_LABEL] === CHECK_LABEL_VALUE;
+
+/**
+ * Deletes the check's own list if it exists (a leftover, or the one of a run being
+ * interrupted): never one without the check's label. Does not wait for the job's cleanup.
+ */
+export async function removeOwnCheckList(rest: KubeRest, timeoutMs = 5_000): Promise<boolean> {
+  let cur: ImageList;
+  try {
+    cur = await rest.request<ImageList>('GET', `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`, { timeoutMs });
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
+  if (!isOwn(cur) || !cur.metadata.uid) return false;
+  await deleteList(rest, cur.metadata.uid, timeoutMs);
+  return true;
+}
 
 export async function nodesCheck(
   rest: KubeRest,
@@ -28,35 +53,42 @@ export async function nodesCheck(
     ];
   const p = `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`;
   // Never overwrite (or later delete) an ImageList of that name that the check did not create.
+  // The check's own leftover is run again (submitErase rewrites its request), or, when it is
+  // being deleted (an interrupted check), awaited until gone.
   try {
-    await rest.get(p);
-    return [
-      {
-        group,
-        name: 'a dry-run worker runs on every node',
-        status: 'fail',
-        detail: `an ImageList named ${CHECK_IMAGELIST} already exists, and the check never overwrites one`,
-        hint: `if a check was interrupted, delete it (kubectl delete imagelist ${CHECK_IMAGELIST}) and run the check again`,
-      },
-    ];
+    const cur = await rest.get<ImageList>(p);
+    if (isOwn(cur) && cur.metadata.uid) {
+      if (cur.metadata.deletionTimestamp) await removeCheckList(rest, cur.metadata.uid);
+    } else
+      return [
+        {
+          group,
+          name: 'a dry-run worker runs on every node',
+          status: 'fail',
+          detail: `an ImageList named ${CHECK_IMAGELIST} already exists, and the check never overwrites one`,
+          hint: `it lacks the check's label ${CHECK_LABEL}=${CHECK_LABEL_VALUE}, so it is someone else's: if nobody needs it, delete it (kubectl delete imagelist ${CHECK_IMAGELIST}) and run the check again`,
+        },
+      ];
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
   let uid: string | undefined;
   try {
-    // The job's own deadline: a worker that cannot mount a socket that is not there never
-    // starts (the Pod stays ContainerCreating), and its node then fails with reason timeout.
+    // The job's own deadline, for what nothing else catches: a worker that cannot mount a socket
+    // that is not there fails its node after workerStartGrace (reason runtime-socket, naming the
+    // path and runtimeSocket), one that cannot pull its image likewise (image-pull).
     const generation = await submitErase(rest, {
       name: CHECK_IMAGELIST,
       images: [PRUNE_ALL],
       dryRun: true,
+      labels: { [CHECK_LABEL]: CHECK_LABEL_VALUE },
       jobTimeout: `${Math.ceil(opts.timeoutMs / 1000)}s`,
     });
     uid = (await rest.get<ImageList>(p)).metadata.uid;
     const { job, list } = await waitForJob(rest, CHECK_IMAGELIST, generation, {
       timeoutMs: opts.timeoutMs + 30_000,
     });
-    const nodes = (job?.status?.nodes ?? []).map(decodeResult);
+    const nodes = decodeNodes(job?.status?.nodes, true);
     if (nodes.length === 0)
       return [
         {
@@ -71,8 +103,9 @@ export async function nodesCheck(
       name: `node ${n.node}: the runtime socket answers a dry-run worker`,
       status: n.outcome === 'Succeeded' ? 'pass' : n.outcome === 'Skipped' ? 'warn' : 'fail',
       detail: n.outcome === 'Succeeded' ? `${n.removed} unused images` : `${n.outcome}: ${n.reason}`,
-      hint:
-        n.outcome === 'Failed'
+      hint: n.reason.startsWith('runtime-socket:')
+        ? "set runtimeSocket in inv-erase-config to the nodes' CRI socket (k3s: /run/k3s/containerd/containerd.sock, CRI-O: /var/run/crio/crio.sock)"
+        : n.outcome === 'Failed'
           ? 'check runtimeSocket in inv-erase-config (a worker whose socket is missing never starts: ' +
             '`kubectl describe pod` in the workers namespace shows FailedMount) and worker.image'
           : undefined,
@@ -94,17 +127,27 @@ async function removeCheckList(rest: KubeRest, uid: string): Promise<void> {
   const p = `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`;
   const deadline = Date.now() + 60_000;
   try {
-    await rest.request('DELETE', p, {
-      query: { propagationPolicy: 'Foreground' },
-      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid } },
-      timeoutMs: 10_000,
-    });
+    await deleteList(rest, uid, 10_000);
     while (Date.now() < deadline) {
       await rest.request('GET', p, { timeoutMs: 10_000 });
       await new Promise((r) => setTimeout(r, 250));
     }
   } catch (e) {
     // Gone (done), or replaced by someone else's list of that name (not ours to delete).
+    if (!isNotFound(e) && !isConflict(e)) throw e;
+  }
+}
+
+/** Deletes the check's list, only the one with this UID (a precondition). */
+async function deleteList(rest: KubeRest, uid: string, timeoutMs: number): Promise<void> {
+  try {
+    await rest.request('DELETE', `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`, {
+      query: { propagationPolicy: 'Foreground' },
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid } },
+      timeoutMs,
+    });
+  } catch (e) {
+    // Gone already, or replaced by someone else's list of that name (not ours to delete).
     if (!isNotFound(e) && !isConflict(e)) throw e;
   }
 }

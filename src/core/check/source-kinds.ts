@@ -1,29 +1,14 @@
 // `inv check`: the declared source kinds (the file given, or the daemon's ConfigMap): is each
 // one served, and may the daemon's ServiceAccount list and watch it? One result per kind.
 import { discoverKinds } from '../inventory/discover-kinds.js';
-import { parseSourceKinds, SOURCE_KINDS_CONFIGMAP, SOURCE_KINDS_KEY } from '../inventory/declared-kinds.js';
+import { readSourceKindsConfigMap } from '../inventory/source-kinds-configmap.js';
 import type { SourceKindSpec } from '../inventory/source-kinds.js';
-import { isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
+import { KubeApiError, type KubeRest } from '../kube/rest.js';
 import type { CheckResult } from './result.js';
 
 const GROUP = 'source kinds';
 const T = { timeoutMs: 10_000 };
 export const DAEMON_SERVICE_ACCOUNT = 'image-inventory-controller';
-
-/** The daemon's declared kinds from its ConfigMap; undefined when there is none. */
-async function configMapKinds(rest: KubeRest, ns: string): Promise<SourceKindSpec[] | undefined> {
-  try {
-    const cm = await rest.request<{ data?: Record<string, string> }>(
-      'GET',
-      `/api/v1/namespaces/${encodeURIComponent(ns)}/configmaps/${SOURCE_KINDS_CONFIGMAP}`,
-      T,
-    );
-    return parseSourceKinds(cm.data?.[SOURCE_KINDS_KEY] ?? '', `ConfigMap ${ns}/${SOURCE_KINDS_CONFIGMAP}`);
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
-}
 
 /** Whether the daemon's ServiceAccount may `verb` the kind (SubjectAccessReview). */
 async function daemonMay(rest: KubeRest, ns: string, k: SourceKindSpec, verb: string): Promise<boolean> {
@@ -52,7 +37,7 @@ export async function sourceKindsChecks(
 ): Promise<CheckResult[]> {
   let declared: SourceKindSpec[] | undefined;
   try {
-    declared = opts.sourceKinds ?? (await configMapKinds(rest, opts.daemonNamespace));
+    declared = opts.sourceKinds ?? (await readSourceKindsConfigMap(rest, opts.daemonNamespace));
   } catch (e) {
     return [{ group: GROUP, name: 'declared source kinds', status: 'fail', detail: (e as Error).message }];
   }

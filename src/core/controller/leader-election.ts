@@ -21,27 +21,13 @@
 //
 // Transport: KubeRest, like every other API call (an overall deadline, a size cap, and the
 // AbortSignal of the attempt); client-node only loads the kubeconfig.
-import { KubeApiError, KubeRest } from '../kube/rest.js';
+import { KubeRest } from '../kube/rest.js';
+import { leaseProblem, sleep, statusCode } from './lease-problem.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { microTime, rawRecord, type Lease, type LeaderElectionOptions, type LeaseRecord } from './lease.js';
 
 export type { Lease, LeaderElectionOptions };
-
-/** An abortable sleep that resolves early (never rejects) when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-const statusCode = (err: unknown): number | undefined => (err instanceof KubeApiError ? err.code : undefined);
+export { leaseProblem };
 
 export class LeaderElector {
   private readonly rest: KubeRest;
@@ -61,6 +47,8 @@ export class LeaderElector {
   private reportedLeader = '';
 
   private leading = false;
+  // Why the last attempt to take or renew the Lease failed (not: someone else holds it).
+  private lastProblem: string | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
   // Aborted by stop(): wakes sleeps and aborts requests of the election loop.
@@ -94,6 +82,25 @@ export class LeaderElector {
   /** True while this candidate leads (between onStartedLeading and the abort of its signal). */
   isLeader(): boolean {
     return this.leading;
+  }
+
+  /**
+   * Why this candidate can neither take nor renew the Lease (missing namespace, forbidden, API
+   * errors), undefined while it leads or sees a valid holder. The manager's /readyz reports it.
+   */
+  problem(): string | undefined {
+    return this.lastProblem;
+  }
+
+  /** Records the outcome of one attempt: an error log when the reason is new, none when it repeats. */
+  private setProblem(problem: string | undefined): void {
+    if (problem && problem !== this.lastProblem)
+      this.log.error('leader election failing: cannot take or renew the Lease', {
+        namespace: this.opts.namespace,
+        problem,
+      });
+    else if (!problem && this.lastProblem) this.log.info('leader election recovered', {});
+    this.lastProblem = problem;
   }
 
   /** The holder last observed in the Lease, if any. */
@@ -170,7 +177,11 @@ export class LeaderElector {
 
     this.leading = false;
     term.abort();
-    if (lost) this.log.warn('lost leader lease: renewal did not succeed within the renew deadline');
+    if (lost)
+      this.log.error('lost leader lease: renewal did not succeed within the renew deadline', {
+        namespace: this.opts.namespace,
+        problem: this.lastProblem ?? 'no answer within the renew deadline',
+      });
     await work;
     if (this.opts.releaseOnCancel ?? true) await this.release();
     this.termController = undefined;
@@ -240,6 +251,7 @@ export class LeaderElector {
       try {
         const updated = await this.replaceLease(body, signal);
         this.observe(updated, Date.now());
+        this.setProblem(undefined);
         return true;
       } catch (err) {
         if (this.stopped) return false;
@@ -252,7 +264,7 @@ export class LeaderElector {
       current = await this.readLease(signal);
     } catch (err) {
       if (statusCode(err) !== 404) {
-        this.log.warn('cannot read leader lease', { code: statusCode(err), err: String(err) });
+        if (!this.stopped) this.setProblem(leaseProblem('read', namespace, name, err));
         return false;
       }
       const body: Lease = {
@@ -270,10 +282,13 @@ export class LeaderElector {
       try {
         const created = await this.rest.request<Lease>('POST', this.path, { body, signal });
         this.observe(created, Date.now());
+        this.setProblem(undefined);
         return true;
       } catch (createErr) {
         // 409 AlreadyExists: another candidate created it first.
         this.log.debug('cannot create leader lease', { code: statusCode(createErr) });
+        if (statusCode(createErr) !== 409 && !this.stopped)
+          this.setProblem(leaseProblem('create', namespace, name, createErr));
         return false;
       }
     }
@@ -282,7 +297,11 @@ export class LeaderElector {
     this.observe(current, seen);
 
     const held = this.observedRecord.holderIdentity;
-    if (held && held !== identity && this.leaseValid(seen)) return false;
+    if (held && held !== identity && this.leaseValid(seen)) {
+      // A standby behind a live leader: nothing wrong.
+      this.setProblem(undefined);
+      return false;
+    }
 
     const spec = current.spec ?? {};
     const body: Lease = {
@@ -300,10 +319,13 @@ export class LeaderElector {
     try {
       const updated = await this.replaceLease(body, signal);
       this.observe(updated, Date.now());
+      this.setProblem(undefined);
       return true;
     } catch (err) {
       // 409 Conflict: the Lease changed since we read it (someone else renewed or won).
       this.log.debug('cannot update leader lease', { code: statusCode(err) });
+      if (statusCode(err) !== 409 && !this.stopped)
+        this.setProblem(leaseProblem('update', namespace, name, err));
       return false;
     }
   }

@@ -17,8 +17,10 @@
 // Metrics: register on `manager.metrics.registry` (a private prom-client Registry).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import type { KubeRest } from '../kube/rest.js';
+import { Heartbeat } from './heartbeat.js';
 import { LeaderElector } from './leader-election.js';
 import {
   bindAddressDisabled,
@@ -37,7 +39,8 @@ export interface Runnable {
   readonly needLeaderElection: boolean;
   /** Runs until `signal` aborts, then drains and resolves. */
   start(signal: AbortSignal): Promise<void>;
-  ready?(): boolean;
+  /** true when ready; false or the reason (a string) when not. */
+  ready?(): boolean | string;
 }
 
 export interface LeaderElectionConfig {
@@ -67,6 +70,11 @@ export interface ManagerOptions {
   healthProbeBindAddress: string;
   /** Undefined: this process always leads. */
   leaderElection?: LeaderElectionConfig;
+  /**
+   * Without leader election: keep a heartbeat Lease for this election Lease (heartbeat.ts), so
+   * that requesters who look for the controllers' Lease see this process.
+   */
+  heartbeat?: { namespace: string; name: string; durationMs?: number; periodMs?: number };
   /** Hard limit for the shutdown sequence. */
   shutdownGracePeriodMs: number;
 }
@@ -92,6 +100,21 @@ export class Manager {
 
   constructor(private readonly opts: ManagerOptions) {
     this.identity = opts.leaderElection?.identity || `${os.hostname()}_${randomUUID()}`;
+    const hb = opts.heartbeat;
+    if (hb && !opts.leaderElection) {
+      if (!opts.rest) throw new Error('the heartbeat needs the manager’s API transport');
+      this.add(
+        new Heartbeat({
+          rest: opts.rest,
+          namespace: hb.namespace,
+          lease: hb.name,
+          identity: this.identity,
+          logger: opts.logger,
+          durationMs: hb.durationMs,
+          periodMs: hb.periodMs,
+        }),
+      );
+    }
   }
 
   get metrics(): Metrics {
@@ -151,7 +174,12 @@ export class Manager {
       });
     }
     if (!bindAddressDisabled(this.opts.healthProbeBindAddress)) {
-      const checks = Object.fromEntries(others.filter((r) => r.ready).map((r) => [r.name, () => r.ready!()]));
+      const checks: Record<string, () => boolean | string> = Object.fromEntries(
+        others.filter((r) => r.ready).map((r) => [r.name, () => r.ready!()]),
+      );
+      // Not ready while the Lease can be neither taken nor renewed (a standby behind a live
+      // leader is ready): otherwise such a daemon looks healthy and never leads.
+      if (this.opts.leaderElection) checks['leader-election'] = () => this.elector?.problem() ?? true;
       servers.push({
         name: 'health',
         bind: this.opts.healthProbeBindAddress,
@@ -169,6 +197,9 @@ export class Manager {
     }
 
     const othersCtl = new AbortController();
+    // Every runnable in every replica (caches, informers, the heartbeat) listens to this one
+    // signal: more than Node's default of 10 listeners is expected, not a leak.
+    setMaxListeners(64, othersCtl.signal);
     const othersRun = this.runAll(others, othersCtl.signal);
 
     const le = this.opts.leaderElection;
@@ -177,7 +208,8 @@ export class Manager {
     if (le) {
       this.elector = new LeaderElector({
         kubeConfig: this.opts.kubeConfig,
-        rest: this.opts.rest,
+        // Renewals never wait behind the writes' rate limit (--kube-api-qps).
+        rest: this.opts.rest?.withoutWriteLimit(),
         namespace: le.namespace,
         name: le.name,
         identity: this.identity,

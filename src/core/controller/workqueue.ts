@@ -9,13 +9,18 @@
 //     would race on the same Images);
 //   - a key added while it is being processed is marked dirty and queued once more after
 //     done(), because the running rebuild may have listed the objects before that change;
-//   - failures come back after a backoff instead of hot-looping.
+//   - failures come back after a backoff instead of hot-looping;
+//   - bulk passes (a first build, a resync) can be added at a low priority, so a change that
+//     arrives meanwhile is served before them (./priority-fifo.ts, after controller-runtime's
+//     priority queue); a key is still queued once, at the highest priority it was added with.
 //
 // One deliberate difference from client-go: after shutDown(), get() resolves undefined at once
 // and keys still waiting are dropped, instead of being handed out until the queue is empty.
 // Work is level-triggered and the next process (or the next leader) starts with a full list that
 // re-enqueues every namespace, so finishing the backlog would only delay exit past the grace
 // period. Keys already handed out (in flight) are still waited for by shutDownWithDrain().
+import { performance } from 'node:perf_hooks';
+import { PRIORITY_NORMAL, PriorityFifo } from './priority-fifo.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 
 /** Metric hooks, called synchronously; keep them cheap. */
@@ -26,6 +31,8 @@ export interface WorkQueueHooks {
   onDepth?(depth: number): void;
   /** A key was scheduled for a retry through addRateLimited(). */
   onRetry?(key: string): void;
+  /** A key was handed to a worker after waiting `ms` since it was accepted (client-go's queue duration). */
+  onQueued?(key: string, ms: number): void;
 }
 
 export interface WorkQueueOptions {
@@ -44,15 +51,18 @@ export interface WorkQueueStats {
 }
 
 export class WorkQueue {
-  // FIFO of waiting keys; `head` avoids O(n) Array.shift on long queues.
-  private items: string[] = [];
-  private head = 0;
+  // Waiting keys: FIFO within a priority, higher priorities first.
+  private readonly items = new PriorityFifo();
   // Keys that need processing: waiting in `items`, or added again while in flight.
   private readonly dirty = new Set<string>();
+  // When each dirty key was accepted (for the queue-duration hook).
+  private readonly since = new Map<string, number>();
   // Keys handed out by get() and not yet done().
   private readonly processing = new Set<string>();
+  // For keys added again while in flight: the highest priority they were added with.
+  private readonly requeueAt = new Map<string, number>();
   // addAfter() timers, at most one per key (the earliest ready time wins).
-  private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout; priority: number }>();
   // Pending get() calls, served in order.
   private readonly waiters: ((key: string | undefined) => void)[] = [];
   private readonly drainWaiters: (() => void)[] = [];
@@ -66,41 +76,54 @@ export class WorkQueue {
     this.hooks = opts.hooks ?? {};
   }
 
-  /** Marks `key` as needing processing. No-op after shutdown. */
-  add(key: string): void {
+  /**
+   * Marks `key` as needing processing, at `priority` (higher first; PRIORITY_NORMAL by default).
+   * A key already waiting is not queued again, but moves up if `priority` is higher. No-op after
+   * shutdown.
+   */
+  add(key: string, priority = PRIORITY_NORMAL): void {
     if (this.shuttingDown) return;
     if (this.dirty.has(key)) {
       this.stats.coalesced++;
+      if (this.processing.has(key)) {
+        this.requeueAt.set(key, Math.max(priority, this.requeueAt.get(key) ?? priority));
+      } else this.items.push(key, priority);
       return;
     }
     this.stats.adds++;
     this.hooks.onAdd?.(key);
     this.dirty.add(key);
+    this.since.set(key, performance.now());
     // In flight: done() queues it again, so it is never processed twice at once.
-    if (this.processing.has(key)) return;
-    this.push(key);
+    if (this.processing.has(key)) {
+      this.requeueAt.set(key, priority);
+      return;
+    }
+    this.push(key, priority);
   }
 
   /** Adds `key` once `delayMs` has passed; a key already waiting for an earlier time keeps it. */
-  addAfter(key: string, delayMs: number): void {
+  addAfter(key: string, delayMs: number, priority = PRIORITY_NORMAL): void {
     if (this.shuttingDown) return;
     if (!(delayMs > 0)) {
-      this.add(key);
+      this.add(key, priority);
       return;
     }
     const at = Date.now() + delayMs;
     const existing = this.delayed.get(key);
     if (existing) {
+      existing.priority = Math.max(existing.priority, priority);
       if (existing.at <= at) return;
       clearTimeout(existing.timer);
+      priority = existing.priority;
     }
     const timer = setTimeout(() => {
       this.delayed.delete(key);
-      this.add(key);
+      this.add(key, priority);
     }, delayMs);
     // The queue alone must not keep the process alive (informers and servers do that).
     timer.unref();
-    this.delayed.set(key, { at, timer });
+    this.delayed.set(key, { at, timer, priority });
   }
 
   /** Adds `key` after the rate limiter's backoff for it: use when processing failed. */
@@ -135,7 +158,9 @@ export class WorkQueue {
   /** Ends processing of `key`; if it was added meanwhile, it is queued again now. */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
-    if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
+    const priority = this.requeueAt.get(key) ?? PRIORITY_NORMAL;
+    this.requeueAt.delete(key);
+    if (this.dirty.has(key) && !this.shuttingDown) this.push(key, priority);
     if (this.processing.size === 0) {
       for (const resolve of this.drainWaiters.splice(0)) resolve();
     }
@@ -143,7 +168,7 @@ export class WorkQueue {
 
   /** Keys waiting to be handed out (not counting keys in flight). */
   len(): number {
-    return this.items.length - this.head;
+    return this.items.size;
   }
 
   /** Keys handed out by get() and not yet done(). */
@@ -162,9 +187,10 @@ export class WorkQueue {
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
     const dropped = this.len();
-    this.items = [];
-    this.head = 0;
+    this.items.clear();
+    this.requeueAt.clear();
     this.dirty.clear();
+    this.since.clear();
     if (dropped > 0) this.hooks.onDepth?.(0);
     for (const resolve of this.waiters.splice(0)) resolve(undefined);
   }
@@ -176,31 +202,34 @@ export class WorkQueue {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
-  private push(key: string): void {
+  private push(key: string, priority: number): void {
     const waiter = this.waiters.shift();
     if (waiter) {
       // Hand the key straight to a blocked get(); it never counts as waiting.
       this.dirty.delete(key);
       this.processing.add(key);
+      this.handedOut(key);
       waiter(key);
       return;
     }
-    this.items.push(key);
+    this.items.push(key, priority);
     this.hooks.onDepth?.(this.len());
   }
 
   private pop(): string | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const key = this.items[this.head] as string;
-    this.head++;
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
+    const key = this.items.shift();
+    if (key === undefined) return undefined;
     this.dirty.delete(key);
     this.processing.add(key);
     this.hooks.onDepth?.(this.len());
+    this.handedOut(key);
     return key;
+  }
+
+  private handedOut(key: string): void {
+    const t = this.since.get(key);
+    this.since.delete(key);
+    if (t !== undefined) this.hooks.onQueued?.(key, performance.now() - t);
   }
 }
 

@@ -12,6 +12,7 @@ import { services } from './proto.js';
 import type {
   CriApiVersion,
   CriContainer,
+  CriFilesystemUsage,
   CriImage,
   CriPodSandbox,
   CriPodSandboxStatus,
@@ -40,6 +41,8 @@ export interface CriClient {
   imageStatus(ref: string): Promise<CriImage | null>;
   /** Removes the image (all its tags) that `ref` (tag, digest ref or ID) resolves to. */
   removeImage(ref: string): Promise<void>;
+  /** The image file systems: mount point and the bytes images use (no capacity: CRI has none). */
+  imageFsInfo(): Promise<CriFilesystemUsage[]>;
   listContainers(): Promise<CriContainer[]>;
   listPodSandboxes(): Promise<CriPodSandbox[]>;
   /** One sandbox's status; with verbose, runtime-specific `info` (containerd: the sandbox's image). */
@@ -188,6 +191,9 @@ export async function connectCri({ endpoint, timeoutMs }: ConnectOptions): Promi
     },
     async removeImage(ref: string) {
       await call('image', 'RemoveImage', { image: { image: ref } });
+    },
+    async imageFsInfo() {
+      return convert.imageFilesystems(await call('image', 'ImageFsInfo', {}));
     },
     async listContainers() {
       const res = await call('runtime', 'ListContainers', {});

@@ -7,6 +7,7 @@ import type {
   ContainerState,
   CriApiVersion,
   CriContainer,
+  CriFilesystemUsage,
   CriImage,
   CriPodSandbox,
   CriPodSandboxStatus,
@@ -117,4 +118,14 @@ export function status(raw: Raw): CriStatus {
     })),
     info: map(raw?.info),
   };
+}
+
+/** ImageFsInfo's image file systems (the same fields in both API versions). */
+export function imageFilesystems(raw: Raw): CriFilesystemUsage[] {
+  const list = Array.isArray(raw?.imageFilesystems) ? (raw.imageFilesystems as Raw[]) : [];
+  return list.map((f) => ({
+    mountpoint: String((f?.fsId as Raw | undefined)?.mountpoint ?? ''),
+    usedBytes: num((f?.usedBytes as Raw | undefined)?.value),
+    timestamp: num(f?.timestamp),
+  }));
 }

@@ -10,6 +10,8 @@ export interface SandboxSpec {
   namespace?: string;
   uid?: string;
   labels?: Record<string, string>;
+  /** Where the runtime writes the containers' logs (log_path of each is relative to it). */
+  logDirectory?: string;
 }
 
 /** The PodSandboxConfig for a host-network pod; CreateContainer needs it again. */
@@ -23,6 +25,7 @@ export function sandboxConfig(spec: SandboxSpec): object {
     },
     // no hostname: host-network pods share the node's UTS namespace, runc refuses to set one
     labels: spec.labels ?? {},
+    ...(spec.logDirectory ? { logDirectory: spec.logDirectory } : {}),
     linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'POD', ipc: 'POD' } } },
   };
 }
@@ -48,6 +51,11 @@ export interface ContainerSpec {
   command?: string[];
   args?: string[];
   labels?: Record<string, string>;
+  /** Host paths bound into the container (the scan-mode tests' shared folder and socket). */
+  mounts?: { containerPath: string; hostPath: string; readonly?: boolean }[];
+  envs?: Record<string, string>;
+  /** Run as this user, whatever the image says (root: to open a root-owned socket). */
+  runAsUser?: number;
 }
 
 export async function createContainer(cri: CriClient, spec: ContainerSpec): Promise<string> {
@@ -59,6 +67,12 @@ export async function createContainer(cri: CriClient, spec: ContainerSpec): Prom
       command: spec.command ?? [],
       args: spec.args ?? [],
       labels: spec.labels ?? {},
+      ...(spec.sandbox.logDirectory ? { logPath: `${spec.name}.log` } : {}),
+      mounts: spec.mounts ?? [],
+      envs: Object.entries(spec.envs ?? {}).map(([key, value]) => ({ key, value })),
+      ...(spec.runAsUser !== undefined
+        ? { linux: { securityContext: { runAsUser: { value: spec.runAsUser } } } }
+        : {}),
     },
     sandboxConfig: sandboxConfig(spec.sandbox),
   });

@@ -82,3 +82,13 @@ export interface CriStatus {
   /** Runtime-specific details, only filled when asked with verbose. */
   info: Record<string, string>;
 }
+
+/** One image file system as ImageFsInfo reports it: where it is mounted and what the runtime's images use. */
+export interface CriFilesystemUsage {
+  /** The mount point (containerd: its snapshotter's folder), '' when the runtime names none. */
+  mountpoint: string;
+  /** Bytes the runtime's images (snapshots) take there; uint64 on the wire. */
+  usedBytes: number;
+  /** Nanoseconds since the epoch of the runtime's last measurement (containerd measures in the background). */
+  timestamp: number;
+}

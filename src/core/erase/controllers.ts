@@ -135,7 +135,10 @@ export class EraseControllers {
             ])
           : undefined,
       );
+    // The schedule gauges read this term's cache (a new term brings a new one).
+    this.opts.metrics?.readLists?.(() => c.lists.list(''));
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    this.opts.metrics?.readLists?.(undefined);
     clearInterval(resync);
     await Promise.all([this.listQueue.shutDownWithDrain(), this.jobQueue.shutDownWithDrain()]);
     await done;

@@ -1,11 +1,23 @@
 // Prometheus metrics of the erase controllers, registered on the daemon's registry. Counted once
 // per finished job, by the reconcile that records the finish (a job is finished once).
-import { Counter, Gauge, type Registry } from 'prom-client';
-import type { JobCounts } from './api/results.js';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { JobCounts, NodeResult } from './api/results.js';
+import type { ImageList } from './api/types.js';
+import { scheduleSamples } from './imagelist/schedule-metrics.js';
 
 export interface EraseMetrics {
   /** A job reached Completed or Failed; removals and bytes count only when it was not a dry run. */
   jobFinished(result: 'Completed' | 'Failed', counts: JobCounts, dryRun: boolean, seconds: number): void;
+  /** Scan mode: a node's result arrived from its worker (counted when it is recorded). */
+  nodeScanned?(r: NodeResult, dryRun: boolean, scan?: boolean): void;
+  /**
+   * The ImageLists the schedule gauges read at each scrape: the running controllers' cache, or
+   * undefined when none runs here (not the leader): then the gauges have no samples, and only
+   * the leader's scrape tells when each schedule is due.
+   */
+  readLists?(lists: (() => readonly ImageList[]) | undefined): void;
+  /** A threshold run finished: each measured node's usage, and what the trigger freed. */
+  thresholdFinished?(results: readonly NodeResult[], dryRun: boolean): void;
 }
 
 export function createEraseMetrics(registry: Registry): EraseMetrics {
@@ -36,8 +48,72 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
     help: 'How long the most recently finished ImageJob ran, from its start to its finish.',
     registers,
   });
+  const vulnerable = new Counter({
+    name: 'inv_erase_vulnerable_images_total',
+    help: 'Scan mode: images a scanner named on a node, by result: removed, would-remove (dry run), kept (in use, pinned, excluded or protected).',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  const scanFailures = new Counter({
+    name: 'inv_erase_scan_failures_total',
+    help: 'Scan mode: nodes whose scan failed (the scanner crashed, hung past its timeout, answered garbage or never started); nothing was removed on them.',
+    registers,
+  });
+  const scanDuration = new Histogram({
+    name: 'inv_erase_scan_duration_seconds',
+    help: "Scan mode: from handing a node's candidates to the scanner to its answer (or inv's deadline).",
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+    registers,
+  });
+  const fsUsage = new Gauge({
+    name: 'inv_erase_node_image_fs_usage_ratio',
+    help: "Share (0-1) of each node's image file system its images took, as the last threshold run on the node measured it before removing.",
+    labelNames: ['node'] as const,
+    registers,
+  });
+  const thresholdBytes = new Counter({
+    name: 'inv_erase_threshold_bytes_freed_total',
+    help: 'Bytes freed by threshold runs (spec.imageFs), as the runtimes listed the images (dry runs not counted).',
+    registers,
+  });
+  let lists: (() => readonly ImageList[]) | undefined;
+  // Read at scrape time from the controllers' cache: no state to keep in step with the lists.
+  const scheduleGauge = (name: string, help: string, which: 'next' | 'lastSuccess') =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['imagelist'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const s of scheduleSamples(lists?.() ?? [], which))
+          this.set({ imagelist: s.imagelist }, s.value);
+      },
+    });
+  scheduleGauge(
+    'inv_erase_schedule_next_run_timestamp_seconds',
+    'When the next tick of each scheduled ImageList is due (Unix seconds; none while suspended), as its controller computed it.',
+    'next',
+  );
+  scheduleGauge(
+    'inv_erase_schedule_last_success_timestamp_seconds',
+    'When a job of each scheduled ImageList last completed (Unix seconds).',
+    'lastSuccess',
+  );
   for (const result of ['Completed', 'Failed']) jobs.inc({ result }, 0);
+  for (const result of ['removed', 'would-remove', 'kept']) vulnerable.inc({ result }, 0);
+  scanFailures.inc(0);
   return {
+    thresholdFinished(results, dryRun) {
+      for (const r of results) {
+        if (r.imageFsBefore === undefined) continue;
+        fsUsage.set({ node: r.node }, r.imageFsBefore / 10_000);
+        if (!dryRun) thresholdBytes.inc(r.bytes);
+      }
+    },
+    readLists(view) {
+      lists = view;
+    },
     jobFinished(result, counts, dryRun, seconds) {
       jobs.inc({ result });
       if (!dryRun) {
@@ -46,6 +122,14 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
       }
       protectedImages.inc(counts.protected);
       lastDuration.set(seconds);
+    },
+    nodeScanned(r, dryRun, scan) {
+      // A scan-mode node that failed: the scanner's fault or the worker's, nothing went either way.
+      if (scan && r.outcome === 'Failed') scanFailures.inc();
+      if (!r.scanMs && !r.vulnerable && !r.vulnerableKept) return; // not a scan
+      vulnerable.inc({ result: dryRun ? 'would-remove' : 'removed' }, r.vulnerable ?? 0);
+      vulnerable.inc({ result: 'kept' }, r.vulnerableKept ?? 0);
+      scanDuration.observe((r.scanMs ?? 0) / 1000);
     },
   };
 }

@@ -20,6 +20,7 @@ import type { Logger } from '../observability/logger.js';
 import type { KubeObject } from '../apply-inventory/objects.js';
 import { Informer, type CachedObject } from '../controller/informer.js';
 import type { NodeLike } from './imagejob/nodes.js';
+import { prescreenFacts, type PrescreenFacts } from './imagejob/prescreen.js';
 import { matches, parseSelector } from './api/selector.js';
 import {
   IMAGEJOBS_PATH,
@@ -39,6 +40,8 @@ export interface ConfigMapLike {
 export interface ErasedNode extends NodeLike {
   metadata: { name: string; labels?: Record<string, string> };
   status?: { conditions?: { type?: string; status?: string; reason?: string; message?: string }[] };
+  /** For threshold runs: the node's listed images and capacity, summed (imagejob/prescreen.ts). */
+  prescreen?: PrescreenFacts;
 }
 
 export type WorkerKind = 'Pod' | 'ConfigMap' | 'PodTemplate';
@@ -127,7 +130,11 @@ export function stripNode(raw: unknown): ErasedNode {
   const n = raw as {
     metadata?: { name?: string; labels?: Record<string, string> };
     spec?: { unschedulable?: boolean };
-    status?: { conditions?: { type?: string; status?: string; reason?: string; message?: string }[] };
+    status?: {
+      conditions?: { type?: string; status?: string; reason?: string; message?: string }[];
+      images?: { sizeBytes?: number }[];
+      capacity?: Record<string, string>;
+    };
   };
   const ready = n.status?.conditions?.find((c) => c.type === 'Ready');
   return {
@@ -145,6 +152,7 @@ export function stripNode(raw: unknown): ErasedNode {
           ]
         : [],
     },
+    prescreen: prescreenFacts(n.status ?? {}),
   };
 }
 

@@ -10,6 +10,7 @@
 // changes between the check and the write is checked again, never overwritten unseen. Objects
 // annotated create-only (the erase configuration) are created when missing and otherwise never
 // touched, whoever wrote them: the administrator's own configuration is not a conflict.
+import { withWorkerImage, workerImageNote } from './worker-image.js';
 import { applyObject, displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { waitEstablished } from '../kube/crd-install.js';
 import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
@@ -61,6 +62,8 @@ export function installObjects(
   opts: Pick<InstallOptions, 'daemon' | 'image' | 'crdsOnly' | 'sourceKinds'>,
 ): KubeObject[] {
   let all = applyOrder(readBundle({ image: opts.image }));
+  // The workers run the daemon's image too (worker-image.ts).
+  if (opts.image) all = withWorkerImage(all, opts.image);
   if (opts.crdsOnly) return all.filter((o) => o.kind === 'CustomResourceDefinition');
   if (opts.sourceKinds) all = withSourceKinds(all, opts.sourceKinds.text, opts.sourceKinds.kinds);
   if (opts.daemon) return all;
@@ -182,6 +185,9 @@ export async function install(rest: KubeRest, opts: InstallOptions): Promise<Ins
   const applied: string[] = [];
   for (const p of plan) {
     const step = await applyPlanned(rest, p, opts.forceConflicts ?? false, applied);
+    const note =
+      opts.image && step.action === 'unchanged' && workerImageNote(p.object, p.current, opts.image);
+    if (note) step.detail = note;
     out.push(step);
     applied.push(step.name);
     opts.onApplied?.(step);
@@ -213,8 +219,10 @@ export async function dryRunInstall(
   for (const p of plan) {
     const name = displayName(p.object);
     if (!p.current) out.push({ name, action: 'created' });
-    else if (isCreateOnly(p.object)) out.push({ name, action: 'unchanged' });
-    else if (p.foreign && !opts.forceConflicts)
+    else if (isCreateOnly(p.object)) {
+      const note = opts.image && workerImageNote(p.object, p.current, opts.image);
+      out.push({ name, action: 'unchanged', ...(note ? { detail: note } : {}) });
+    } else if (p.foreign && !opts.forceConflicts)
       out.push({ name, action: 'refused', detail: describeForeign(p.foreign) });
     else {
       const after = await applyObject(rest, p.object, {

@@ -4,6 +4,7 @@
 // a ref -> kinds map and a list of unusable refs out. A bad ref is reported, never thrown, so one
 // broken manifest cannot hide the rest of the namespace's inventory.
 import { normalizeRef } from '../refs/normalize.js';
+import { controllerOf, isReplicaSetRef, settledByDeploymentName } from './owner-by-name.js';
 import { atPath, BUILTIN, groupOf, OWNER_KINDS, type SourceKinds } from './source-kinds.js';
 import type {
   Container,
@@ -107,7 +108,7 @@ const SPECIAL_RULES: Record<string, (o: SourceObject, ctx: RuleContext) => void>
     ctx.credit('Pod', pod.metadata.name, spec?.ephemeralContainers ?? []);
     // Its other containers come from its controller's template, already credited when the
     // controlling owner chain ends at a source kind; otherwise they are credited to the top owner.
-    const top = topOwner(owners, ctx);
+    const top = topOwner(owners, ctx, pod);
     // Anyone who creates Pods writes their ownerReferences: a kind that is not a kind name
     // (status.kinds is a comma-separated list) is credited as the Pod itself.
     if (top && !KIND_NAME.test(top.kind))
@@ -125,17 +126,21 @@ const SPECIAL_RULES: Record<string, (o: SourceObject, ctx: RuleContext) => void>
  * undefined. Followed one step through the owner kinds (ReplicaSets, by metadata): a ReplicaSet
  * of a Deployment or a declared kind credits nothing more, a bare one is the top itself. An
  * owner that is not there (deleted, being deleted, another object of the same name, or a
- * ReplicaSet we cannot see) does not cover the Pod: its images count (fail closed).
+ * ReplicaSet we cannot see) does not cover the Pod: its images count (fail closed). Before the
+ * metadata, a ReplicaSet named for a live Deployment whose template holds all the Pod's images
+ * settles it (./owner-by-name.ts), so a steady namespace needs no ReplicaSet read.
  */
 export function topOwner(
   owners: readonly OwnerReference[],
   ctx: Pick<RuleContext, 'objs' | 'kinds' | 'lookup'>,
+  pod?: SourceObject,
 ): OwnerReference | undefined {
   const ref = controllerOf(owners)!;
   const source = sourceKindOf(ref, ctx.kinds);
   if (source) return live(ctx.lookup(source.key, ref)) ? undefined : ref;
   const owner = OWNER_KINDS.find((k) => matches(ref, k));
   if (!owner) return ref;
+  if (pod && isReplicaSetRef(ref) && settledByDeploymentName(pod, ref, ctx.lookup)) return undefined;
   const o = ctx.lookup(owner.key, ref);
   const next = o && live(o) ? controllerOf(o.metadata.ownerReferences) : undefined;
   if (!next) return ref;
@@ -144,8 +149,6 @@ export function topOwner(
   return next;
 }
 
-const controllerOf = (owners: readonly OwnerReference[] | null | undefined) =>
-  owners?.length ? (owners.find((o) => o.controller) ?? owners[0]) : undefined;
 const matches = (ref: OwnerReference, k: { kind: string; group: string }) =>
   ref.kind === k.kind && (ref.apiVersion === undefined || groupOf(ref.apiVersion) === k.group);
 const sourceKindOf = (ref: OwnerReference, kinds: SourceKinds) =>

@@ -16,6 +16,7 @@ import { desiredImages, kindsString } from './rules.js';
 import type { SourceKinds } from './source-kinds.js';
 import { listNamespaceObjects } from './sources.js';
 import { forEachConcurrent } from '../concurrency.js';
+import type { ScanStop } from './scan-stop.js';
 
 export interface ScanOptions {
   /** Namespaces to rebuild; undefined means every namespace. */
@@ -33,6 +34,10 @@ export interface ScanOptions {
   /** The source kinds in force (built-in plus the served declared ones). Default: built-in. */
   kinds?: SourceKinds;
   onProgress?: (done: number, total: number, namespace: string) => void;
+  /** ReplicaSets' metadata: listed when some Pod needs it (default), or always (bench). */
+  ownerLists?: 'when-needed' | 'always';
+  /** Stops the scan between namespaces (^C): see scan-stop.ts. */
+  stop?: ScanStop;
 }
 
 export interface ScanFailure {
@@ -96,19 +101,29 @@ export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promi
   const readOnly = opts.selector !== undefined;
   const report: ScanReport = { results: [], failures: [], readOnly };
   let done = 0;
+  const stop = opts.stop;
   await forEachConcurrent(namespaces, opts.concurrency ?? 4, async (ns) => {
+    if (stop?.isStopped) return;
     try {
       if (opts.checkNamespaces) await checkNamespace(rest, ns);
-      const objs = await listNamespaceObjects(rest, ns, opts.selector, opts.kinds);
+      const objs = await listNamespaceObjects(rest, ns, opts.selector, opts.kinds, opts.ownerLists);
       if (readOnly) {
         report.results.push(readOnlyResult(ns, objs, opts.kinds));
       } else {
-        const r = await reconcileNamespace({ store, events, kinds: opts.kinds }, ns, objs, {
-          dryRun: opts.dryRun,
-        });
-        report.results.push(r);
-        if (r.errors.length)
-          report.failures.push({ namespace: ns, error: r.errors.join('; '), reason: 'Error' });
+        // Stopped while this namespace was being read: it is left as it was.
+        if (stop && !stop.enter()) return;
+        let completed = false;
+        try {
+          const r = await reconcileNamespace({ store, events, kinds: opts.kinds }, ns, objs, {
+            dryRun: opts.dryRun,
+          });
+          report.results.push(r);
+          if (r.errors.length)
+            report.failures.push({ namespace: ns, error: r.errors.join('; '), reason: 'Error' });
+          completed = true;
+        } finally {
+          stop?.leave(completed);
+        }
       }
     } catch (e) {
       const forbidden = forbiddenMessage(e);

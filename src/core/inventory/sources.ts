@@ -9,6 +9,7 @@ import {
   type SourceKinds,
   type SourceKindSpec,
 } from './source-kinds.js';
+import { needsOwnerMetadata } from './owner-by-name.js';
 import { stripMetadata, stripperFor, type RawObject, type StrippedObject } from './strip.js';
 import type { NamespaceObjects } from './types.js';
 
@@ -52,22 +53,34 @@ export function listKind(
 
 /**
  * Lists the source kinds of one namespace (paginated, in parallel), stripped on arrival;
- * only the objects matching `labelSelector` when one is given (owners are always listed whole:
- * a selected Pod's ReplicaSet need not carry its labels).
+ * only the objects matching `labelSelector` when one is given. Then the owner kinds (metadata,
+ * always whole: a selected Pod's ReplicaSet need not carry its labels), but only when some Pod
+ * needs them (./owner-by-name.ts): a steady namespace's Pods are settled by their ReplicaSets'
+ * names, and a LIST less is most of a no-op rebuild's cost of following owners.
+ * `owners: 'always'` lists them regardless (the bench compares both).
  */
 export async function listNamespaceObjects(
   rest: KubeRest,
   namespace: string,
   labelSelector?: string,
   kinds: SourceKinds = BUILTIN,
+  owners: 'when-needed' | 'always' = 'when-needed',
 ): Promise<NamespaceObjects> {
-  const all = readKinds(kinds);
-  const lists = await Promise.all(
-    all.map((k) =>
-      listKind(rest, k, namespace, labelSelector && 'podSpecs' in k ? { labelSelector } : undefined),
-    ),
-  );
-  const out: NamespaceObjects = {};
-  all.forEach((k, i) => (out[k.key] = lists[i]!.items));
-  return out;
+  const list = async (ks: readonly (SourceKindSpec | OwnerKindSpec)[], out: NamespaceObjects) => {
+    const lists = await Promise.all(
+      ks.map((k) =>
+        listKind(rest, k, namespace, labelSelector && 'podSpecs' in k ? { labelSelector } : undefined),
+      ),
+    );
+    ks.forEach((k, i) => (out[k.key] = lists[i]!.items));
+    return out;
+  };
+  if (owners === 'always') return list(readKinds(kinds), {});
+  const out = await list(kinds.all, {});
+  // Known empty when not needed: the rules then never look a ReplicaSet up.
+  if (!needsOwnerMetadata(out, kinds)) {
+    for (const k of OWNER_KINDS) out[k.key] = [];
+    return out;
+  }
+  return list(OWNER_KINDS, out);
 }

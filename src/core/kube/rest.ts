@@ -8,6 +8,7 @@
 // the response body (an endless stream cannot exhaust memory), and an optional AbortSignal.
 // Failures to get a response are KubeTransportErrors: never a verdict on the request itself, so
 // callers retry them rather than reject the request as bad input.
+import type { TokenBucket } from './rate-limit.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import https from 'node:https';
 import http from 'node:http';
@@ -92,6 +93,11 @@ export interface KubeRestOptions {
   timeoutMs?: number;
   /** Cap on each response body. Default 256 MiB. */
   maxResponseBytes?: number;
+  /**
+   * Client-side rate limit of writes (POST, PUT, PATCH, DELETE): a token bucket (rate-limit.ts).
+   * Every KubeRest built from the same options object shares it. Default: none.
+   */
+  writeLimiter?: TokenBucket;
 }
 
 export interface ListMeta {
@@ -112,6 +118,7 @@ export class KubeRest {
 
   private readonly defaultTimeoutMs: number;
   private readonly maxResponseBytes: number;
+  readonly writeLimiter?: TokenBucket;
 
   constructor(
     private readonly kc: KubeConfig,
@@ -123,6 +130,26 @@ export class KubeRest {
     const o = typeof opts === 'number' ? { timeoutMs: opts } : opts;
     this.defaultTimeoutMs = o.timeoutMs ?? 30_000;
     this.maxResponseBytes = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.writeLimiter = o.writeLimiter;
+  }
+
+  private sibling?: KubeRest;
+
+  /**
+   * This client without the write limit (its own connections, the same credentials, requests
+   * still counted through this client's onRequest): for Lease renewals, which must never queue
+   * behind a backlog of writes (kube-controller-manager gives leader election a client of its own).
+   */
+  withoutWriteLimit(): KubeRest {
+    if (!this.writeLimiter) return this;
+    if (!this.sibling) {
+      this.sibling = new KubeRest(this.kc, {
+        timeoutMs: this.defaultTimeoutMs,
+        maxResponseBytes: this.maxResponseBytes,
+      });
+      this.sibling.onRequest = (m, p) => this.onRequest?.(m, p);
+    }
+    return this.sibling;
   }
 
   /** Auth headers are re-derived every 30 s so rotated tokens (in-cluster, exec plugins) are picked up. */
@@ -168,6 +195,8 @@ export class KubeRest {
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    // Throttled before the deadline starts, as client-go does (rate-limit.ts).
+    if (this.writeLimiter && isWrite(method)) await this.writeLimiter.take(opts.signal);
     const auth = await this.prepare();
     const url = new URL(path, this.server);
     for (const [k, v] of Object.entries(opts.query ?? {})) {
@@ -331,5 +360,6 @@ export class KubeRest {
   close(): void {
     this.agent?.destroy();
     this.streamAgent?.destroy();
+    this.sibling?.close();
   }
 }

@@ -61,8 +61,10 @@ export async function execute(
   );
   // Results in the order of the decisions (the order of the targets).
   return decisions.map((d): Result => {
+    const age = d.unusedForMs !== undefined ? { unusedForMs: d.unusedForMs } : {};
     if (d.action === 'keep') {
       return {
+        ...age,
         target: d.target,
         imageId: d.imageId,
         aliases: d.aliases,
@@ -72,7 +74,7 @@ export async function execute(
         detail: d.detail,
       };
     }
-    return { ...outcome.get(d.imageId)!, target: d.target };
+    return { ...outcome.get(d.imageId)!, target: d.target, ...age };
   });
 }
 

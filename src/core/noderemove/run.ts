@@ -13,6 +13,8 @@ import type { CriContainer } from '../cri/types.js';
 import type { ContainerView } from './in-use.js';
 import type { Report } from './types.js';
 import type { ProtectedIndex } from '../erase/worker/protected-set.js';
+import { annotate, finishScan, scanAndNarrow, type ScanOptions, type ScanOutcome } from './scan.js';
+import { applyTriggerStep, type TriggerRunOptions } from './trigger-run.js';
 
 const containerView = (c: CriContainer): ContainerView => ({
   id: c.id,
@@ -33,6 +35,10 @@ export interface NodeRemoveOptions {
   /** The inventory's protected refs, applied to a `*` prune. */
   protection?: ProtectedIndex;
   onProgress?: (done: number, total: number) => void;
+  /** Scan mode (scan.ts): only the candidates the scanner names are removed. */
+  scan?: ScanOptions;
+  /** Thresholds and minimum unused age (trigger-run.ts); the record is kept only with it. */
+  trigger?: TriggerRunOptions;
 }
 
 /**
@@ -72,7 +78,7 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
     warnings.push(...untaggedExclusionWarnings(operator, images));
     const views = containers.map(containerView);
     warnings.push(...runtimeAnswerWarnings(images, views));
-    const decisions = decide({
+    let decisions = decide({
       images,
       containers: views,
       sandboxes: sandboxRead.sandboxes,
@@ -82,12 +88,37 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
       sandbox: guard,
       protection: opts.protection,
     });
+    const step = opts.trigger
+      ? await applyTriggerStep(opts.trigger, {
+          decisions,
+          images,
+          containers: views,
+          sandboxes: sandboxRead.sandboxes,
+          imageFsInfo: () => cri.imageFsInfo(),
+        })
+      : undefined;
+    if (step) warnings.push(...step.warnings);
     const runtime = {
       listContainers: async () => (await cri.listContainers()).map(containerView),
       listSandboxes: async () => (await reader.read()).sandboxes,
       removeImage: (ref: string) => cri.removeImage(ref),
     };
-    const results = await execute(runtime, decisions, { dryRun: opts.dryRun, onProgress: opts.onProgress });
+    // The trigger keeps first (thresholds, minimum age); a scan then narrows what is left.
+    if (step) decisions = step.decisions;
+    let scanned: ScanOutcome | undefined;
+    if (opts.scan) {
+      scanned = await scanAndNarrow(decisions, opts.scan);
+      decisions = scanned.decisions;
+      warnings.push(...scanned.warnings);
+    }
+    let results = await execute(runtime, decisions, { dryRun: opts.dryRun, onProgress: opts.onProgress });
+    const after = step?.finish(results);
+    if (after) warnings.push(...after.warnings);
+    if (opts.scan && scanned) {
+      results = annotate(results, scanned.vulns, scanned.report);
+      const w = await finishScan(opts.scan, !!scanned.report.failed);
+      if (w) warnings.push(w);
+    }
     return {
       node: opts.node,
       runtime: {
@@ -97,7 +128,13 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
       },
       results,
       warnings,
+      ...(scanned ? { scan: scanned.report } : {}),
+      ...(after?.imageFs ? { imageFs: after.imageFs } : {}),
     };
+  } catch (e) {
+    // Whatever went wrong, the scanner is told to finish, so its container ends.
+    if (opts.scan) await finishScan(opts.scan, true);
+    throw e;
   } finally {
     cri.close();
   }

@@ -4,39 +4,84 @@
 // non-trivial results, then counts plus failures, then counts alone.
 import fs from 'node:fs';
 import path from 'node:path';
-import { bytesFreed, type Outcome, type Report, type Result } from './types.js';
+import { describeAge } from './trigger.js';
+import { bytesFreed, imageCounts, imageNames, type Outcome, type Report, type Result } from './types.js';
 
 export const TERMINATION_MESSAGE_LIMIT = 4096;
 
-type Counts = Partial<Record<Outcome, number>>;
-
-function counts(results: readonly Result[]): Counts {
-  const c: Counts = {};
-  for (const r of results) c[r.outcome] = (c[r.outcome] ?? 0) + 1;
-  return c;
-}
+/** Outcomes whose reason travels with the row (`inv erase` shows it per image). */
+const EXPLAINED = new Set<Outcome>([
+  'protected',
+  'vulnerable-kept',
+  'below-threshold',
+  'low-mark-reached',
+  'recently-unused',
+]);
+/** A removal in a threshold or age run: how long it had been unused ("unused for 9d"). */
+const age = (r: Result) => (r.unusedForMs !== undefined ? describeAge(r.unusedForMs) : '');
 
 // Short keys: the budget is tight. t=target, i=image ID, o=outcome, e=error (or, for
-// protected, the reason).
-const row = (r: Result) => {
-  const e = r.error || (r.outcome === 'protected' ? r.detail : '');
-  return { t: r.target, i: r.imageId, o: r.outcome, ...(e ? { e } : {}) };
+// protected, vulnerable-kept and the trigger's outcomes, the reason; for a removal by a trigger,
+// its age), n=the image's names (repo tags, else repo digests; at most 3), s=its size in bytes;
+// in scan mode v = [CVE count or null, highest severity, first CVE IDs] (what the scanner said).
+const row = (r: Result, cves = 5) => {
+  const e = r.error || (EXPLAINED.has(r.outcome) ? r.detail : '') || age(r);
+  const n = imageNames(r.aliases, r.imageId).slice(0, 3);
+  return {
+    t: r.target,
+    i: r.imageId,
+    o: r.outcome,
+    ...(e ? { e } : {}),
+    ...(n.length ? { n } : {}),
+    ...(r.size ? { s: r.size } : {}),
+    ...(r.vuln
+      ? { v: [r.vuln.cveCount ?? null, r.vuln.highestSeverity ?? '', (r.vuln.cves ?? []).slice(0, cves)] }
+      : {}),
+  };
 };
 
+/** Scan mode's head: candidates, vulnerable, kept, CVEs, highest severity, ms, why it failed. */
+const scanHead = (report: Report) =>
+  report.scan
+    ? {
+        scan: {
+          c: report.scan.candidates,
+          v: report.scan.vulnerable,
+          k: report.scan.kept,
+          n: report.scan.cves,
+          s: report.scan.highestSeverity,
+          ms: report.scan.ms,
+          ...(report.scan.failed ? { f: report.scan.failed.slice(0, 300) } : {}),
+        },
+      }
+    : {};
 export function terminationSummary(report: Report, limit = TERMINATION_MESSAGE_LIMIT): string {
   const head = {
     node: report.node,
     runtime: `${report.runtime.name} ${report.runtime.version}`,
-    counts: counts(report.results),
+    // Each image once, whatever the number of targets that matched it.
+    counts: imageCounts(report.results),
     /** Bytes freed (or, in a dry run, that would be), as the runtime listed the images. */
     bytes: bytesFreed(report.results),
+    ...scanHead(report),
+    /** A threshold run: image file system bytes used before, capacity, used after (estimated). */
+    ...(report.imageFs
+      ? { fs: { u: report.imageFs.used, c: report.imageFs.capacity, a: report.imageFs.usedAfter } }
+      : {}),
   };
   const interesting = report.results.filter((r) => r.outcome !== 'removed' && r.outcome !== 'would-remove');
   const failed = report.results.filter((r) => r.outcome === 'failed');
+  // Scan mode: what the scanner condemned is what the reader wants, the clean ones are not.
+  const named = report.results.filter((r) => r.vuln || r.outcome === 'failed');
   const attempts: object[] = [
-    { ...head, results: report.results.map(row) },
-    { ...head, truncated: true, results: interesting.map(row) },
-    { ...head, truncated: true, results: failed.map(row) },
+    { ...head, results: report.results.map((r) => row(r)) },
+    ...(report.scan
+      ? [
+          { ...head, truncated: true, results: named.map((r) => row(r)) },
+          { ...head, truncated: true, results: named.map((r) => row(r, 1)) },
+        ]
+      : [{ ...head, truncated: true, results: interesting.map((r) => row(r)) }]),
+    { ...head, truncated: true, results: failed.map((r) => row(r)) },
   ];
   for (const a of attempts) {
     const s = JSON.stringify(a);

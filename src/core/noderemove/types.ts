@@ -10,9 +10,20 @@ export type Outcome =
   | 'excluded'
   /** A `*` prune kept it: a workload in the cluster references it (the job's protected set). */
   | 'protected'
+  /** A threshold run (spec.imageFs): the node's image file system is under the high mark. */
+  | 'below-threshold'
+  /** A threshold run: the removals before it bring usage to the low mark. */
+  | 'low-mark-reached'
+  /** spec.minUnusedAge: not seen unused for that long yet on this node. */
+  | 'recently-unused'
   | 'not-present'
   | 'invalid'
-  | 'failed';
+  | 'failed'
+  /** Scan mode: the scanner found it vulnerable, but a keep rule holds it (detail says which). */
+  | 'vulnerable-kept'
+  /** Scan mode: a candidate the scanner did not name (or could not judge, kept by policy). */
+  | 'clean'
+  | 'scan-failed';
 
 /** A parsed removal target. */
 export type Target =
@@ -41,6 +52,8 @@ export interface Decision {
   outcome: Exclude<Outcome, 'removed' | 'would-remove'> | 'remove';
   /** Human explanation for the table (the JSON only carries `error`). */
   detail: string;
+  /** How long the node's record has seen the image unused (threshold and minimum-age runs). */
+  unusedForMs?: number;
 }
 
 export interface Result {
@@ -54,6 +67,36 @@ export interface Result {
   error: string;
   /** Human explanation for the table; not part of the JSON report. */
   detail: string;
+  /** Scan mode: what the scanner said of this image (removed ones are its `vulnerable`). */
+  vuln?: VulnInfo;
+  /** How long the node's record has seen the image unused (threshold and minimum-age runs). */
+  unusedForMs?: number;
+}
+
+/** What a scanner said of one image (counts unknown when it sent only Eraser's plain list). */
+export interface VulnInfo {
+  status: 'vulnerable' | 'eol' | 'scan-failed';
+  cveCount?: number;
+  highestSeverity?: string;
+  /** The first few CVE IDs (at most 5). */
+  cves?: string[];
+}
+
+/** Scan mode's node-wide facts. */
+export interface ScanReport {
+  /** Candidates handed to the scanner. */
+  candidates: number;
+  /** Removed (would be, in a dry run) because the scanner named them. */
+  vulnerable: number;
+  /** Named, but kept by a keep rule. */
+  kept: number;
+  /** Sum of the CVE counts the scanner gave for the images above (unknown ones count 0). */
+  cves: number;
+  highestSeverity: string;
+  /** From handing over the candidates to the scanner's answer. */
+  ms: number;
+  /** Why the scan failed (nothing was removed); absent when it answered. */
+  failed?: string;
 }
 
 export interface RuntimeInfo {
@@ -74,10 +117,71 @@ export function bytesFreed(results: readonly Result[]): number {
   return n;
 }
 
+/**
+ * The order in which one image's outcomes win when several targets matched it (`dup:latest` and
+ * `docker.io/library/dup:latest`, or a name and `*`): what happened to the image, then why not.
+ */
+const IMAGE_OUTCOME_ORDER: readonly Outcome[] = [
+  'removed',
+  'would-remove',
+  'failed',
+  'in-use',
+  'pinned',
+  'sandbox-image',
+  'excluded',
+  'protected',
+];
+
+/**
+ * Outcomes counted once per image, whatever the number of targets that matched it; rows without
+ * an image (not-present, invalid, a refused `*`) once per target.
+ */
+export function imageCounts(results: readonly Result[]): Partial<Record<Outcome, number>> {
+  const c: Partial<Record<Outcome, number>> = {};
+  const byImage = new Map<string, Outcome>();
+  const rank = (o: Outcome) => {
+    const i = IMAGE_OUTCOME_ORDER.indexOf(o);
+    return i < 0 ? IMAGE_OUTCOME_ORDER.length : i;
+  };
+  for (const r of results) {
+    if (!r.imageId) c[r.outcome] = (c[r.outcome] ?? 0) + 1;
+    else {
+      const prev = byImage.get(r.imageId);
+      if (prev === undefined || rank(r.outcome) < rank(prev)) byImage.set(r.imageId, r.outcome);
+    }
+  }
+  for (const o of byImage.values()) c[o] = (c[o] ?? 0) + 1;
+  return c;
+}
+
+/** The names people know an image by: its repo tags, else its repo digests (never the ID). */
+export function imageNames(aliases: readonly string[], imageId: string): string[] {
+  const named = aliases.filter((a) => a !== imageId && !/^sha256:[0-9a-f]+$/.test(a));
+  const tags = named.filter((a) => !a.includes('@'));
+  return tags.length ? tags : named;
+}
+
 export interface Report {
   node: string;
   runtime: RuntimeInfo;
   results: Result[];
   /** Things the operator should know that are not a result (also printed on stderr). */
   warnings?: string[];
+  /** Scan mode only. */
+  scan?: ScanReport;
+  /** A threshold run: the image file system before and (estimated) after. */
+  imageFs?: ImageFsReport;
+}
+
+/** What a threshold run measured (image-fs.ts) and decided. */
+export interface ImageFsReport {
+  /** Bytes the runtime's images used before the run. */
+  used: number;
+  capacity: number;
+  available: number;
+  mountPoint: string;
+  highPercent: number;
+  lowPercent: number;
+  /** used minus the listed sizes of what went (would go, in a dry run). */
+  usedAfter: number;
 }

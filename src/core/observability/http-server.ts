@@ -172,8 +172,9 @@ export function metricsHandler(registry: Registry): RouteHandler {
   };
 }
 
-/** A named health check: true (or a resolved true) means healthy; false or a throw means not. */
-export type HealthCheck = () => boolean | Promise<boolean>;
+/** A named health check: true (or a resolved true) means healthy; false, a string or a throw means not. */
+/** true: healthy; false or a string (the reason, shown by /readyz): failing. */
+export type HealthCheck = () => boolean | string | Promise<boolean | string>;
 
 /**
  * A /healthz or /readyz handler in the Kubernetes style: 200 `ok` when every check passes,
@@ -185,9 +186,10 @@ export function healthHandler(checks: Record<string, HealthCheck> = {}): RouteHa
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         try {
-          return { name, ok: (await check()) === true };
-        } catch {
-          return { name, ok: false };
+          const r = await check();
+          return { name, ok: r === true, reason: typeof r === 'string' ? r : undefined };
+        } catch (e) {
+          return { name, ok: false, reason: e instanceof Error ? e.message : undefined };
         }
       }),
     );
@@ -195,7 +197,9 @@ export function healthHandler(checks: Record<string, HealthCheck> = {}): RouteHa
     const verbose = /[?&]verbose(=|&|$)/.test(req.url ?? '');
     const lines = results
       .filter((r) => verbose || !r.ok)
-      .map((r) => `[${r.ok ? '+' : '-'}]${r.name} ${r.ok ? 'ok' : 'failed'}`);
+      .map(
+        (r) => `[${r.ok ? '+' : '-'}]${r.name} ${r.ok ? 'ok' : `failed${r.reason ? `: ${r.reason}` : ''}`}`,
+      );
     lines.push(healthy ? 'ok' : 'check failed');
     sendText(res, healthy ? 200 : 503, lines.join('\n') + '\n');
   };

@@ -19,6 +19,12 @@ export interface Metrics {
   /** Namespace rebuilds by result. */
   readonly rebuilds: Counter<'result'>;
   readonly rebuildDuration: Histogram;
+  /** Time a key waited in the work queue, from accepted to handed to a worker. */
+  readonly workqueueQueueDuration: Histogram;
+  /** Time from the first event that dirtied a namespace to the start of its rebuild. */
+  readonly rebuildDelay: Histogram;
+  /** Time each write waited for a token of the client-side rate limit (--kube-api-qps). */
+  readonly rateLimiterDuration: Histogram;
   readonly imagesCreated: Counter;
   readonly imagesUpdated: Counter;
   readonly imagesDeleted: Counter;
@@ -39,6 +45,7 @@ export interface QueueHooks {
   onAdd(key: string): void;
   onDepth(depth: number): void;
   onRetry(key: string): void;
+  onQueued(key: string, ms: number): void;
 }
 
 export interface MetricsOptions {
@@ -87,6 +94,25 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     buckets: opts.rebuildBuckets ?? defaultRebuildBuckets,
     registers,
   });
+  const latencyBuckets = [0.001, 0.005, 0.025, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5, 10, 30, 60];
+  const workqueueQueueDuration = new Histogram({
+    name: 'inv_workqueue_queue_duration_seconds',
+    help: 'How long a key waited in the work queue before a worker took it.',
+    buckets: latencyBuckets,
+    registers,
+  });
+  const rebuildDelay = new Histogram({
+    name: 'inv_rebuild_delay_seconds',
+    help: 'From the first event that dirtied a namespace to the start of its rebuild (coalescing window plus queue).',
+    buckets: latencyBuckets,
+    registers,
+  });
+  const rateLimiterDuration = new Histogram({
+    name: 'inv_rest_client_rate_limiter_duration_seconds',
+    help: 'How long each write waited for the client-side rate limit (--kube-api-qps, --kube-api-burst).',
+    buckets: latencyBuckets,
+    registers,
+  });
   const imagesCreated = new Counter({
     name: 'inv_images_created_total',
     help: 'Image objects created.',
@@ -121,6 +147,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     workqueueRetries,
     rebuilds,
     rebuildDuration,
+    workqueueQueueDuration,
+    rebuildDelay,
+    rateLimiterDuration,
     imagesCreated,
     imagesUpdated,
     imagesDeleted,
@@ -130,6 +159,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       onAdd: () => workqueueAdds.inc(),
       onDepth: (depth) => workqueueDepth.set(depth),
       onRetry: () => workqueueRetries.inc(),
+      onQueued: (_key, ms) => workqueueQueueDuration.observe(ms / 1000),
     }),
     observeRebuild(result, seconds) {
       rebuilds.inc({ result });

@@ -2,6 +2,7 @@
 // ./source-kinds.ts, built in and declared; ReplicaSets as metadata only; Images), cluster-wide or one per namespace of --namespaces, each
 // keeping only stripped objects. It is a Runnable that does not need leadership: standby
 // replicas keep warm caches, so a new leader starts rebuilding at once.
+import { imageResourceName } from '../inventory/naming.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { imagesPath, stripImage, type ImageResource } from '../inventory/image-resource.js';
 import {
@@ -152,6 +153,13 @@ export class InventoryCache implements Runnable {
     for (const k of this.read)
       out[k.key] = (this.informerFor(watchedName(k), namespace)?.list(namespace) ?? []) as StrippedObject[];
     return out;
+  }
+
+  /** Whether the cache holds the Image of `normalized` (a normalized ref) in `namespace`. */
+  hasImage(namespace: string, normalized: string): boolean {
+    const i = this.informerFor('Image', namespace)?.get(namespace, imageResourceName(normalized)) as
+      ImageResource | undefined;
+    return i?.spec?.image === normalized;
   }
 
   images(namespace: string): ImageResource[] {

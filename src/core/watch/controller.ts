@@ -13,6 +13,10 @@
 //      about one rebuild per maxDelayMs of burst, plus one at its end.
 //   2. The work queue (client-go semantics): a key waiting is not queued twice, a key is never
 //      processed twice at once, and a key added while in flight is processed once more after.
+//      Bulk passes (a new term's first build, each resync) go in at low priority, events at the
+//      normal one: a change is rebuilt next, not after thousands of confirming rebuilds. Events
+//      that can only remove an Image or refresh status.users (a Pod deleted, a Pod whose images
+//      all have Images) go in between (PRIORITY_REFRESH; why in predicates.ts).
 //
 // Own writes: a rebuild that creates or deletes an Image will see that Image's ADDED/DELETED
 // event. Those carry no news (the rebuild that caused them already accounted for them), so the
@@ -22,6 +26,7 @@
 import { performance } from 'node:perf_hooks';
 import { runReconciler } from '../controller/reconcile.js';
 import { WorkQueue } from '../controller/workqueue.js';
+import { PRIORITY_LOW, PRIORITY_NORMAL } from '../controller/priority-fifo.js';
 import type { RateLimiter } from '../controller/rate-limiter.js';
 import type { ImageResource, ImageStatus } from '../inventory/image-resource.js';
 import { ImageStore, type WriteCounter } from '../inventory/image-store.js';
@@ -36,14 +41,18 @@ import { OWNER_KINDS } from '../inventory/source-kinds.js';
 import { watchedName, type InventoryCache } from './cache.js';
 import type { CachedObject } from '../controller/informer.js';
 import type { Runnable } from '../controller/manager.js';
-import { generationChanged, ownersChanged, podChanged } from './predicates.js';
+import { generationChanged, ownersChanged, podBringsNewImage, podChanged } from './predicates.js';
 
 export interface InventoryControllerOptions {
   cache: InventoryCache;
   rest: KubeRest;
   metrics: Metrics;
   logger: Logger;
-  /** Namespaces rebuilt concurrently. Default 4. */
+  /**
+   * Namespaces rebuilt concurrently. Default 16: a rebuild holds its worker while its writes wait
+   * for the API server, so under churn 4 workers were all waiting (bench scale) while the
+   * daemon's CPU sat idle; the rate limit, not the worker count, bounds the writes.
+   */
   workers?: number;
   /** Coalescing window (see above). Defaults 200 ms and 2000 ms. */
   quietMs?: number;
@@ -57,6 +66,8 @@ export interface InventoryControllerOptions {
 }
 
 export const keyOf = (namespace: string): string => `${namespace}/_`;
+/** Events that can only remove an Image or refresh its status (predicates.ts): after new images. */
+export const PRIORITY_REFRESH = PRIORITY_NORMAL - 10;
 const EXPECTATION_TTL_MS = 30_000;
 
 /** An ImageStore that announces its creates and deletes before making them. */
@@ -90,7 +101,9 @@ export class InventoryController implements Runnable {
   readonly name = 'inventory-controller';
   readonly needLeaderElection = true;
   private queue?: WorkQueue;
-  private readonly pending = new Map<string, { first: number; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<string, { first: number; timer: NodeJS.Timeout; priority: number }>();
+  // When the first event not yet seen by a rebuild dirtied each namespace (rebuild delay).
+  private readonly dirtySince = new Map<string, number>();
   private readonly expectations = new Map<string, number>();
   private readonly invalidSeen = new Map<string, Set<string>>();
   private readonly store: ExpectingImageStore;
@@ -107,18 +120,22 @@ export class InventoryController implements Runnable {
     );
     const { cache } = opts;
     const debug = this.log.isLevelEnabled('debug');
-    const on = (why: string, o: CachedObject) => {
+    const on = (why: string, o: CachedObject, priority = PRIORITY_NORMAL) => {
       const namespace = o.metadata.namespace ?? '';
-      if (debug && this.queue) this.log.debug('enqueue', { namespace, why, name: o.metadata.name });
-      this.enqueue(namespace);
+      if (debug && this.queue) this.log.debug('enqueue', { namespace, why, name: o.metadata.name, priority });
+      this.enqueue(namespace, priority);
+    };
+    // A Pod whose images all have Images can only refresh status.users or kinds (predicates.ts).
+    const pod = (why: string, p: StrippedPod) => {
+      const ns = p.metadata.namespace ?? '';
+      on(why, p, podBringsNewImage(p, (ref) => cache.hasImage(ns, ref)) ? PRIORITY_NORMAL : PRIORITY_REFRESH);
     };
     cache.on<StrippedPod>('Pod', {
-      onAdd: (o) => on('Pod added', o),
-      onUpdate: (a, b) => podChanged(a, b) && on('Pod changed', b),
-      onDelete: (o) => on('Pod deleted', o),
-      onResync: () => {
-        for (const n of cache.namespaces()) this.enqueue(n);
-      },
+      onAdd: (o) => pod('Pod added', o),
+      onUpdate: (a, b) => podChanged(a, b) && pod('Pod changed', b),
+      onDelete: (o) => on('Pod deleted', o, PRIORITY_REFRESH),
+      // A resync only confirms: every namespace at low priority, behind any real change.
+      onResync: () => this.enqueueAll([...cache.namespaces()]),
     });
     // Every other source kind (built in or declared): a template change bumps generation.
     for (const k of cache.kinds.all) {
@@ -139,7 +156,7 @@ export class InventoryController implements Runnable {
       });
     }
     cache.on<CachedObject>('Image', {
-      onAdd: (o) => this.consume('+', o) || on('Image added', o),
+      onAdd: (o) => this.consume('+', o) || on('Image added', o, PRIORITY_REFRESH),
       onDelete: (o) => this.consume('-', o) || on('Image deleted', o),
     });
   }
@@ -153,23 +170,36 @@ export class InventoryController implements Runnable {
     return until >= Date.now();
   }
 
-  /** Marks a namespace dirty (only while leading; a new term rebuilds everything anyway). */
-  enqueue(namespace: string): void {
+  /**
+   * Marks a namespace dirty (only while leading; a new term rebuilds everything anyway), at the
+   * highest priority of the events coalesced into its window.
+   */
+  enqueue(namespace: string, priority = PRIORITY_NORMAL): void {
     const queue = this.queue;
     if (!queue || queue.isShuttingDown() || !namespace || !this.opts.cache.inScope(namespace)) return;
     const now = Date.now();
+    if (!this.dirtySince.has(namespace)) this.dirtySince.set(namespace, performance.now());
     const p = this.pending.get(namespace);
     const fire = () => {
+      const at = this.pending.get(namespace)?.priority ?? priority;
       this.pending.delete(namespace);
-      queue.add(keyOf(namespace));
+      queue.add(keyOf(namespace), at);
     };
     if (!p) {
       const timer = setTimeout(fire, this.quietMs);
-      this.pending.set(namespace, { first: now, timer });
+      this.pending.set(namespace, { first: now, timer, priority });
       return;
     }
+    p.priority = Math.max(p.priority, priority);
     clearTimeout(p.timer);
     p.timer = setTimeout(fire, Math.max(0, Math.min(now + this.quietMs, p.first + this.maxDelayMs) - now));
+  }
+
+  /** Queues every namespace at low priority (a new term's first build, a resync). */
+  private enqueueAll(namespaces: string[]): void {
+    const queue = this.queue;
+    if (!queue || queue.isShuttingDown()) return;
+    for (const n of namespaces.sort()) if (n && this.opts.cache.inScope(n)) queue.add(keyOf(n), PRIORITY_LOW);
   }
 
   ready(): boolean {
@@ -189,7 +219,7 @@ export class InventoryController implements Runnable {
       // (including namespaces holding only Images, whose sources vanished while we were away).
       const namespaces = [...this.opts.cache.namespaces()].filter((n) => this.opts.cache.inScope(n));
       this.log.info('caches synced; rebuilding every namespace once', { namespaces: namespaces.length });
-      for (const n of namespaces.sort()) queue.add(keyOf(n));
+      this.enqueueAll(namespaces);
       const workers = runReconciler(
         queue,
         {
@@ -199,7 +229,7 @@ export class InventoryController implements Runnable {
           },
         },
         {
-          workers: this.opts.workers ?? 4,
+          workers: this.opts.workers ?? 16,
           signal,
           onError: (key, err, requeues) =>
             this.log.warn('rebuild failed; will retry', { key, requeues, err: (err as Error).message }),
@@ -215,6 +245,7 @@ export class InventoryController implements Runnable {
     } finally {
       for (const p of this.pending.values()) clearTimeout(p.timer);
       this.pending.clear();
+      this.dirtySince.clear();
       queue.shutDown();
       if (this.queue === queue) this.queue = undefined;
     }
@@ -227,6 +258,11 @@ export class InventoryController implements Runnable {
     // Paired with "namespace rebuilt": an operator (or a test) can tell which events a rebuild saw.
     this.log.debug('rebuilding namespace', { namespace });
     const t0 = performance.now();
+    // Events from here on may not be in this rebuild's view: they start the next delay.
+    const since = this.dirtySince.get(namespace);
+    this.dirtySince.delete(namespace);
+    const delayMs = since === undefined ? undefined : t0 - since;
+    if (delayMs !== undefined) metrics.rebuildDelay.observe(delayMs / 1000);
     let result: NamespaceResult | undefined;
     try {
       result = await reconcileNamespace(
@@ -263,6 +299,7 @@ export class InventoryController implements Runnable {
       this.log[changed ? 'info' : 'debug']('namespace rebuilt', {
         namespace,
         ms: Math.round(seconds * 1000),
+        ...(delayMs === undefined ? {} : { delayMs: Math.round(delayMs) }),
         created: counts.created,
         updated: counts.updated,
         deleted: counts.deleted,

@@ -29,6 +29,8 @@ export interface WatchDaemonOptions {
   logger: Logger;
   namespaces?: string[];
   leaderElection?: LeaderElectionConfig;
+  /** Without leader election: the heartbeat Lease `inv erase` and `inv check` look for (Manager). */
+  heartbeat?: ManagerOptions['heartbeat'];
   metricsBindAddress: string;
   /** HTTPS and TokenReview/SubjectAccessReview on /metrics (see Manager). */
   metricsSecure?: ManagerOptions['metricsSecure'];
@@ -59,6 +61,7 @@ export interface WatchDaemon {
 export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
   const rest = new KubeRest(opts.kubeConfig, opts.rest);
   const metrics = createMetrics({ defaultMetrics: opts.defaultMetrics ?? true });
+  if (rest.writeLimiter) rest.writeLimiter.onTake = (ms) => metrics.rateLimiterDuration.observe(ms / 1000);
   const cache = new InventoryCache({
     rest,
     kubeConfig: opts.kubeConfig,
@@ -96,6 +99,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     metricsSecure: opts.metricsSecure,
     healthProbeBindAddress: opts.healthProbeBindAddress,
     leaderElection: opts.leaderElection,
+    heartbeat: opts.heartbeat,
     shutdownGracePeriodMs: opts.shutdownGracePeriodMs,
   });
   // Missing CRDs: one clear log line a minute and not ready, instead of a 404 per retry.

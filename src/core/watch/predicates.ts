@@ -13,7 +13,15 @@
 //     credit.
 //   - Images: create and delete only; updates (including our own status writes) are ignored,
 //     so the daemon never loops on its own writes.
+//
+// And how soon (the work queue's priority, ./controller.ts): an event that can bring an image the
+// namespace has no Image for yet (a Pod with such an image, any workload spec change, an Image
+// removed by someone else) is served before one that can only remove an Image or refresh
+// status.users (a Pod deleted, a Pod whose images all have Images). A missing Image is what
+// could let an erase treat an image in use as unused; an Image that lingers a moment longer only
+// keeps an image longer (fail closed). Nothing is dropped: every event still gets its rebuild.
 import type { StrippedContainer, StrippedPod } from '../inventory/strip.js';
+import { normalizeRef } from '../refs/normalize.js';
 
 interface Meta {
   generation?: number;
@@ -71,4 +79,15 @@ export function generationChanged(
     return JSON.stringify(a.spec) !== JSON.stringify(b.spec);
   }
   return a.metadata.generation !== b.metadata.generation;
+}
+
+/** Whether the Pod has an image (valid ref) for which `hasImage(normalized ref)` is false. */
+export function podBringsNewImage(p: StrippedPod, hasImage: (normalized: string) => boolean): boolean {
+  for (const list of [p.spec.containers, p.spec.initContainers, p.spec.ephemeralContainers]) {
+    for (const c of list ?? []) {
+      const r = c.image ? normalizeRef(c.image) : undefined;
+      if (r?.ok && !hasImage(r.ref.normalized)) return true;
+    }
+  }
+  return false;
 }

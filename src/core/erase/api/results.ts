@@ -1,6 +1,7 @@
 // Per-node results of a job: read from each worker Pod's termination message (the compact
-// summary `inv node-remove` writes, see src/core/noderemove/summary.ts), stored compactly in
-// ImageJob status as one line per node, and folded into the job's counts and phase.
+// summary `inv node-remove` writes, see src/core/noderemove/summary.ts), stored in ImageJob
+// status as one object per node (node-status.ts), and folded into the job's counts and phase.
+import { triggerResult } from './trigger-results.js';
 
 export type NodeOutcome = 'Pending' | 'Succeeded' | 'Failed' | 'Skipped';
 
@@ -20,6 +21,28 @@ export interface NodeResult {
   bytes: number;
   /** Why a node failed or was skipped; '' otherwise. */
   reason: string;
+  /** Scan mode: images removed (would be) because the scanner named them; absent otherwise. */
+  vulnerable?: number;
+  /** Scan mode: images the scanner named that a keep rule held (in use, pinned, excluded...). */
+  vulnerableKept?: number;
+  /** Scan mode: CVEs over those images, as far as the scanner counted them. */
+  cves?: number;
+  /** Scan mode: the highest severity among them ('' unknown). */
+  highestSeverity?: string;
+  /** Scan mode: how long the scanner took to answer, in milliseconds. */
+  scanMs?: number;
+  /**
+   * A threshold run (spec.imageFs): the share of the image file system the node's images took
+   * before and (estimated) after, in hundredths of a percent (8120 = 81.20%): two small numbers
+   * per node, so a 5,000-node job stays within its status budget (the bytes are in the worker's
+   * report). Absent otherwise.
+   */
+  imageFsBefore?: number;
+  imageFsAfter?: number;
+  /** Kept by the trigger: under the high mark or past the low mark (below-threshold, low-mark-reached). */
+  belowThreshold?: number;
+  /** Kept by spec.minUnusedAge (recently-unused). */
+  recentlyUnused?: number;
 }
 
 const OUTCOMES: readonly NodeOutcome[] = ['Pending', 'Succeeded', 'Failed', 'Skipped'];
@@ -42,19 +65,7 @@ export const MAX_REASON = 200;
 export const REASONS_BUDGET = 96 * 1024;
 
 /**
- * Every node's result line, reasons shortened so that together they stay within REASONS_BUDGET:
- * each gets an equal share (at most MAX_REASON, at least 16 characters). Only a job with
- * hundreds of failing nodes is cut that short; its Events and `inv erase status` (which reads the
- * worker Pods while they exist) say more.
- */
-export function encodeResults(results: readonly NodeResult[]): string[] {
-  const withReason = results.filter((r) => r.reason).length;
-  const share = withReason ? Math.floor(REASONS_BUDGET / withReason) : MAX_REASON;
-  const cap = Math.max(16, Math.min(MAX_REASON, share));
-  return results.map((r) => encodeResult(r, cap));
-}
-
-/**
+ * The line format of status.nodes before it held objects (still read from old ImageJobs):
  * `node|outcome|removed|inUse|excluded|failed|protected|bytes|reason` ('|' and newlines in
  * reasons are replaced, so a line always has exactly 9 fields; lines of 7 fields, written before
  * protected and bytes existed, are still read).
@@ -90,8 +101,10 @@ export function decodeResult(line: string): NodeResult {
 
 interface Summary {
   node?: unknown;
+  fs?: unknown;
   counts?: Record<string, unknown>;
   bytes?: unknown;
+  scan?: { v?: unknown; k?: unknown; n?: unknown; s?: unknown; ms?: unknown; f?: unknown };
   results?: { t?: unknown; o?: unknown; e?: unknown }[];
 }
 
@@ -132,6 +145,16 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
     r.protected = count(c, 'protected');
     const b = summary.bytes;
     r.bytes = typeof b === 'number' && Number.isSafeInteger(b) && b >= 0 ? b : 0;
+    const sc = summary.scan;
+    if (sc && typeof sc === 'object') {
+      const n = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : 0);
+      r.vulnerable = n(sc.v);
+      r.vulnerableKept = n(sc.k);
+      r.cves = n(sc.n);
+      r.highestSeverity = typeof sc.s === 'string' ? sc.s.slice(0, 16) : '';
+      r.scanMs = n(sc.ms);
+    }
+    Object.assign(r, triggerResult(c, summary.fs));
   }
   if (pod.phase === 'Succeeded' && r.failed === 0) {
     r.outcome = 'Succeeded';

@@ -3,6 +3,9 @@
 import { createHash } from 'node:crypto';
 import type { EraseConfig } from '../config/config.js';
 import type { ScheduleStatus } from '../imagelist/schedule.js';
+import type { RolloutSpec, RolloutStatus } from './rollout.js';
+import type { NodeStatus } from './node-status.js';
+import type { ScanSpec } from './scan.js';
 
 /** A status condition, as the Kubernetes API conventions describe it (set by conditions.ts). */
 export interface Condition {
@@ -26,6 +29,11 @@ export const IMAGELIST_LABEL = 'erase.imageinventory.dev/imagelist';
 export const JOB_LABEL = 'erase.imageinventory.dev/job';
 export { MANAGED_BY_LABEL } from '../../constants.js';
 export const MANAGED_BY = 'inv-erase';
+/**
+ * On an ImageList whose job `inv erase cancel` stopped: `{"job":…,"by":…,"at":…}` (who, from a
+ * SelfSubjectReview, and when), so the list's status says Cancelled, not a bare Failed.
+ */
+export const CANCELLED_ANNOTATION = 'erase.imageinventory.dev/cancelled';
 /** On ImageJobs started by a schedule: the tick (RFC 3339, UTC) they run for. */
 export const SCHEDULE_TIME_ANNOTATION = 'erase.imageinventory.dev/scheduled-time';
 
@@ -82,6 +90,20 @@ export interface ImageListSpec {
   startingDeadlineSeconds?: number;
   /** Pauses the schedule; the ticks of the pause never run. */
   suspend?: boolean;
+  /** Rollout waves (./rollout.ts); without it every node's worker starts at once. */
+  rollout?: RolloutSpec;
+  /** Scan mode: only what the named scanner finds vulnerable among the `*` candidates goes. */
+  scan?: ScanSpec;
+  /** For `*`: clean a node only when its image file system is this full (trigger.ts). */
+  imageFs?: ImageFsSpec;
+  /** For `*`: an image goes only once seen unused on its node for this long (7d, 12h). */
+  minUnusedAge?: string;
+}
+
+/** Percentages of the image file system the runtime's images take (decimals allowed). */
+export interface ImageFsSpec {
+  highPercent: number;
+  lowPercent: number;
 }
 
 export interface ImageListStatus extends ScheduleStatus {
@@ -91,7 +113,8 @@ export interface ImageListStatus extends ScheduleStatus {
   targets?: string;
   lastJob?: string;
   lastJobGeneration?: number;
-  phase?: 'Running' | 'Completed' | 'Failed' | 'Error';
+  /** Cancelled: the last job was stopped by `inv erase cancel` (message: by whom, when). */
+  phase?: 'Running' | 'Completed' | 'Failed' | 'Cancelled' | 'Error';
   desired?: number;
   success?: number;
   failed?: number;
@@ -100,7 +123,12 @@ export interface ImageListStatus extends ScheduleStatus {
   removed?: number;
   protected?: number;
   bytesFreed?: number;
+  /** The last job's status.freed and status.wouldFree (bytesFreed for people, apart). */
+  freed?: string;
+  wouldFree?: string;
   timestamp?: string;
+  /** When a job of this list last completed (Completed; a dry run too). */
+  lastSuccessfulTime?: string;
   message?: string;
 }
 
@@ -123,7 +151,14 @@ export interface ImageJobSpec {
   exclusions?: string[];
   /** For `*`: keep every image a workload references (absent means true). */
   protectInventory?: boolean;
+  /** Scan mode (the list's spec.scan when the job was created). */
+  scan?: ScanSpec;
+  /** Copied from the list (ImageListSpec). */
+  imageFs?: ImageFsSpec;
+  minUnusedAge?: string;
   config: EraseConfig;
+  /** The list's spec.rollout when the job was created. */
+  rollout?: RolloutSpec;
 }
 
 export type JobPhase = 'Running' | 'Completed' | 'Failed';
@@ -160,9 +195,18 @@ export interface ImageJobStatus {
   removed?: number;
   protected?: number;
   bytesFreed?: number;
-  nodes?: string[];
+  /** A threshold run: per node, image file system usage before -> after (trigger-results.ts). */
+  imageFs?: string;
+  /** bytesFreed for people ("1.2 GB"), for the printer columns: set in a real run only. */
+  freed?: string;
+  /** The same in a dry run only: what the job would free. */
+  wouldFree?: string;
+  /** One entry per node (node-status.ts); old jobs hold pipe-encoded lines instead. */
+  nodes?: (NodeStatus | string)[];
   inventory?: string[];
   collisions?: string[];
+  /** Rollout waves (spec.rollout only). */
+  rollout?: RolloutStatus;
 }
 
 export interface ImageJob {

@@ -18,6 +18,15 @@
 //   exclusionLabel: imageinventory.dev/exclusion-list=true   # ConfigMaps merged into the exclusions
 //   allowPruneAll: true                              # may an ImageList name * (prune all unused)?
 //   allowUnprotected: true                           # may it set protectInventory: false?
+//   stateDir: /var/lib/inv                           # host folder of each node's record of unused
+//                                                    # images (imageFs/minUnusedAge runs; rw hostPath)
+//   imageFsPath: /var/lib/containerd                 # host path on the image file system, mounted
+//                                                    # read-only for statfs (imageFs runs only)
+//   imageFsPrescreen: true                           # skip nodes whose Node status shows them surely
+//                                                    # under the high mark (false: image fs on another
+//                                                    # disk than the kubelet's)
+//   rollout: {maxParallel: 10%, pause: 1m, failureBudget: 5}   # default rollout waves of a list
+//                                                    # without spec.rollout (absent: all at once)
 //   worker:
 //     image: ghcr.io/imageinventory/inv:0.1.0        # runs `inv node-remove` (entrypoint inv)
 //     criTimeout: 5s                                 # node-remove --timeout
@@ -25,10 +34,13 @@
 //     tolerations: [{operator: Exists}]              # reach tainted nodes too
 //     priorityClassName: ''                          # optional
 //     imagePullSecrets: [regcred]                    # Secrets in the workers' namespace, by name
+//   scanners: {trivy: {image: ..., config: {...}}}     # scan mode's scanners (scanners.ts)
 import { parse } from 'yaml';
 import { DEFAULT_RUNTIME_SOCKET } from '../../constants.js';
 import { parseDurationMs } from '../../duration.js';
 import { parseSelector } from '../api/selector.js';
+import { rolloutProblems, type RolloutSpec } from '../api/rollout.js';
+import { parseScanners, ScannerConfigError, type ScannerConfig } from './scanners.js';
 
 export const CONFIG_MAP_NAME = 'inv-erase-config';
 export const CONFIG_KEY = 'config.yaml';
@@ -59,7 +71,17 @@ export interface EraseConfig {
   allowPruneAll: boolean;
   /** Policy over requesters: may an ImageList turn the inventory's protection off? */
   allowUnprotected: boolean;
+  /** Host folder of each node's record of unused images (threshold and minimum-age runs). */
+  stateDir: string;
+  /** Host path on the image file system, statfs'd for its capacity (threshold runs). */
+  imageFsPath: string;
+  /** Skip threshold-run nodes whose Node status shows them surely under the high mark. */
+  imageFsPrescreen: boolean;
+  /** Rollout waves of a list without spec.rollout (../api/rollout.ts); absent: every node at once. */
+  rollout?: RolloutSpec;
   worker: WorkerConfig;
+  /** Scan mode's scanners by name (scanners.ts); absent: none configured. */
+  scanners?: Record<string, ScannerConfig>;
 }
 
 export const DEFAULT_CONFIG: EraseConfig = {
@@ -75,6 +97,9 @@ export const DEFAULT_CONFIG: EraseConfig = {
   exclusionLabel: 'imageinventory.dev/exclusion-list=true',
   allowPruneAll: true,
   allowUnprotected: true,
+  stateDir: '/var/lib/inv',
+  imageFsPath: '/var/lib/containerd',
+  imageFsPrescreen: true,
   worker: {
     image: 'ghcr.io/imageinventory/inv:0.1.0',
     criTimeout: '5s',
@@ -148,13 +173,37 @@ export function parseConfig(text: string | undefined): EraseConfig {
       'exclusionLabel',
       'allowPruneAll',
       'allowUnprotected',
+      'stateDir',
+      'imageFsPath',
+      'imageFsPrescreen',
+      'rollout',
       'worker',
+      'scanners',
     ],
     '',
   );
+  if (doc.scanners != null) {
+    try {
+      cfg.scanners = parseScanners(doc.scanners);
+    } catch (e) {
+      if (e instanceof ScannerConfigError) throw new ConfigError(e.message);
+      throw e;
+    }
+  }
   if (doc.allowPruneAll !== undefined) cfg.allowPruneAll = bool(doc.allowPruneAll, 'allowPruneAll');
   if (doc.allowUnprotected !== undefined)
     cfg.allowUnprotected = bool(doc.allowUnprotected, 'allowUnprotected');
+  for (const key of ['stateDir', 'imageFsPath'] as const) {
+    if (doc[key] === undefined) continue;
+    const v = str(doc[key], key);
+    if (!v.startsWith('/') || v.split('/').includes('..'))
+      throw new ConfigError(
+        `${key}: must be an absolute host path without .., got ${JSON.stringify(doc[key])}`,
+      );
+    cfg[key] = v;
+  }
+  if (doc.imageFsPrescreen !== undefined)
+    cfg.imageFsPrescreen = bool(doc.imageFsPrescreen, 'imageFsPrescreen');
   if (doc.runtimeSocket !== undefined) {
     const s = str(doc.runtimeSocket, 'runtimeSocket').replace(/^unix:\/\//, '');
     if (!s.startsWith('/'))
@@ -216,6 +265,14 @@ export function parseConfig(text: string | undefined): EraseConfig {
     } catch (e) {
       throw new ConfigError(`exclusionLabel: ${(e as Error).message}`);
     }
+  }
+  if (doc.rollout !== undefined) {
+    const r = doc.rollout;
+    if (!isObj(r)) throw new ConfigError('rollout: must be a mapping (maxParallel, pause, failureBudget)');
+    known(r, ['maxParallel', 'pause', 'failureBudget'], 'rollout.');
+    const problems = rolloutProblems(r as RolloutSpec, 'rollout');
+    if (problems.length) throw new ConfigError(problems.join('; '));
+    cfg.rollout = r as RolloutSpec;
   }
   if (doc.worker !== undefined) {
     const w = doc.worker;

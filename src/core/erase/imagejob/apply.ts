@@ -14,6 +14,8 @@ import { failPending, setResult, type Pass } from './pass.js';
 export async function apply(ctx: JobContext, p: Pass): Promise<void> {
   const { name, st } = p;
   if (!(st.phase === 'Running' && p.inv.applying)) return;
+  // The rollout holds every worker back in this pass (the inputs' wave goes on).
+  if (p.admit && !p.inv.applyWaveItems().some(p.admit)) return;
   const pendingBefore = new Set(
     p.inv.items.filter((i) => i.kind === 'Pod' && i.phase !== 'Ready').map(itemKey),
   );
@@ -22,6 +24,7 @@ export async function apply(ctx: JobContext, p: Pass): Promise<void> {
     owner: p.owner,
     manifest: (item) => p.desired.get(itemKey(item))!.manifest,
     limit: ctx.applyChunk,
+    select: p.admit,
     now: ctx.now,
   });
   // Pods created by this pass: the cache may not show them yet, and they cannot have ended.
@@ -65,7 +68,8 @@ export async function apply(ctx: JobContext, p: Pass): Promise<void> {
   // backoff (the pass throws at its end, after saving), not every 2 s until the deadline.
   if (r.errors.length)
     p.applyFailed = `${r.errors.length} object(s) could not be created, first: ${r.errors[0]!.key}: ${r.errors[0]!.error.message}`;
-  if (p.inv.applying) p.requeue = 0; // next wave or next chunk right away
+  // Next wave or next chunk right away (with a rollout, rolloutProgress says when).
+  if (p.inv.applying && !p.admit) p.requeue = 0;
 }
 
 /** The API server's answer when the workers' namespace does not exist, else undefined. */

@@ -7,6 +7,7 @@ import type { EraseMetrics } from '../metrics.js';
 import type { EraseReader, RestReader } from '../reader.js';
 import type { AdminSettingsSource } from '../config/settings.js';
 import type { NodeReadiness } from './node-readiness.js';
+import type { MountCheck } from './mount-check.js';
 import type { InputContents } from './input-contents.js';
 
 export interface JobContext {
@@ -30,4 +31,6 @@ export interface JobContext {
   metrics?: EraseMetrics;
   inputs: InputContents;
   readiness: NodeReadiness;
+  /** Workers stuck mounting the runtime socket (FailedMount Events). */
+  mounts: MountCheck;
 }

@@ -6,6 +6,8 @@
 //   plan.ts         nodes selected, every worker object and node result recorded, written
 //                   before anything exists (write-ahead); a `*` prune's protected set, once;
 //   prepare.ts      the desired worker objects of the planned job;
+//   rollout.ts      with spec.rollout, which worker Pods apply may create now (rolloutGate),
+//                   and after observe the failure budget and the pause (rolloutProgress);
 //   apply.ts        wave 0: the ConfigMaps and the PodTemplate; wave 1: one Pod per node;
 //   observe.ts      node results from finished Pods, workers that cannot start, the deadline;
 //   finish.ts       Completed or Failed by the success ratio, deleteAfter;
@@ -15,6 +17,7 @@
 // worker-objects.ts (worker objects as inventory items), input-contents.ts, node-readiness.ts,
 // live.ts, job-events.ts. The inventory's waves are walked by ApplyInventory
 // (src/core/apply-inventory/apply-inventory.ts), never here.
+import { unknownScanner } from '../config/scanners.js';
 import type { KubeRest } from '../../kube/rest.js';
 import { requeueAfter, type ReconcileResult, type Reconciler } from '../../controller/reconcile.js';
 import { noopLogger, type Logger } from '../../observability/logger.js';
@@ -22,7 +25,7 @@ import { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import { ScanProtection, type ProtectionSource } from '../worker/inventory-protection.js';
 import type { EraseMetrics } from '../metrics.js';
 import { RestReader, type EraseReader } from '../reader.js';
-import { decodeResult } from '../api/results.js';
+import { decodeNodes } from '../api/node-status.js';
 import { ConfigError } from '../config/config.js';
 import { AdminSettingsSource, DEFAULT_CONFIG_NAMESPACE } from '../config/settings.js';
 import { policyProblem } from '../config/policy.js';
@@ -32,10 +35,12 @@ import type { JobContext } from './context.js';
 import { finish } from './finish.js';
 import { reportFailures } from './job-events.js';
 import { NodeReadiness } from './node-readiness.js';
+import { MountCheck } from './mount-check.js';
 import { observe } from './observe.js';
 import { beginPass, recordStatus } from './pass.js';
 import { plan } from './plan.js';
 import { prepare } from './prepare.js';
+import { rolloutApplied, rolloutGate, rolloutProgress } from './rollout.js';
 import { InputContents } from './input-contents.js';
 import { checkTrust, refuse } from './trust-check.js';
 import { jobOwner } from './worker-objects.js';
@@ -94,6 +99,7 @@ export class ImageJobController implements Reconciler {
       metrics: opts.metrics,
       inputs: new InputContents(protection),
       readiness: new NodeReadiness(reader, now),
+      mounts: new MountCheck(opts.rest),
     };
   }
 
@@ -122,7 +128,7 @@ export class ImageJobController implements Reconciler {
     const st = (job.status ??= {});
     if (!st.planned && st.phase === 'Failed') return undefined; // refused before: never touched again
     const inv = ApplyInventory.decode(st.inventory);
-    const p = beginPass(ctx, job, inv, (st.nodes ?? []).map(decodeResult), jobOwner(job), signal);
+    const p = beginPass(ctx, job, inv, decodeNodes(st.nodes), jobOwner(job), signal);
     // The administrator's settings; fresh from the server while planning. Without a valid
     // configuration a job is never planned: it fails closed, with the reason.
     try {
@@ -131,7 +137,11 @@ export class ImageJobController implements Reconciler {
       if (st.planned || !(e instanceof ConfigError)) throw e;
       return refuse(ctx, p, (e as Error).message);
     }
-    const refused = st.planned ? undefined : policyProblem(job.spec, p.admin.config);
+    // A scan whose scanner the administrator does not (or no longer) configure fails closed.
+    const refused = st.planned
+      ? undefined
+      : (policyProblem(job.spec, p.admin.config) ??
+        (job.spec.scan ? unknownScanner(job.spec.scan.scanner, p.admin.config.scanners ?? {}) : undefined));
     if (refused) return refuse(ctx, p, refused);
 
     await checkTrust(ctx, p);
@@ -140,8 +150,11 @@ export class ImageJobController implements Reconciler {
       if (waitMs !== 'planned') return waitMs;
     }
     await prepare(ctx, p);
+    rolloutGate(ctx, p);
     await apply(ctx, p);
+    rolloutApplied(p);
     await observe(ctx, p);
+    await rolloutProgress(ctx, p);
     await finish(ctx, p);
     if ((await cleanUp(ctx, p)) === 'deleted') return undefined;
 

@@ -10,7 +10,8 @@ export async function finish(ctx: JobContext, p: Pass): Promise<void> {
   const { job, name, st, now, cfg } = p;
   const counts = countResults(p.results);
   if (!(st.phase === 'Running' && counts.pending === 0)) return;
-  st.phase = jobPhase(counts, cfg.successRatio);
+  // A rollout stopped by its failure budget failed, whatever the ratio of the nodes it skipped.
+  st.phase = st.rollout?.stopped ? 'Failed' : jobPhase(counts, cfg.successRatio);
   st.completionTime = iso(now);
   const delay = st.phase === 'Completed' ? cfg.delayOnSuccessSeconds : cfg.delayOnFailureSeconds;
   st.deleteAfter = iso(new Date(now.getTime() + delay * 1000));
@@ -20,6 +21,7 @@ export async function finish(ctx: JobContext, p: Pass): Promise<void> {
   await p.save();
   const ran = (Date.parse(st.completionTime ?? '') - Date.parse(st.startTime ?? '')) / 1000;
   ctx.metrics?.jobFinished(st.phase, counts, Boolean(job.spec.dryRun), Number.isFinite(ran) ? ran : 0);
+  if (job.spec.imageFs) ctx.metrics?.thresholdFinished?.(p.results, Boolean(job.spec.dryRun));
   await jobEvent(
     ctx,
     job,

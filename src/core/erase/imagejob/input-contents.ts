@@ -9,6 +9,15 @@ import type { ImageJob } from '../api/types.js';
 import type { ProtectionSource } from '../worker/inventory-protection.js';
 import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from '../worker/protected-set.js';
 import { inputsOf } from '../worker/pod-spec.js';
+import { scannerConfigText } from '../worker/scanner-container.js';
+
+/** Scan mode: the scanner's configuration file (undefined otherwise, or without that scanner). */
+export function jobScannerConfig(job: ImageJob, admin: AdminSettings): string | undefined {
+  const scan = job.spec.scan;
+  const scanners = admin.config.scanners ?? {};
+  if (!scan || !Object.hasOwn(scanners, scan.scanner)) return undefined;
+  return scannerConfigText(scanners[scan.scanner]!, scan);
+}
 
 /** The exclusions a job's workers get: the administrator's, plus any the request adds. */
 export const jobExclusions = (job: ImageJob, admin: AdminSettings): string[] => [
@@ -72,7 +81,12 @@ export class InputContents {
         );
       while (chunks.length < n) chunks.push(EMPTY_CHUNK);
     }
-    const fresh = inputContents(job.spec.images, jobExclusions(job, admin), chunks);
+    const fresh = inputContents(
+      job.spec.images,
+      jobExclusions(job, admin),
+      chunks,
+      jobScannerConfig(job, admin),
+    );
     for (const input of todo) {
       if (cached.has(input.role)) continue;
       const text = fresh.get(input.role);

@@ -3,14 +3,18 @@
 // selector; exclude: nodes matching any selector are skipped), then NotReady and cordoned nodes, which are skipped with a reason (by default).
 import type { EraseConfig } from '../config/config.js';
 import { matches, parseSelector } from '../api/selector.js';
+import { surelyBelow, type PrescreenFacts } from './prescreen.js';
 
 export interface NodeLike {
   metadata?: { name?: string; labels?: Record<string, string> };
   spec?: { unschedulable?: boolean };
   status?: { conditions?: { type?: string; status?: string }[] };
+  /** Threshold runs: what the screen reads (prescreen.ts). */
+  prescreen?: PrescreenFacts;
 }
 
-export type SkipReason = 'filtered' | 'not-ready' | 'cordoned';
+/** `below-threshold`: a threshold run's screen says the node needs no worker (prescreen.ts). */
+export type SkipReason = 'filtered' | 'not-ready' | 'cordoned' | 'below-threshold';
 
 export interface NodeSelection {
   selected: string[];
@@ -22,7 +26,13 @@ export interface NodeSelection {
 export const isReady = (n: NodeLike): boolean =>
   n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
-export function selectNodes(nodes: readonly NodeLike[], cfg: EraseConfig, nodeSelector = ''): NodeSelection {
+export function selectNodes(
+  nodes: readonly NodeLike[],
+  cfg: EraseConfig,
+  nodeSelector = '',
+  /** A threshold run's high mark, with the screen on: nodes surely under it are skipped. */
+  screenHighPercent?: number,
+): NodeSelection {
   const filters = cfg.nodeFilter.selectors.map(parseSelector);
   const narrow = parseSelector(nodeSelector);
   const out: NodeSelection = { selected: [], skipped: [], ignored: 0 };
@@ -39,6 +49,8 @@ export function selectNodes(nodes: readonly NodeLike[], cfg: EraseConfig, nodeSe
     if (cfg.nodeFilter.type === 'include' ? !hit : hit) reason = 'filtered';
     else if (cfg.skipNotReady && !isReady(n)) reason = 'not-ready';
     else if (cfg.skipCordoned && n.spec?.unschedulable) reason = 'cordoned';
+    else if (screenHighPercent !== undefined && surelyBelow(n.prescreen, screenHighPercent))
+      reason = 'below-threshold';
     if (reason) out.skipped.push({ node: name, reason });
     else out.selected.push(name);
   }

@@ -5,13 +5,15 @@
 // deletion.
 import { itemKey, ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import { objectPath } from '../../apply-inventory/objects.js';
-import { pendingResult, resultFromPod } from '../api/results.js';
-import { describeWorker, startFailure } from '../worker/start-failure.js';
+import { pendingResult, resultFromPod, type NodeResult } from '../api/results.js';
+import { describeWorker, startFailure, type StartFailure } from '../worker/start-failure.js';
 import { podNames } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { livePods } from './live.js';
 import { iso, setResult, type Pass } from './pass.js';
-import type { PodLike } from './pod.js';
+import { scannerExit, workerPhase, workerStatus, type PodLike } from './pod.js';
+import { SCANNER_CONTAINER } from '../worker/scanner-container.js';
+import { WORKER_CONTAINER } from '../worker/pod-spec.js';
 
 export async function observe(ctx: JobContext, p: Pass): Promise<void> {
   const { name, now, cfg } = p;
@@ -35,17 +37,28 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
         });
       continue;
     }
-    const phase = pod.status?.phase;
-    if (phase !== 'Succeeded' && phase !== 'Failed') {
+    const phase = workerPhase(pod, WORKER_CONTAINER);
+    if (phase === undefined) {
       // A worker that cannot start (its image cannot be pulled, its container cannot be
       // created) never will by itself: fail the node after a short grace, not at the deadline.
       const grace = cfg.workerStartGraceSeconds ?? 15;
+      const gone = scannerExit(pod, SCANNER_CONTAINER, now, grace);
+      const scanStuck: StartFailure | undefined =
+        gone === undefined
+          ? undefined
+          : 'reason' in gone
+            ? { failNow: true, reason: gone.reason }
+            : { failNow: false, retryInMs: gone.retryInMs };
       const stuck =
         startFailure(pod.status, now, grace) ??
+        scanStuck ??
+        (await ctx.mounts.failure(pod, now, grace)) ??
         (node ? await ctx.readiness.lostNode(node, pod, now, grace) : undefined);
       if (stuck && node && pendingNode(node)) {
         if (stuck.failNow) {
-          setResult(p, { ...pendingResult(node), outcome: 'Failed', reason: stuck.reason });
+          const failed: NodeResult = { ...pendingResult(node), outcome: 'Failed', reason: stuck.reason };
+          setResult(p, failed);
+          ctx.metrics?.nodeScanned?.(failed, Boolean(p.job.spec.dryRun), Boolean(p.job.spec.scan));
           p.inv.scheduleDeletion([itemKey(item)]);
           ctx.log.warn('worker cannot start', { job: name, node, reason: stuck.reason });
         } else {
@@ -55,17 +68,17 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
       continue;
     }
     completed.push(itemKey(item));
-    const term = pod.status?.containerStatuses?.[0]?.state?.terminated;
-    if (node && pendingNode(node))
-      setResult(
-        p,
-        resultFromPod(node, {
-          phase,
-          exitCode: term?.exitCode,
-          message: term?.message,
-          reason: term?.reason ?? pod.status?.reason,
-        }),
-      );
+    const term = workerStatus(pod, WORKER_CONTAINER)?.state?.terminated;
+    if (node && pendingNode(node)) {
+      const r = resultFromPod(node, {
+        phase,
+        exitCode: term?.exitCode,
+        message: term?.message,
+        reason: term?.reason ?? pod.status?.reason,
+      });
+      setResult(p, r);
+      ctx.metrics?.nodeScanned?.(r, Boolean(p.job.spec.dryRun), Boolean(p.job.spec.scan));
+    }
   }
   p.inv.complete(completed);
   p.inv.drop(vanished);

@@ -4,10 +4,14 @@
 // putStatus) and the one "fail the pending nodes and stop their workers" step.
 import type { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import type { KubeObject, Owner } from '../../apply-inventory/objects.js';
+import type { InventoryItem } from '../../apply-inventory/apply-inventory.js';
 import { jobConditions } from '../api/conditions.js';
 import type { AdminSettings } from '../config/settings.js';
-import { countResults, encodeResults, type NodeResult } from '../api/results.js';
-import { IMAGEJOBS_PATH, type ImageJob } from '../api/types.js';
+import { countResults, type NodeResult } from '../api/results.js';
+import { encodeNodes } from '../api/node-status.js';
+import { imageFsSummary } from '../api/trigger-results.js';
+import { IMAGEJOBS_PATH, isFinished, type ImageJob } from '../api/types.js';
+import { formatBytes } from '../../size.js';
 import type { JobContext } from './context.js';
 import type { WorkerObjects } from './worker-objects.js';
 
@@ -36,6 +40,9 @@ export interface Pass {
   live: Map<string, KubeObject>;
   requeue?: number;
   applyFailed?: string;
+  /** With spec.rollout: the items apply may create in this pass (rollout.ts); else all. */
+  admit?: (item: InventoryItem) => boolean;
+  admitCount?: number;
   /** Writes the status if it changed (with observedGeneration and conditions). */
   save(): Promise<void>;
 }
@@ -108,7 +115,13 @@ export function recordStatus(p: Pass): void {
   st.removed = c.removed;
   st.protected = c.protected;
   st.bytesFreed = c.bytes;
-  st.nodes = encodeResults(p.results);
+  // For the printer columns (which cannot format): freed and would-free kept apart.
+  const human = c.bytes || isFinished(st.phase) ? formatBytes(c.bytes) : undefined;
+  if (p.job.spec.dryRun) st.wouldFree = human;
+  else st.freed = human;
+  const fsSummary = imageFsSummary(p.results);
+  if (fsSummary) st.imageFs = fsSummary;
+  st.nodes = encodeNodes(p.results);
   st.inventory = p.inv.encode();
 }
 

@@ -9,7 +9,7 @@ import { pendingResult } from '../api/results.js';
 import type { ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { inputContents, planInputs } from '../worker/inputs.js';
-import { jobExclusions } from './input-contents.js';
+import { jobExclusions, jobScannerConfig } from './input-contents.js';
 import { jobEvent } from './job-events.js';
 import { iso, recordStatus, type Pass } from './pass.js';
 import { workerObjects } from './worker-objects.js';
@@ -60,6 +60,7 @@ export async function plan(ctx: JobContext, p: Pass): Promise<'planned' | number
       skipCordoned: admin.config.skipCordoned,
     },
     job.spec.nodeSelector,
+    job.spec.imageFs && admin.config.imageFsPrescreen ? job.spec.imageFs.highPercent : undefined,
   );
   p.results = [
     ...sel.selected.map(pendingResult),
@@ -70,7 +71,12 @@ export async function plan(ctx: JobContext, p: Pass): Promise<'planned' | number
     })),
   ].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
   // The inputs are recorded with their digests before anything exists (write-ahead).
-  const contents = inputContents(job.spec.images, jobExclusions(job, admin), planChunks);
+  const contents = inputContents(
+    job.spec.images,
+    jobExclusions(job, admin),
+    planChunks,
+    jobScannerConfig(job, admin),
+  );
   st.inputs = planInputs(name, contents);
   ctx.inputs.remember(job, contents);
   p.inv.plan([...workerObjects(job, sel.selected, p.ns, admin, contents).values()].map((d) => d.item));

@@ -31,6 +31,9 @@ export function workerObjects(
   const settings: WorkerSettings = {
     worker: admin.config.worker,
     runtimeSocket: admin.config.runtimeSocket,
+    ...(admin.config.scanners ? { scanners: admin.config.scanners } : {}),
+    stateDir: admin.config.stateDir,
+    imageFsPath: admin.config.imageFsPath,
   };
   const inputs = inputsOf(job);
   const name = job.metadata.name;

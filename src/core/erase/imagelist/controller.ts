@@ -18,6 +18,8 @@ import { noopLogger, type Logger } from '../../observability/logger.js';
 import { listConditions } from '../api/conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from '../config/config.js';
 import { summarizeImages, validateImages } from '../api/images.js';
+import { scanProblems } from '../api/scan.js';
+import { unknownScanner } from '../config/scanners.js';
 import { jobSizeProblem, listLimitProblems } from '../api/list-limits.js';
 import { RestReader, type EraseReader } from '../reader.js';
 import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from '../config/settings.js';
@@ -25,8 +27,10 @@ import { parseSelector } from '../api/selector.js';
 import { policyProblem } from '../config/policy.js';
 import { reconcileScheduled } from './scheduled-runs.js';
 import { reportSkip } from './schedule-events.js';
+import { rolloutProblems } from '../api/rollout.js';
 import {
   API_VERSION,
+  CANCELLED_ANNOTATION,
   CLEANUP_FINALIZER,
   IMAGEJOBS_PATH,
   IMAGELIST_LABEL,
@@ -120,9 +124,17 @@ export class ImageListController implements Reconciler {
       // deleted by someone. Never start it again: the job name is deterministic, so a second
       // job would rerun every worker under the same names. A new request is a new generation.
       // (The cache may not show a job created a moment ago: confirm it is gone at the server.)
-      if (!isFinished(status.phase) && status.phase !== 'Error' && (await this.jobGone(status.lastJob))) {
-        status.phase = 'Failed';
-        status.message = `job ${status.lastJob ?? ''} was deleted before it finished`;
+      if (
+        !isFinished(status.phase) &&
+        status.phase !== 'Error' &&
+        status.phase !== 'Cancelled' &&
+        (await this.jobGone(status.lastJob))
+      ) {
+        const cancel = cancelledBy(list, status.lastJob);
+        status.phase = cancel ? 'Cancelled' : 'Failed';
+        status.message = cancel
+          ? `job ${status.lastJob ?? ''} cancelled by ${cancel.by} at ${cancel.at}`
+          : `job ${status.lastJob ?? ''} was deleted before it finished`;
         status.timestamp = iso(this.now());
       }
     } else if (running.length > 0) {
@@ -185,8 +197,16 @@ export class ImageListController implements Reconciler {
     status.removed = s.removed ?? 0;
     status.protected = s.protected ?? 0;
     status.bytesFreed = s.bytesFreed ?? 0;
+    status.freed = s.freed;
+    status.wouldFree = s.wouldFree;
     status.timestamp = s.completionTime ?? s.startTime ?? status.timestamp ?? iso(this.now());
     status.message = s.message ?? '';
+    // Kept across later failures (CronJob's lastSuccessfulTime): the schedule gauges read it.
+    if (s.phase === 'Completed') {
+      const done = s.completionTime ?? status.timestamp;
+      if (!status.lastSuccessfulTime || Date.parse(done) > Date.parse(status.lastSuccessfulTime))
+        status.lastSuccessfulTime = done;
+    }
   }
 
   /**
@@ -201,6 +221,7 @@ export class ImageListController implements Reconciler {
     const problems = [
       ...listLimitProblems(list.metadata.name, list.spec.images ?? []),
       ...validateImages(list.spec.images ?? []),
+      ...rolloutProblems(list.spec.rollout),
     ];
     if (problems.length) return problems.join('; ');
     let cfg: EraseConfig;
@@ -209,6 +230,12 @@ export class ImageListController implements Reconciler {
       cfg = await this.loadConfig();
       const refused = policyProblem(list.spec, cfg);
       if (refused) return refused;
+      if (list.spec.scan) {
+        const bad = scanProblems(list.spec.scan, list.spec.images ?? []);
+        if (bad.length) return bad.join('; ');
+        const unknown = unknownScanner(list.spec.scan.scanner, cfg.scanners ?? {});
+        if (unknown) return unknown;
+      }
       if (list.spec.jobTimeout) {
         cfg.jobTimeoutSeconds = parseDuration(list.spec.jobTimeout, 'spec.jobTimeout');
         if (cfg.jobTimeoutSeconds <= 0) return 'spec.jobTimeout: must be longer than 0s';
@@ -255,7 +282,12 @@ export class ImageListController implements Reconciler {
         ...(list.spec.nodeSelector ? { nodeSelector: list.spec.nodeSelector } : {}),
         exclusions,
         ...(list.spec.protectInventory === false ? { protectInventory: false } : {}),
+        ...(list.spec.scan ? { scan: list.spec.scan } : {}),
+        ...(list.spec.imageFs ? { imageFs: list.spec.imageFs } : {}),
+        ...(list.spec.minUnusedAge ? { minUnusedAge: list.spec.minUnusedAge } : {}),
         config: cfg,
+        // The list's own rollout, else the configuration's default (recorded either way).
+        ...(list.spec.rollout || cfg.rollout ? { rollout: list.spec.rollout ?? cfg.rollout } : {}),
       },
     };
     const tooBig = jobSizeProblem(job.spec);
@@ -273,6 +305,23 @@ export class ImageListController implements Reconciler {
       created = await this.opts.rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`);
     }
     this.copy(status, created);
+    return undefined;
+  }
+}
+
+/** Who cancelled job `job` of this list and when (CANCELLED_ANNOTATION), if `inv erase cancel` did. */
+export function cancelledBy(
+  list: ImageList,
+  job: string | undefined,
+): { by: string; at: string } | undefined {
+  const raw = list.metadata.annotations?.[CANCELLED_ANNOTATION];
+  if (!raw || !job) return undefined;
+  try {
+    const v = JSON.parse(raw) as { job?: unknown; by?: unknown; at?: unknown };
+    if (v.job !== job) return undefined;
+    const str = (x: unknown, d: string) => (typeof x === 'string' && x ? x.slice(0, 253) : d);
+    return { by: str(v.by, 'unknown'), at: str(v.at, 'an unknown time') };
+  } catch {
     return undefined;
   }
 }

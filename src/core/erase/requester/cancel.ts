@@ -4,9 +4,11 @@
 // namespace. Order: the job is deleted first (its deletionTimestamp stops the controller from
 // starting more workers; its finalizer makes the controller delete the job's ConfigMaps and
 // PodTemplate), then its running workers, so removal stops now even when no controller runs.
-import { isNotFound, type KubeRest } from '../../kube/rest.js';
+import { isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
 import {
+  CANCELLED_ANNOTATION,
   IMAGEJOBS_PATH,
+  IMAGELISTS_PATH,
   isFinished,
   JOB_LABEL,
   MANAGED_BY,
@@ -64,6 +66,7 @@ export async function cancelJob(rest: KubeRest, name: string): Promise<CancelRes
   const phase = job.status?.phase;
   if (isFinished(phase)) return { ...out, alreadyFinished: phase };
   if (!job.metadata.deletionTimestamp) {
+    await markCancelled(rest, job);
     try {
       await rest.request('DELETE', `${IMAGEJOBS_PATH}/${name}`, {
         body: {
@@ -100,6 +103,42 @@ export async function cancelJob(rest: KubeRest, name: string): Promise<CancelRes
     }
   }
   return out;
+}
+
+/** Who the request is from, by a SelfSubjectReview; undefined when the server cannot say. */
+async function whoAmI(rest: KubeRest): Promise<string | undefined> {
+  try {
+    const r = await rest.request<{ status?: { userInfo?: { username?: string } } }>(
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } },
+    );
+    return r.status?.userInfo?.username || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Records on the job's ImageList who cancelled it and when (CANCELLED_ANNOTATION), so its
+ * controller reports Cancelled once the job is gone. Best effort: a list that is gone, replaced
+ * (UID) or may not be patched leaves the cancel to go on, reported as a job deleted early.
+ */
+async function markCancelled(rest: KubeRest, job: ImageJob): Promise<void> {
+  const ref = job.spec.imageList;
+  const value = JSON.stringify({
+    job: job.metadata.name,
+    by: (await whoAmI(rest)) ?? 'unknown',
+    at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  });
+  try {
+    await rest.request('PATCH', `${IMAGELISTS_PATH}/${ref.name}`, {
+      body: { metadata: { uid: ref.uid, annotations: { [CANCELLED_ANNOTATION]: value } } },
+      contentType: 'application/merge-patch+json',
+    });
+  } catch (e) {
+    if (!(e instanceof KubeApiError) || ![403, 404, 409, 422].includes(e.code)) throw e;
+  }
 }
 
 /** Whether the job is gone (its cleanup finalizer done), or still there. */

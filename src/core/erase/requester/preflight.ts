@@ -8,6 +8,7 @@ import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig, type EraseConfig } from '../c
 import { policyProblem, type PolicyRequest } from '../config/policy.js';
 import { missingConfigMessage, moveCommand } from '../config/settings.js';
 import { DEFAULT_CONFIG_NAMESPACE, GROUP, IMAGELISTS_PATH } from '../api/types.js';
+import { HEARTBEAT_LABEL, leasesPath } from '../../controller/heartbeat.js';
 
 /** The Lease `inv watch --leader-elect` holds (and the shipped Deployment runs with). */
 export const DEFAULT_CONTROLLER_LEASE = 'image-inventory-system/image-inventory-controller';
@@ -42,6 +43,33 @@ export function leaseHolder(
       problem: `its holder ${s.holderIdentity} last renewed it ${Math.round(age / 1000)}s ago (it expires after ${duration / 1000}s): the controller is gone or cannot reach the API server`,
     };
   return { holder: s.holderIdentity };
+}
+
+const forbidden = (e: unknown): boolean => e instanceof KubeApiError && e.code === 403;
+
+/**
+ * A daemon running the controllers without leader election keeps a heartbeat Lease next to the
+ * election Lease (controller/heartbeat.ts): its holder when one is fresh, else undefined (also
+ * when the caller may not list Leases: the election Lease's own verdict then stands).
+ */
+export async function heartbeatHolder(
+  rest: KubeRest,
+  namespace: string,
+  lease: string,
+  now: number,
+): Promise<string | undefined> {
+  let list: { items?: LeaseLike[] };
+  try {
+    list = await rest.get(leasesPath(namespace), { labelSelector: `${HEARTBEAT_LABEL}=${lease}` });
+  } catch (e) {
+    if (isNotFound(e) || forbidden(e)) return undefined;
+    throw e;
+  }
+  for (const l of list.items ?? []) {
+    const v = leaseHolder(l, now);
+    if (v.holder) return v.holder;
+  }
+  return undefined;
 }
 
 export interface Permission {
@@ -159,8 +187,6 @@ export interface PreflightResult {
   holder?: string;
 }
 
-const forbidden = (e: unknown): boolean => e instanceof KubeApiError && e.code === 403;
-
 /** Runs every check; transport errors (no answer) propagate, as the request could not go anywhere either. */
 export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise<PreflightResult> {
   const out: PreflightResult = { problems: [], warnings: [] };
@@ -173,17 +199,23 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
       (async () => {
         const where = `Lease ${leaseNs}/${leaseName}`;
         const hint =
-          'start the daemon (`inv install --daemon`, or `inv watch --leader-elect`), or run the job in this process with --standalone';
+          'start the daemon (`inv install --daemon`, or `inv watch`), or run the job in this process with --standalone';
+        const now = opts.now ?? Date.now();
+        // Without leader election, a daemon's heartbeat Lease says it runs.
+        const beating = () => heartbeatHolder(rest, leaseNs!, leaseName!, now);
         try {
           const lease = await rest.get<LeaseLike>(
             `/apis/coordination.k8s.io/v1/namespaces/${leaseNs}/leases/${leaseName}`,
           );
-          const v = leaseHolder(lease, opts.now ?? Date.now());
-          if (v.problem) out.problems.push(`no erase controller is running: ${where}: ${v.problem}; ${hint}`);
-          else out.holder = v.holder;
+          const v = leaseHolder(lease, now);
+          if (!v.problem) out.holder = v.holder;
+          else if (!(out.holder = await beating()))
+            out.problems.push(`no erase controller is running: ${where}: ${v.problem}; ${hint}`);
         } catch (e) {
-          if (isNotFound(e))
-            out.problems.push(`no erase controller is running: ${where} does not exist; ${hint}`);
+          if (isNotFound(e)) {
+            if (!(out.holder = await beating()))
+              out.problems.push(`no erase controller is running: ${where} does not exist; ${hint}`);
+          }
           // Not something the request needs: without it, a missing controller shows as a wait.
           else if (forbidden(e))
             out.warnings.push(

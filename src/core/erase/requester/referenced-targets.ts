@@ -5,6 +5,8 @@
 import { isNotFound, type KubeRest } from '../../kube/rest.js';
 import { imagesPath, type ImageResource } from '../../inventory/image-resource.js';
 import { normalizeRef, parseDigestOrId } from '../../refs/normalize.js';
+import { distance } from '../../edit-distance.js';
+import { summarizeImages } from '../api/images.js';
 
 export interface ReferencedTarget {
   target: string;
@@ -47,17 +49,60 @@ export function referencedTargets(
   return out;
 }
 
-export async function findReferencedTargets(
+export interface UnseenTarget {
+  target: string;
+  /** The closest ref the inventory holds, as people write it ("nginx:1.25"). */
+  suggestion: string;
+}
+
+/**
+ * Pure: targets (name:tag refs) no Image has, for which the inventory holds a ref within two
+ * edits ("ngnix:1.25" → "nginx:1.25"): likely a typo, said before the job is made. A target
+ * with no close ref says nothing: removing what no workload uses is what erase is for.
+ */
+export function unseenTargets(targets: readonly string[], images: readonly ImageResource[]): UnseenTarget[] {
+  const refs = new Set<string>();
+  for (const img of images) {
+    const r = img.spec?.image ? normalizeRef(img.spec.image) : undefined;
+    if (r?.ok && r.ref.tag !== undefined && r.ref.digest === undefined)
+      refs.add(`${r.ref.name}:${r.ref.tag}`);
+  }
+  const out: UnseenTarget[] = [];
+  for (const target of targets) {
+    const t = parseDigestOrId(target);
+    if (t.kind !== 'ref' || t.ref.tag === undefined || t.ref.digest !== undefined) continue;
+    const want = `${t.ref.name}:${t.ref.tag}`;
+    if (refs.has(want)) continue;
+    let best: { ref: string; d: number } | undefined;
+    for (const ref of refs) {
+      if (Math.abs(ref.length - want.length) > 2) continue;
+      const d = distance(want, ref);
+      if (d <= 2 && (!best || d < best.d)) best = { ref, d };
+    }
+    if (best) out.push({ target, suggestion: summarizeImages([best.ref], 200) });
+  }
+  return out;
+}
+
+/** What the inventory says about the targets: who references them, and likely typos. */
+export async function inventoryTargets(
   rest: KubeRest,
   targets: readonly string[],
-): Promise<ReferencedTarget[]> {
-  if (targets.length === 0) return [];
+): Promise<{ referenced: ReferencedTarget[]; unseen: UnseenTarget[] }> {
+  if (targets.length === 0) return { referenced: [], unseen: [] };
   let images: ImageResource[];
   try {
     images = (await rest.list<ImageResource>(imagesPath())).items;
   } catch (e) {
-    if (isNotFound(e)) return [];
+    if (isNotFound(e)) return { referenced: [], unseen: [] };
     throw e;
   }
-  return referencedTargets(targets, images);
+  return { referenced: referencedTargets(targets, images), unseen: unseenTargets(targets, images) };
+}
+
+export async function findReferencedTargets(
+  rest: KubeRest,
+  targets: readonly string[],
+): Promise<ReferencedTarget[]> {
+  return (await inventoryTargets(rest, targets)).referenced;
 }

@@ -4,12 +4,12 @@
 // node) and, while they exist, the job's worker Pods, whose termination messages carry each
 // node's list of targets, images and outcomes (the worker's compact summary,
 // src/core/noderemove/summary.ts). Removed and would-remove are separate numbers.
-import { decodeResult, type NodeResult } from '../api/results.js';
+import { decodeNodes } from '../api/node-status.js';
 import type { ImageJob, ImageList } from '../api/types.js';
 
 export const REPORT_API_VERSION = 'cli.imageinventory.dev/v1';
 
-export type ReportPhase = 'Submitted' | 'Running' | 'Completed' | 'Failed' | 'Error';
+export type ReportPhase = 'Submitted' | 'Running' | 'Completed' | 'Failed' | 'Cancelled' | 'Error';
 export type ReportNodeOutcome = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped';
 
 export interface ImageOutcome {
@@ -17,10 +17,16 @@ export interface ImageOutcome {
   target: string;
   /** The image ID it matched; '' when it matched none. */
   image: string;
+  /** The image's repo tags, else its repo digests (at most 3); [] when it has none or matched none. */
+  names: string[];
+  /** The image's size in bytes as the node's runtime listed it; 0 when unknown or none. */
+  size: number;
   /** node-remove's outcome: removed, would-remove, in-use, pinned, excluded, protected, not-present, invalid, failed. */
   outcome: string;
   /** Why (failed, invalid, protected); absent otherwise. */
   detail?: string;
+  /** Scan mode: what the scanner said (cves null: it did not count them). */
+  vulnerability?: { cves: number | null; severity: string; ids: string[] };
 }
 
 export interface NodeReport {
@@ -38,6 +44,8 @@ export interface NodeReport {
   failed: number;
   /** Bytes freed (would be freed, in a dry run) on this node. */
   bytes: number;
+  /** A threshold run only: percent of the image file system the images took, before and after. */
+  imageFs?: { before: number; after: number };
   /** The node's targets and outcomes; null when not available (skipped, not finished, Pod gone). */
   images: ImageOutcome[] | null;
   /** The worker shortened its list to fit the 4 KiB termination message. */
@@ -73,6 +81,11 @@ export interface EraseReport {
   bytesFreed: number;
   bytesWouldFree: number;
   collisions: string[];
+  /**
+   * Targets that matched no image on any node whose worker reported its list (every such node
+   * reported, at least one did); [] otherwise.
+   */
+  notPresent: string[];
   results: NodeReport[];
 }
 
@@ -96,7 +109,18 @@ export interface WorkerPod {
 
 interface Summary {
   truncated?: unknown;
-  results?: { t?: unknown; i?: unknown; o?: unknown; e?: unknown }[];
+  results?: { t?: unknown; i?: unknown; o?: unknown; e?: unknown; n?: unknown; s?: unknown; v?: unknown }[];
+}
+
+/** A summary row's `v`: [CVE count or null, highest severity, first CVE IDs]. */
+function vulnOf(v: unknown): ImageOutcome['vulnerability'] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const [n, sev, ids] = v as unknown[];
+  return {
+    cves: typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : null,
+    severity: typeof sev === 'string' ? sev.slice(0, 16) : '',
+    ids: Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string').slice(0, 5) : [],
+  };
 }
 
 /** The image list in a worker's termination message, or undefined when it has none. */
@@ -115,8 +139,11 @@ export function podImages(pod: WorkerPod): { images: ImageOutcome[]; truncated: 
     images: s.results.map((r) => ({
       target: str(r.t),
       image: str(r.i),
+      names: Array.isArray(r.n) ? r.n.filter((x): x is string => typeof x === 'string') : [],
+      size: typeof r.s === 'number' && Number.isSafeInteger(r.s) && r.s >= 0 ? r.s : 0,
       outcome: str(r.o),
       ...(str(r.e) ? { detail: str(r.e) } : {}),
+      ...(vulnOf(r.v) ? { vulnerability: vulnOf(r.v) } : {}),
     })),
     truncated: s.truncated === true,
   };
@@ -152,14 +179,8 @@ export function buildReport(
   for (const p of opts.pods ?? [])
     if (p.spec?.nodeName && uid && p.metadata.ownerReferences?.some((o) => o.uid === uid))
       byNode.set(p.spec.nodeName, p);
-  const lines: NodeResult[] = [];
-  for (const l of s?.nodes ?? []) {
-    try {
-      lines.push(decodeResult(l));
-    } catch {
-      // a line this version cannot read is left out rather than failing the whole report
-    }
-  }
+  // An entry this version cannot read is left out rather than failing the whole report.
+  const lines = decodeNodes(s?.nodes, true);
   const results: NodeReport[] = lines.map((r) => {
     const pod = byNode.get(r.node);
     let outcome: ReportNodeOutcome = r.outcome;
@@ -181,6 +202,9 @@ export function buildReport(
       protected: r.protected,
       failed: r.failed,
       bytes: r.bytes,
+      ...(r.imageFsBefore !== undefined
+        ? { imageFs: { before: r.imageFsBefore / 100, after: (r.imageFsAfter ?? r.imageFsBefore) / 100 } }
+        : {}),
       images: list?.images ?? null,
       imagesTruncated: list?.truncated ?? false,
     };
@@ -207,7 +231,7 @@ export function buildReport(
     phase,
     dryRun: dry,
     images: job?.spec.images ?? list.spec.images ?? [],
-    message: (phase === 'Error' ? ls?.message : s?.message) || null,
+    message: (phase === 'Error' || phase === 'Cancelled' ? ls?.message : s?.message) || null,
     startTime: s?.startTime ?? null,
     completionTime: s?.completionTime ?? null,
     nodes: {
@@ -224,6 +248,20 @@ export function buildReport(
     bytesFreed: dry ? 0 : bytesTotal,
     bytesWouldFree: dry ? bytesTotal : 0,
     collisions: s?.collisions ?? [],
+    notPresent: notPresentAnywhere(results),
     results,
   };
+}
+
+/**
+ * The targets every node that ran reported `not-present`, when every node that ran (succeeded
+ * or failed) reported its whole list: one node without it could hold the image.
+ */
+export function notPresentAnywhere(results: readonly NodeReport[]): string[] {
+  const ran = results.filter((r) => r.outcome === 'Succeeded' || r.outcome === 'Failed');
+  if (ran.length === 0 || ran.some((r) => !r.images || r.imagesTruncated)) return [];
+  const [first, ...rest] = ran.map(
+    (r) => new Set((r.images ?? []).filter((i) => i.outcome === 'not-present').map((i) => i.target)),
+  );
+  return [...first!].filter((t) => rest.every((s) => s.has(t)));
 }

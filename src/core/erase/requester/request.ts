@@ -3,6 +3,7 @@
 // scheduled request writes the schedule instead and carries no request id: its ticks start the
 // jobs, and writing the same schedule twice changes nothing.
 import { randomUUID } from 'node:crypto';
+import type { ScanSpec } from '../api/scan.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
 import {
   API_VERSION,
@@ -11,8 +12,10 @@ import {
   isFinished,
   type ImageJob,
   type ImageList,
+  type ImageFsSpec,
   type ImageListSpec,
 } from '../api/types.js';
+import type { RolloutSpec } from '../api/rollout.js';
 
 export interface EraseRequest {
   name: string;
@@ -22,11 +25,20 @@ export interface EraseRequest {
   jobTimeout?: string;
   /** false turns off the inventory's protection of a `*` prune. */
   protectInventory?: boolean;
+  /** Rollout waves (spec.rollout). */
+  rollout?: RolloutSpec;
   /** Cron expression: the list runs on each tick instead of once now. */
   schedule?: string;
   timeZone?: string;
   startingDeadlineSeconds?: number;
   suspend?: boolean;
+  /** Scan mode: a scanner by the administrator's name, and the policy. */
+  scan?: ScanSpec;
+  /** Labels of a new list (e.g. the check's mark on its own list). */
+  labels?: Record<string, string>;
+  /** For `*`: the image file system thresholds and the minimum unused age. */
+  imageFs?: ImageFsSpec;
+  minUnusedAge?: string;
 }
 
 /** A one-off request aimed at a scheduled list: it would silently drop the schedule. */
@@ -54,6 +66,10 @@ export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<nu
     ...(req.nodeSelector ? { nodeSelector: req.nodeSelector } : {}),
     ...(req.jobTimeout ? { jobTimeout: req.jobTimeout } : {}),
     ...(req.protectInventory === false ? { protectInventory: false } : {}),
+    ...(req.imageFs ? { imageFs: req.imageFs } : {}),
+    ...(req.minUnusedAge ? { minUnusedAge: req.minUnusedAge } : {}),
+    ...(req.rollout ? { rollout: req.rollout } : {}),
+    ...(req.scan ? { scan: req.scan } : {}),
     ...(req.schedule
       ? {
           schedule: req.schedule,
@@ -76,7 +92,12 @@ export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<nu
       if (isNotFound(e)) {
         try {
           const out = await rest.request<ImageList>('POST', IMAGELISTS_PATH, {
-            body: { apiVersion: API_VERSION, kind: 'ImageList', metadata: { name: req.name }, spec },
+            body: {
+              apiVersion: API_VERSION,
+              kind: 'ImageList',
+              metadata: { name: req.name, ...(req.labels ? { labels: req.labels } : {}) },
+              spec,
+            },
           });
           return out.metadata.generation ?? 1;
         } catch (e2) {
@@ -111,7 +132,7 @@ export async function requestState(
   } catch (e) {
     if (!isNotFound(e)) throw e;
     // Already cleaned up: the list holds the counts.
-    return { list, finished: isFinished(s.phase) };
+    return { list, finished: isFinished(s.phase) || s.phase === 'Cancelled' };
   }
 }
 

@@ -15,6 +15,7 @@ import {
   protectedConfigMapName,
   type JobInput,
 } from '../api/types.js';
+import { SCANNER_ROLE } from './scanner-container.js';
 
 export type { JobInput };
 
@@ -30,17 +31,22 @@ export const sha256Hex = (text: string): string => createHash('sha256').update(t
 /** The file content of a list input (what listConfigMap stores). */
 export const listContent = (items: readonly string[]): string => JSON.stringify(items);
 
-/** The contents of a job's inputs by role, in the order the worker reads them. */
+/**
+ * The contents of a job's inputs by role, in the order the worker reads them; in scan mode also
+ * the scanner's configuration file (worker/scanner-container.ts), verified like the others.
+ */
 export function inputContents(
   images: readonly string[],
   exclusions: readonly string[],
   protectedChunks: readonly string[],
+  scannerConfig?: string,
 ): Map<string, string> {
   const out = new Map<string, string>([
     [IMAGES_ROLE, listContent(images)],
     [EXCLUDE_ROLE, listContent(exclusions)],
   ]);
   protectedChunks.forEach((c, i) => out.set(protectedRole(i), c));
+  if (scannerConfig !== undefined) out.set(SCANNER_ROLE, scannerConfig);
   return out;
 }
 
@@ -52,6 +58,7 @@ export function planInputs(job: string, contents: ReadonlyMap<string, string>): 
 function firstName(job: string, role: string): string {
   if (role === IMAGES_ROLE) return imagesConfigMapName(job);
   if (role === EXCLUDE_ROLE) return excludeConfigMapName(job);
+  if (role === SCANNER_ROLE) return `${job}-scanner`;
   const m = /^protected-(\d+)$/.exec(role);
   if (!m) throw new Error(`unknown job input ${role}`);
   return protectedConfigMapName(job, Number(m[1]));

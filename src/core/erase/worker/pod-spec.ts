@@ -1,10 +1,22 @@
 // The worker Pod: `inv node-remove` pinned to one node, reading the job's image list and merged
 // exclusions from mounted ConfigMaps and the node's runtime through its CRI socket, writing
 // its summary to the termination message for the controller to read.
-import type { WorkerConfig } from '../config/config.js';
+import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
+import { DEFAULT_CONFIG, type WorkerConfig } from '../config/config.js';
 import { EXCLUDE_ROLE, IMAGES_ROLE, inputOf, jobInputs, protectedInputs, type JobInput } from './inputs.js';
 import type { ImageJob, OwnerReference } from '../api/types.js';
 import { API_VERSION, JOB_LABEL, MANAGED_BY, MANAGED_BY_LABEL } from '../api/types.js';
+import type { ScannerConfig } from '../config/scanners.js';
+import {
+  SCAN_POD_GRACE_SECONDS,
+  SCANNER_CONFIG_DIR,
+  SCANNER_CONFIG_FILE,
+  SCANNER_ROLE,
+  SHARED_DIR,
+  scanArgs,
+  scannerContainer,
+  scanVolumes,
+} from './scanner-container.js';
 
 export const IMAGES_DIR = '/run/inv/images';
 export const EXCLUDE_DIR = '/run/inv/exclude';
@@ -19,6 +31,10 @@ export const PROTECTED_KEY = 'protected.json';
  */
 export const protectedChunks = (job: ImageJob): number => job.status?.protectedChunks ?? 0;
 export const CRI_SOCKET_IN_POD = '/run/inv/cri.sock';
+/** Where a threshold or minimum-age worker keeps the node's record (config stateDir). */
+export const STATE_DIR_IN_POD = '/run/inv/state';
+/** Where a threshold worker statfs's the image file system (config imageFsPath, read-only). */
+export const IMAGE_FS_IN_POD = '/run/inv/imagefs';
 export const WORKER_CONTAINER = 'remover';
 
 /**
@@ -29,6 +45,22 @@ export interface WorkerSettings {
   worker: WorkerConfig;
   /** Host path of the node's CRI socket, mounted into the worker. */
   runtimeSocket: string;
+  /** The administrator's scanners (scan mode picks job.spec.scan.scanner among them). */
+  scanners?: Readonly<Record<string, ScannerConfig>>;
+  /** Host folder of the node's record of unused images (config stateDir). */
+  stateDir?: string;
+  /** Host path on the image file system (config imageFsPath). */
+  imageFsPath?: string;
+}
+
+/** The scanner a scan-mode job runs; throws when the administrator has none by that name. */
+export function jobScanner(job: ImageJob, settings: WorkerSettings): ScannerConfig | undefined {
+  const scan = job.spec.scan;
+  if (!scan) return undefined;
+  const s = settings.scanners?.[scan.scanner];
+  if (!s || !Object.hasOwn(settings.scanners ?? {}, scan.scanner))
+    throw new Error(`scanner ${JSON.stringify(scan.scanner)} is not configured by the administrator`);
+  return s;
 }
 
 /**
@@ -84,8 +116,57 @@ export function workerArgs(job: ImageJob, settings: WorkerSettings, inputs = inp
     'json',
     ...(protectedInputs(inputs).length > 0 ? ['--protected-dir', PROTECTED_DIR] : []),
     ...digestArgs(inputs),
+    ...triggerArgs(job, settings),
     ...(job.spec.dryRun ? ['--dry-run'] : []),
+    ...(job.spec.scan
+      ? scanArgs(jobScanner(job, settings)!, job.spec.scan, inputOf(inputs, SCANNER_ROLE)?.sha256 ?? '')
+      : []),
   ];
+}
+
+/** The threshold and minimum-age flags (a job whose list sets imageFs or minUnusedAge). */
+function triggerArgs(job: ImageJob, settings: WorkerSettings): string[] {
+  const { imageFs, minUnusedAge } = job.spec;
+  if (!imageFs && !minUnusedAge) return [];
+  return [
+    '--state-dir',
+    STATE_DIR_IN_POD,
+    ...(imageFs
+      ? [
+          '--image-fs-above',
+          String(imageFs.highPercent),
+          '--image-fs-down-to',
+          String(imageFs.lowPercent),
+          '--image-fs-path',
+          IMAGE_FS_IN_POD,
+          '--image-fs-host-path',
+          settings.imageFsPath ?? DEFAULT_CONFIG.imageFsPath,
+        ]
+      : []),
+    ...(minUnusedAge ? ['--unused-for', minUnusedAge] : []),
+  ];
+}
+
+/**
+ * The node-local mounts of a threshold or minimum-age worker: its record's folder read-write
+ * (created when missing; node-remove narrows it to 0700) and, for thresholds, a path on the
+ * image file system read-only, for statfs alone.
+ */
+function triggerVolumes(job: ImageJob, settings: WorkerSettings) {
+  const { imageFs, minUnusedAge } = job.spec;
+  if (!imageFs && !minUnusedAge) return { mounts: [], volumes: [] };
+  const stateDir = settings.stateDir ?? DEFAULT_CONFIG.stateDir;
+  const fsPath = settings.imageFsPath ?? DEFAULT_CONFIG.imageFsPath;
+  return {
+    mounts: [
+      { name: 'state', mountPath: STATE_DIR_IN_POD },
+      ...(imageFs ? [{ name: 'imagefs', mountPath: IMAGE_FS_IN_POD, readOnly: true }] : []),
+    ],
+    volumes: [
+      { name: 'state', hostPath: { path: stateDir, type: 'DirectoryOrCreate' } },
+      ...(imageFs ? [{ name: 'imagefs', hostPath: { path: fsPath, type: 'Directory' } }] : []),
+    ],
+  };
 }
 
 /** The Pod spec shared by every worker (no nodeName): also the PodTemplate's template. */
@@ -95,8 +176,10 @@ export function workerPodSpec(
   inputs = inputsOf(job),
 ): Record<string, unknown> {
   const w = settings.worker;
+  const scanner = jobScanner(job, settings);
   const prot = protectedInputs(inputs);
   const chunks = prot.length;
+  const trigger = triggerVolumes(job, settings);
   const cmName = (role: string) => {
     const i = inputOf(inputs, role);
     if (!i) throw new Error(`job ${job.metadata.name} has no ${role} input`);
@@ -107,6 +190,9 @@ export function workerPodSpec(
     automountServiceAccountToken: false,
     enableServiceLinks: false,
     terminationGracePeriodSeconds: 10,
+    // A scanner that never exits must not hold its Pod (and the node's result) forever: inv
+    // stops waiting at the scan deadline; the kubelet stops the Pod a little later.
+    ...(scanner ? { activeDeadlineSeconds: scanner.totalTimeoutSeconds + SCAN_POD_GRACE_SECONDS } : {}),
     ...(w.priorityClassName ? { priorityClassName: w.priorityClassName } : {}),
     // The administrator's pull secrets, for a worker image in a private registry.
     ...(w.imagePullSecrets?.length ? { imagePullSecrets: w.imagePullSecrets.map((name) => ({ name })) } : {}),
@@ -124,22 +210,22 @@ export function workerPodSpec(
         terminationMessagePath: '/dev/termination-log',
         // If the worker dies before writing its summary, the tail of its log stands in.
         terminationMessagePolicy: 'FallbackToLogsOnError',
-        securityContext: {
-          // Root to open the runtime socket (root-owned); nothing else.
-          runAsUser: 0,
-          allowPrivilegeEscalation: false,
-          privileged: false,
-          readOnlyRootFilesystem: true,
-          capabilities: { drop: ['ALL'] },
-          seccompProfile: { type: 'RuntimeDefault' },
-        },
+        securityContext: SOCKET_CLIENT_SECURITY_CONTEXT,
         volumeMounts: [
           { name: 'images', mountPath: IMAGES_DIR, readOnly: true },
           { name: 'exclude', mountPath: EXCLUDE_DIR, readOnly: true },
           ...(chunks > 0 ? [{ name: 'protected', mountPath: PROTECTED_DIR, readOnly: true }] : []),
           { name: 'cri', mountPath: CRI_SOCKET_IN_POD },
+          ...(scanner
+            ? [
+                { name: 'shared-data', mountPath: SHARED_DIR },
+                { name: 'scanner-config', mountPath: SCANNER_CONFIG_DIR, readOnly: true },
+              ]
+            : []),
+          ...trigger.mounts,
         ],
       },
+      ...(scanner ? [scannerContainer(job.spec.scan!.scanner, scanner)] : []),
     ],
     volumes: [
       { name: 'images', configMap: { name: cmName(IMAGES_ROLE) } },
@@ -160,6 +246,8 @@ export function workerPodSpec(
           ]
         : []),
       { name: 'cri', hostPath: { path: settings.runtimeSocket, type: 'Socket' } },
+      ...(scanner ? scanVolumes(cmName(SCANNER_ROLE), scanner) : []),
+      ...trigger.volumes,
     ],
   };
 }
@@ -211,7 +299,13 @@ export function podTemplate(
 
 /** The file each input role is mounted as, in its ConfigMap. */
 export const inputFile = (role: string): string =>
-  role === IMAGES_ROLE ? IMAGES_FILE : role === EXCLUDE_ROLE ? EXCLUDE_FILE : PROTECTED_KEY;
+  role === IMAGES_ROLE
+    ? IMAGES_FILE
+    : role === EXCLUDE_ROLE
+      ? EXCLUDE_FILE
+      : role === SCANNER_ROLE
+        ? SCANNER_CONFIG_FILE
+        : PROTECTED_KEY;
 
 /**
  * One input's ConfigMap, immutable: `content` is the file's text exactly as its digest was

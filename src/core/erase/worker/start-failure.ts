@@ -2,6 +2,7 @@
 // one of a few reasons, and retries forever (with back-off), so without this the node would only
 // fail at the job deadline (30 minutes by default). Pure: the Pod status and the clock in, a
 // verdict out.
+import { MAX_REASON } from '../api/results.js';
 
 /** Waiting reasons that never clear by themselves, and the short reason code a node fails with. */
 const START_FAILURES: Record<string, string> = {
@@ -17,6 +18,21 @@ const START_FAILURES: Record<string, string> = {
 export interface PodStartStatus {
   startTime?: string;
   containerStatuses?: { state?: { waiting?: { reason?: string; message?: string } } }[];
+}
+
+/** How much of the start a cut reason keeps: the code, the waiting reason and what failed. */
+const KEEP_HEAD = 80;
+
+/**
+ * `s` cut to `max` characters in the middle (the status would cut its end). The runtime's errors
+ * wrap their cause last (`failed to pull and unpack image "…": failed to resolve reference "…":
+ * … 401 Unauthorized`), so the end is what the administrator acts on and is never cut.
+ */
+export function keepEnds(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const sep = ' … ';
+  const head = Math.min(KEEP_HEAD, Math.floor((max - sep.length) / 2));
+  return `${s.slice(0, head)}${sep}${s.slice(s.length - (max - head - sep.length))}`;
 }
 
 export type StartFailure = { failNow: true; reason: string } | { failNow: false; retryInMs: number };
@@ -42,7 +58,7 @@ export function startFailure(
     const detail = (waiting?.message ?? '').replace(/\s+/g, ' ').trim();
     return {
       failNow: true,
-      reason: `${code}: ${waiting!.reason}${detail ? `: ${detail}` : ''}`.slice(0, 200),
+      reason: keepEnds(`${code}: ${waiting!.reason}${detail ? `: ${detail}` : ''}`, MAX_REASON),
     };
   }
   return undefined;

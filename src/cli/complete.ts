@@ -1,0 +1,190 @@
+// What to offer for the word under the cursor, from the command table and the words typed so
+// far: the pure half of `inv __complete` (src/commands/__complete.ts). The protocol is cobra's,
+// which kubectl and helm use: candidates one per line ("value\tdescription"), then ":<directive>",
+// so the same answer serves our shell scripts and kubectl's plugin completion
+// (kubectl_complete-inv).
+
+/** cobra's ShellCompDirective bits. */
+export const Directive = { Default: 0, Error: 1, NoSpace: 2, NoFileComp: 4, KeepOrder: 32 } as const;
+
+export interface CompletionFlag {
+  char?: string;
+  /** Takes a value (oclif's "option" flags); booleans do not. */
+  takesValue: boolean;
+  options?: readonly string[];
+  hidden?: boolean;
+  summary?: string;
+}
+
+export interface CompletionCommand {
+  /** Space-separated, as typed: "erase status". */
+  id: string;
+  hidden?: boolean;
+  summary?: string;
+  flags: Record<string, CompletionFlag>;
+  /** Positional argument names, in order. */
+  args: string[];
+}
+
+/** Names that only the cluster or the kubeconfig knows. */
+export type DynamicSource = 'namespaces' | 'contexts' | 'imagelists' | 'imagejobs';
+
+export interface Candidate {
+  value: string;
+  description?: string;
+}
+
+export type Plan =
+  | { candidates: Candidate[]; directive: number }
+  | {
+      dynamic: DynamicSource;
+      /** Typed before the value in the same word (`--namespace=`), echoed back on every candidate. */
+      prefix: string;
+      /** What the value typed so far starts with. */
+      partial: string;
+      directive: number;
+    };
+
+/** The kubeconfig and context the line names, for the dynamic lookups. */
+export interface LineTarget {
+  kubeconfig?: string;
+  context?: string;
+}
+
+const firstLine = (s: string | undefined) => s?.split('\n')[0]?.trim() || undefined;
+
+/** Which dynamic names a flag's value takes; undefined for none. */
+function flagSource(command: string, flag: string): DynamicSource | undefined {
+  if (flag === 'namespace' || flag.endsWith('-namespace')) return 'namespaces';
+  if (flag === 'context') return 'contexts';
+  if (flag === 'name' && command.startsWith('erase')) return 'imagelists';
+  return undefined;
+}
+
+/** Which dynamic names a positional argument takes. */
+function argSource(command: string, arg: string): DynamicSource | undefined {
+  if (command.startsWith('erase') && arg === 'job') return 'imagejobs';
+  return undefined;
+}
+
+/** -o values: the command's formats, then kubectl's template formats (their `=` wants no space). */
+const TEMPLATES = ['jsonpath=', 'jsonpath-file=', 'custom-columns=', 'custom-columns-file='];
+
+function valuePlan(
+  cmd: CompletionCommand,
+  name: string,
+  flag: CompletionFlag,
+  prefix: string,
+  partial: string,
+): Plan {
+  const source = flagSource(cmd.id, name);
+  if (source) return { dynamic: source, prefix, partial, directive: Directive.NoFileComp };
+  if (flag.options?.length || name === 'output') {
+    const all = [...(flag.options ?? []), ...(name === 'output' ? TEMPLATES : [])];
+    const picked = all.filter((o) => o.startsWith(partial)).map((o) => ({ value: prefix + o }));
+    const open = picked.length > 0 && picked.every((c) => c.value.endsWith('='));
+    return { candidates: picked, directive: Directive.NoFileComp | (open ? Directive.NoSpace : 0) };
+  }
+  // Files (kubeconfig, -f, source kinds) or free text: the shell's own file completion, as cobra does.
+  return { candidates: [], directive: Directive.Default };
+}
+
+function findFlag(cmd: CompletionCommand, token: string): [string, CompletionFlag] | undefined {
+  if (token.startsWith('--')) {
+    const name = token.slice(2);
+    const f = cmd.flags[name];
+    return f ? [name, f] : undefined;
+  }
+  const ch = token.slice(1, 2);
+  return Object.entries(cmd.flags).find(([, f]) => f.char === ch);
+}
+
+/** Plans the completion of the last word of `words` (the words after the program name). */
+export function planCompletion(commands: readonly CompletionCommand[], words: readonly string[]): Plan {
+  const typed = words.slice(0, -1);
+  const cur = words[words.length - 1] ?? '';
+  const visible = commands.filter((c) => !c.hidden);
+  const ids = new Set(commands.map((c) => c.id));
+
+  // The command: the longest run of leading words that names one.
+  let depth = 0;
+  let cmd: CompletionCommand | undefined;
+  for (let i = 1; i <= typed.length; i++) {
+    const id = typed.slice(0, i).join(' ');
+    if (!commands.some((c) => c.id === id || c.id.startsWith(`${id} `))) break;
+    depth = i;
+    if (ids.has(id)) cmd = commands.find((c) => c.id === id);
+  }
+  const path = typed.slice(0, depth).join(' ');
+  const subcommands = (): Candidate[] =>
+    visible
+      .filter((c) => (path ? c.id.startsWith(`${path} `) : true))
+      .map((c) => ({ id: c.id.slice(path ? path.length + 1 : 0), c }))
+      .filter(({ id }) => !id.includes(' ') && id.startsWith(cur))
+      .map(({ id, c }) => ({ value: id, description: firstLine(c.summary) }));
+
+  if (!cmd || cmd.id !== path) {
+    // Still choosing a command (or a topic's subcommand).
+    return { candidates: cur.startsWith('-') ? [] : subcommands(), directive: Directive.NoFileComp };
+  }
+
+  // The words after the command: which flag wants a value, how many positionals are given.
+  let positionals = 0;
+  let pending: [string, CompletionFlag] | undefined;
+  let flagsDone = false;
+  for (const t of typed.slice(depth)) {
+    if (pending) {
+      pending = undefined;
+      continue;
+    }
+    if (flagsDone || !t.startsWith('-') || t === '-') positionals++;
+    else if (t === '--') flagsDone = true;
+    else if (!t.includes('=') && !(t.length > 2 && !t.startsWith('--'))) {
+      const f = findFlag(cmd, t);
+      if (f?.[1].takesValue) pending = f;
+    }
+  }
+  if (pending) return valuePlan(cmd, pending[0], pending[1], '', cur);
+  if (!flagsDone && cur.startsWith('--') && cur.includes('=')) {
+    const eq = cur.indexOf('=');
+    const f = findFlag(cmd, cur.slice(0, eq));
+    if (f?.[1].takesValue) return valuePlan(cmd, f[0], f[1], cur.slice(0, eq + 1), cur.slice(eq + 1));
+    return { candidates: [], directive: Directive.NoFileComp };
+  }
+  if (!flagsDone && cur.startsWith('-')) {
+    const flags = Object.entries(cmd.flags)
+      .filter(([name, f]) => !f.hidden && `--${name}`.startsWith(cur))
+      .map(([name, f]) => ({ value: `--${name}`, description: firstLine(f.summary) }));
+    if (cur === '-' || '--help'.startsWith(cur)) flags.push({ value: '--help', description: 'Show help.' });
+    return { candidates: flags, directive: Directive.NoFileComp };
+  }
+  // A subcommand of this command (erase status), else its positional argument.
+  const subs = subcommands();
+  if (positionals === 0 && subs.length) return { candidates: subs, directive: Directive.NoFileComp };
+  const arg = cmd.args[positionals];
+  const source = arg ? argSource(cmd.id, arg) : undefined;
+  if (source) return { dynamic: source, prefix: '', partial: cur, directive: Directive.NoFileComp };
+  return { candidates: [], directive: arg ? Directive.Default : Directive.NoFileComp };
+}
+
+/** --kubeconfig and --context as typed on the line (either spelling), for the lookups. */
+export function lineTarget(words: readonly string[]): LineTarget {
+  const out: LineTarget = {};
+  for (let i = 0; i < words.length - 1; i++) {
+    for (const key of ['kubeconfig', 'context'] as const) {
+      const w = words[i]!;
+      if (w === `--${key}` && i + 1 < words.length - 1) out[key] = words[i + 1];
+      else if (w.startsWith(`--${key}=`)) out[key] = w.slice(key.length + 3);
+    }
+  }
+  return out;
+}
+
+/** cobra's wire format: a candidate per line (tab, description), then ":<directive>". */
+export function formatCompletion(candidates: readonly Candidate[], directive: number): string {
+  const clean = (s: string) => s.replace(/[\t\r\n]/g, ' ');
+  const lines = candidates.map((c) =>
+    c.description ? `${clean(c.value)}\t${clean(c.description)}` : clean(c.value),
+  );
+  return `${[...lines, `:${directive}`].join('\n')}\n`;
+}

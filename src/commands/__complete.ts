@@ -1,0 +1,121 @@
+// `inv __complete WORDS... CURRENT`: the hidden command the completion scripts of
+// `inv completion` (and kubectl's plugin completion, through kubectl_complete-inv) call on every
+// TAB, as cobra's programs do. It prints candidates in cobra's format (src/cli/complete.ts).
+// Namespaces, ImageList and ImageJob names come from the cluster, and contexts from the
+// kubeconfig, each under a short deadline: a slow or unreachable cluster costs the shell at most
+// DEADLINE_MS and gives no candidates, never a hang and never an error on the terminal.
+import { Command } from '@oclif/core';
+import {
+  formatCompletion,
+  lineTarget,
+  planCompletion,
+  type Candidate,
+  type CompletionCommand,
+  type DynamicSource,
+  type LineTarget,
+} from '../cli/complete.js';
+
+/** From the first request on (start-up and module loading excluded); then it prints what it has and exits. */
+const DEADLINE_MS = 2500;
+/** Each API request; names only (metadata lists), one page. */
+const REQUEST_MS = 2000;
+const MAX_NAMES = 500;
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+export default class Complete extends Command {
+  static override hidden = true;
+  static override strict = false;
+  static override summary =
+    'Completion candidates for the shell scripts of `inv completion` (cobra protocol).';
+
+  async run(): Promise<void> {
+    // The scripts pass `--` first, so oclif never reads a typed --help as its own.
+    const words = this.argv[0] === '--' ? this.argv.slice(1) : [...this.argv];
+    if (words.length === 0) words.push('');
+    const commands: CompletionCommand[] = this.config.commands.map((c) => ({
+      id: c.id.replaceAll(':', ' '),
+      hidden: c.hidden,
+      summary: c.summary ?? c.description,
+      flags: Object.fromEntries(
+        Object.entries(c.flags ?? {}).map(([name, f]) => [
+          name,
+          {
+            char: f.char,
+            takesValue: f.type === 'option',
+            // -o checks its own values (templates too), so it lists them in its help value.
+            options:
+              f.type !== 'option'
+                ? undefined
+                : (f.options ??
+                  (name === 'output' && typeof f.helpValue === 'string'
+                    ? f.helpValue.split('|').filter((v) => !v.includes('='))
+                    : undefined)),
+            hidden: f.hidden,
+            summary: f.summary ?? f.description,
+          },
+        ]),
+      ),
+      args: Object.keys(c.args ?? {}),
+    }));
+    const plan = planCompletion(commands, words);
+    if ('candidates' in plan)
+      return void process.stdout.write(formatCompletion(plan.candidates, plan.directive));
+
+    let finished = false;
+    const answer = (names: string[]) => {
+      if (finished) return;
+      finished = true;
+      const picked: Candidate[] = names
+        .filter((n) => n.startsWith(plan.partial))
+        .sort()
+        .map((n) => ({ value: plan.prefix + n }));
+      process.stdout.write(formatCompletion(picked, plan.directive));
+    };
+    // The deadline starts when the cluster is first asked (credentials included: an exec plugin
+    // may hang too); loading the modules before it is local work, slow only on a busy machine.
+    let timer: NodeJS.Timeout | undefined;
+    const startDeadline = () => {
+      timer = setTimeout(() => {
+        answer([]);
+        process.exit(0);
+      }, DEADLINE_MS);
+    };
+    try {
+      answer(await lookup(plan.dynamic, lineTarget(words), startDeadline));
+    } catch {
+      answer([]); // no cluster, no permission, no CRD: nothing to offer, silently
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+async function lookup(
+  source: DynamicSource,
+  target: LineTarget,
+  startDeadline: () => void,
+): Promise<string[]> {
+  const { loadKubeConfig } = await import('../core/kube/config.js');
+  const kc = loadKubeConfig({ kubeconfig: target.kubeconfig });
+  if (source === 'contexts') return kc.getContexts().map((c) => c.name);
+  if (target.context) kc.setCurrentContext(target.context);
+  const { KubeRest } = await import('../core/kube/rest.js');
+  const { IMAGEJOBS_PATH, IMAGELISTS_PATH } = await import('../core/erase/api/types.js');
+  startDeadline();
+  const path =
+    source === 'namespaces'
+      ? '/api/v1/namespaces'
+      : source === 'imagelists'
+        ? IMAGELISTS_PATH
+        : IMAGEJOBS_PATH;
+  const rest = new KubeRest(kc, { timeoutMs: REQUEST_MS, maxResponseBytes: MAX_RESPONSE_BYTES });
+  try {
+    const page = await rest.request<{ items?: { metadata?: { name?: string } }[] }>('GET', path, {
+      query: { limit: MAX_NAMES },
+      accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+    });
+    return (page.items ?? []).flatMap((i) => (i.metadata?.name ? [i.metadata.name] : []));
+  } finally {
+    rest.close();
+  }
+}

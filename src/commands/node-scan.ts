@@ -1,0 +1,66 @@
+// `inv node-scan`: the default scanner of scan mode, run as the scanner container of an erase
+// worker Pod, next to `inv node-remove`. Hidden: people start it through `inv erase --vulnerable`,
+// never by hand. Thin: flags in, src/cli/node-scan-run.ts does the rest.
+import { Command, Flags } from '@oclif/core';
+import { EXIT_OK } from '../cli/exit-codes.js';
+import { paragraphs } from '../cli/help-text.js';
+import { runNodeScan } from '../cli/node-scan-run.js';
+
+export default class NodeScan extends Command {
+  static override hidden = true;
+
+  static override summary = "Scan this node's unused images with Trivy, speaking Eraser's scanner contract.";
+
+  static override description =
+    paragraphs(`The scanner container of a scan-mode worker Pod. Reads the candidate images that inv
+node-remove writes to collectScan in the shared folder, scans each with Trivy through the node's
+containerd (--image-src containerd over the CRI socket: nothing is pulled), and writes the
+vulnerable ones to scanErase as Eraser's JSON list, each with inv's optional extension (status,
+CVE count, highest severity, the first CVE ids). Then waits for the remover's "complete".
+
+The settings are Eraser's Trivy scanner settings, read from the YAML string
+components.scanner.config of the --config file (an EraserConfig), plus server (Trivy
+client/server mode: the cluster's one DB) and skipDBUpdate (use the DB in cacheDir).
+docs/scanner-contract.md has the whole contract.
+
+Exit codes: 0 answered and the remover completed; 1 the exchange broke midway (no list in
+time, a bad list, no completion); 2 unusable configuration.`);
+
+  static override examples = [
+    {
+      description: 'As the worker Pod runs it',
+      command: '<%= config.bin %> node-scan --config=/run/inv/scanner/config.yaml',
+    },
+  ];
+
+  static override flags = {
+    config: Flags.string({
+      description: 'EraserConfig YAML whose components.scanner.config holds the Trivy settings.',
+      default: '/config/controller_manager_config.yaml',
+    }),
+    'shared-dir': Flags.string({
+      description: 'The folder shared with the collector and remover.',
+      default: '/run/eraser.sh/shared-data',
+    }),
+    'cri-socket': Flags.string({
+      description: "The node's containerd socket, as mounted in this container.",
+      default: '/run/cri/cri.sock',
+    }),
+    trivy: Flags.string({ description: 'The Trivy binary.', default: '/trivy' }),
+    'finish-timeout': Flags.string({
+      description: "How long to wait for the remover's completion after answering.",
+      default: '15m',
+    }),
+    // Eraser's controller passes these to every scanner; accepted so that an Eraser install can
+    // run this scanner too. Ignored: inv serves no profiling port.
+    // (Strings: Eraser writes --enable-pprof=false, which a boolean flag would refuse.)
+    'enable-pprof': Flags.string({ hidden: true }),
+    'pprof-port': Flags.string({ hidden: true }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(NodeScan);
+    const code = await runNodeScan(flags);
+    if (code !== EXIT_OK) this.exit(code);
+  }
+}

@@ -1,0 +1,59 @@
+// How full the node's image file system is: CRI's ImageFsInfo gives the mount point and the
+// bytes the runtime's images take; CRI has no capacity, so statfs(2) of a path on that file
+// system gives it (the worker Pod mounts the administrator's `imageFsPath` read-only for that;
+// run on a node by hand, the mount point itself). Usage is images' bytes over capacity: what
+// removing images can change, and what no other tenant of a shared disk moves.
+import fs from 'node:fs';
+import type { CriFilesystemUsage } from '../cri/types.js';
+
+export interface ImageFsUsage {
+  /** Bytes the runtime's images use (ImageFsInfo). */
+  used: number;
+  /** Bytes of the file system (statfs). */
+  capacity: number;
+  /** Bytes free for unprivileged use (statfs), whatever uses the rest. */
+  available: number;
+  /** Where the runtime says its image file system is (a host path). */
+  mountPoint: string;
+}
+
+export interface MeasureOptions {
+  /** Where to statfs; default the mount point (a node-local run). */
+  statPath?: string;
+  /** The host path mounted at statPath (a worker Pod): the mount point must be at or under it. */
+  hostPath?: string;
+}
+
+export const percentOf = (u: Pick<ImageFsUsage, 'used' | 'capacity'>): number =>
+  u.capacity > 0 ? (u.used / u.capacity) * 100 : 0;
+
+/** "41.23%": two decimals, since one image can be a small fraction of a large disk. */
+export const formatPercent = (p: number): string => `${(Math.round(p * 100) / 100).toFixed(2)}%`;
+
+/** Throws an Error saying why usage is unknown (the caller removes nothing by threshold). */
+export async function measureImageFs(
+  imageFsInfo: () => Promise<CriFilesystemUsage[]>,
+  opts: MeasureOptions = {},
+): Promise<ImageFsUsage> {
+  const all = await imageFsInfo();
+  const fsu = all.find((f) => f.mountpoint);
+  if (!fsu) throw new Error('the runtime reports no image file system (ImageFsInfo)');
+  const mountPoint = fsu.mountpoint;
+  if (opts.hostPath !== undefined) {
+    const base = opts.hostPath.replace(/\/+$/, '') || '/';
+    const under = mountPoint === base || mountPoint.startsWith(base === '/' ? '/' : `${base}/`);
+    if (!under)
+      throw new Error(
+        `the runtime's image file system is at ${mountPoint}, not under imageFsPath ${opts.hostPath} (inv-erase-config)`,
+      );
+  }
+  const st = await fs.promises.statfs(opts.statPath ?? mountPoint);
+  const capacity = st.blocks * st.bsize;
+  const fsUsed = (st.blocks - st.bfree) * st.bsize;
+  // Images cannot take more than the whole file system uses: then statfs saw another one.
+  if (capacity <= 0 || fsu.usedBytes > fsUsed + 64 * 1024 * 1024)
+    throw new Error(
+      `statfs of ${opts.statPath ?? mountPoint} (${fsUsed} bytes used) cannot be the file system holding ${fsu.usedBytes} bytes of images`,
+    );
+  return { used: fsu.usedBytes, capacity, available: st.bavail * st.bsize, mountPoint };
+}

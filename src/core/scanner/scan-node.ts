@@ -1,0 +1,154 @@
+// One node's scan, scanner side: receive the candidates, scan each with Trivy through the node's
+// containerd, answer with the non-compliant ones, wait for the remover's `complete`. The order
+// and the rules are those of Eraser's template and Trivy scanner (ReceiveImages, scan, SendImages,
+// Finish); the deadline is the configuration's timeout.total for the scanning, as in Eraser.
+import path from 'node:path';
+import {
+  COLLECT_SCAN,
+  COMPLETE_MESSAGE,
+  ERASE_COMPLETE_SCAN,
+  MAX_LIST_BYTES,
+  SCAN_ERASE,
+  parseImageList,
+  scanRefs,
+  serializeAnswer,
+  type AnsweredImage,
+  type ContractImage,
+} from './contract.js';
+import { readBounded, waitForFile, writeAtomically } from './shared-files.js';
+import type { RunTrivy } from './run-trivy.js';
+import { trivyArgs } from './trivy-args.js';
+import type { TrivyScannerConfig } from './trivy-config.js';
+import { judgeReport } from './trivy-report.js';
+
+export type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+export interface ImageScanResult {
+  image: ContractImage;
+  status: 'ok' | 'vulnerable' | 'eol' | 'scan-failed';
+  answered: AnsweredImage | undefined;
+  reason?: string;
+}
+
+/** Scans each image in turn; what is left when the deadline passes counts as failed to scan. */
+export async function scanImages(
+  images: readonly ContractImage[],
+  config: TrivyScannerConfig,
+  env: Record<string, string>,
+  runTrivy: RunTrivy,
+  deadline: number,
+  log: Log,
+): Promise<ImageScanResult[]> {
+  const results: ImageScanResult[] = [];
+  for (const image of images) {
+    results.push(await scanOne(image, config, env, runTrivy, deadline, log));
+  }
+  return results;
+}
+
+async function scanOne(
+  image: ContractImage,
+  config: TrivyScannerConfig,
+  env: Record<string, string>,
+  runTrivy: RunTrivy,
+  deadline: number,
+  log: Log,
+): Promise<ImageScanResult> {
+  const failed = (reason: string): ImageScanResult => {
+    log('scan failed', { imageID: image.image_id, reason });
+    return {
+      image,
+      status: 'scan-failed',
+      reason,
+      answered: config.deleteFailedImages ? { ...image, inv: { status: 'scan-failed' } } : undefined,
+    };
+  };
+  const refs = scanRefs(image);
+  if (refs.length === 0) return failed('no name or repo digest to scan by');
+  let lastReason = '';
+  for (const ref of refs) {
+    const left = deadline - Date.now();
+    if (left <= 0) return failed('timeout.total passed before this image was scanned');
+    const timeoutMs = Math.min(config.perImageMs, left);
+    const run = await runTrivy(trivyArgs(config, ref, timeoutMs), env, timeoutMs);
+    if (run.spawnError) return failed(`cannot run Trivy: ${run.spawnError}`);
+    if (run.timedOut) {
+      lastReason = `Trivy did not finish within ${Math.round(timeoutMs / 1000)}s`;
+    } else if (run.overflow) {
+      lastReason = "Trivy's report is too large";
+    } else if (run.code !== 0) {
+      lastReason = `Trivy exited ${run.code}: ${lastLine(run.stderrTail)}`;
+    } else {
+      try {
+        const verdict = judgeReport(run.stdout, config.deleteEOLImages);
+        log('scanned', { imageID: image.image_id, ref, ...verdict });
+        if (verdict.status === 'ok') return { image, status: 'ok', answered: undefined };
+        return { image, status: verdict.status, answered: { ...image, inv: verdict } };
+      } catch (e) {
+        lastReason = (e as Error).message;
+      }
+    }
+    log('scan of a reference failed', { imageID: image.image_id, ref, reason: lastReason });
+  }
+  return failed(lastReason);
+}
+
+const lastLine = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim())
+    .slice(-1)[0]
+    ?.slice(0, 300) ?? '(no message)';
+
+export interface NodeScanOptions {
+  sharedDir: string;
+  config: TrivyScannerConfig;
+  env: Record<string, string>;
+  runTrivy: RunTrivy;
+  log: Log;
+  /** How long to wait for the remover's `complete` after answering. */
+  finishWaitMs: number;
+}
+
+export interface NodeScanSummary {
+  images: number;
+  vulnerable: number;
+  eol: number;
+  failed: number;
+  answered: number;
+  completed: boolean;
+}
+
+/** The whole scanner side; throws on a broken contract (no list, bad list): nothing answered. */
+export async function runNodeScanPipeline(o: NodeScanOptions): Promise<NodeScanSummary> {
+  const started = Date.now();
+  const deadline = started + o.config.totalMs;
+  const collect = path.join(o.sharedDir, COLLECT_SCAN);
+  await waitForFile(collect, deadline, 'the candidate list');
+  const images = parseImageList(await readBounded(collect, MAX_LIST_BYTES, deadline, 'the candidate list'));
+  o.log('received images', { count: images.length });
+  const results = await scanImages(images, o.config, o.env, o.runTrivy, deadline, o.log);
+  const answer = results.flatMap((r) => (r.answered ? [r.answered] : []));
+  writeAtomically(o.sharedDir, SCAN_ERASE, serializeAnswer(answer));
+  const count = (s: ImageScanResult['status']) => results.filter((r) => r.status === s).length;
+  const summary: NodeScanSummary = {
+    images: images.length,
+    vulnerable: count('vulnerable'),
+    eol: count('eol'),
+    failed: count('scan-failed'),
+    answered: answer.length,
+    completed: false,
+  };
+  o.log('answered', { ...summary, seconds: Math.round((Date.now() - started) / 1000) });
+  const complete = path.join(o.sharedDir, ERASE_COMPLETE_SCAN);
+  const finishBy = Date.now() + o.finishWaitMs;
+  await waitForFile(complete, finishBy, "the remover's completion");
+  const message = await readBounded(complete, 64, finishBy, "the remover's completion");
+  if (message !== COMPLETE_MESSAGE) {
+    throw new Error(
+      `${ERASE_COMPLETE_SCAN} holds ${JSON.stringify(message.slice(0, 64))}, not ${COMPLETE_MESSAGE}`,
+    );
+  }
+  return { ...summary, completed: true };
+}

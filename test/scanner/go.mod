@@ -1,0 +1,3 @@
+module inv.local/test-scanner
+
+go 1.22
