@@ -15,7 +15,6 @@
 // figures against targets; never fails on them.
 import { KubeConfig } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { imagesPath, type ImageResource } from '../src/core/inventory/image-resource.js';
@@ -25,7 +24,8 @@ import { Informer } from '../src/core/controller/informer.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
 import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
-import { apfFigures, apiServerMetrics, daemonKubeconfig, sampleLevel } from './_apf.js';
+import { deployedNodeOptions, hwm } from './_proc.js';
+import { apfFigures, apiServerMetrics, daemonKubeconfig, sampleLevel, samples, sumOf } from './_apf.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -71,7 +71,8 @@ function startDaemon(kubeconfig: string, resync: string, extra: string[] = []): 
       resync,
       ...extra,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // The daemon's V8 settings as deploy/deployment.yaml gives them (its heap cap).
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: deployedNodeOptions() } },
   );
   const exited = new Promise<void>((r) => proc.on('exit', () => r()));
   proc.stderr!.setEncoding('utf8');
@@ -101,23 +102,13 @@ function startDaemon(kubeconfig: string, resync: string, extra: string[] = []): 
   });
 }
 
-/** Sum of the samples of `name` whose labels match every `want` (a Prometheus text exposition). */
-function metricSum(text: string, name: string, want: Record<string, string> = {}): number {
-  let n = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(want).some(([k, v]) => !line.includes(`${k}="${v}"`))) continue;
-    n += Number(line.split(' ').pop());
-  }
-  return n;
-}
+const metricSum = sumOf;
 /** Per value of `label`, the sum of `name`. */
 function metricBy(text: string, name: string, label: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const v = new RegExp(`${label}="([^"]*)"`).exec(line)?.[1] ?? '';
-    out.set(v, (out.get(v) ?? 0) + Number(line.split(' ').pop()));
+  for (const x of samples(text, name)) {
+    const v = x.labels[label] ?? '';
+    out.set(v, (out.get(v) ?? 0) + x.value);
   }
   return out;
 }
@@ -125,11 +116,11 @@ const daemonMetrics = async (d: Daemon) => (await fetch(`${d.metricsUrl}/metrics
 const rebuilds = async (d: Daemon) => metricSum(await daemonMetrics(d), 'inv_rebuilds_total');
 const cachedPods = async (d: Daemon) =>
   metricSum(await daemonMetrics(d), 'inv_cache_objects', { kind: 'Pod' });
-function hwm(pid: number): { rss: number; hwm: number } {
-  const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0);
-  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
-}
+/** V8's view of the daemon's memory (prom-client's default metrics): what of the RSS is live heap. */
+const heapFigures = (t: string) =>
+  ['nodejs_heap_size_used_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_external_memory_bytes']
+    .map((n) => Math.round(metricSum(t, n) / 1048576))
+    .join(' / ');
 /**
  * Waits until at least `atLeast` rebuilds finished, then until none finished for `quietMs`; returns
  * the rebuild count then. (Quiet alone is not enough: with 16 workers sharing 50 writes per second,
@@ -238,6 +229,9 @@ export async function main(ctx: {
     out['start-up: rebuilds'] = built;
     const mem = hwm(d.proc.pid!);
     out['daemon RSS after the first build / peak (MB; target peak < 300)'] = `${mem.rss} / ${mem.hwm}`;
+    out['daemon heap used / heap total / external, after the first build (MB)'] = heapFigures(
+      await daemonMetrics(d),
+    );
     const disp = (t: string) =>
       metricBy(t, 'apiserver_flowcontrol_dispatched_requests_total', 'priority_level');
     const [db, da] = [disp(before), disp(after)];
@@ -390,6 +384,7 @@ export async function main(ctx: {
       `${pct(lat, 50)} / ${pct(lat, 99)}`;
     out['churn meanwhile (Pod operations per second)'] = Math.round(churned / ((Date.now() - tc) / 1000));
     out['daemon peak RSS over the whole run (MB; target < 300)'] = hwm(d.proc.pid!).hwm;
+    out['daemon heap used / heap total / external, at the end (MB)'] = heapFigures(await daemonMetrics(d));
   } finally {
     await level.stop();
     d.proc.kill('SIGTERM');
