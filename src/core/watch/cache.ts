@@ -16,6 +16,7 @@ import type { RawObject, StrippedMeta, StrippedObject, StrippedPodSpec } from '.
 import type { NamespaceObjects } from '../inventory/types.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
+import { sharedOwners, sharedSpec } from './shared-parts.js';
 import { Informer, intern, type CachedObject, type InformerHandlers } from '../controller/informer.js';
 import type { Runnable } from '../controller/manager.js';
 
@@ -62,10 +63,15 @@ function stripper(k: SourceKindSpec | OwnerKindSpec): (raw: unknown) => CachedOb
   return (raw) => {
     const o = strip(raw as RawObject);
     internMeta(o.metadata);
+    if (o.metadata.ownerReferences) o.metadata.ownerReferences = sharedOwners(o.metadata.ownerReferences);
     for (const path of paths) {
-      let v: unknown = o;
-      for (const p of path) v = (v as Record<string, unknown> | undefined)?.[p];
-      internSpec(v as StrippedPodSpec | undefined);
+      let parent: unknown = o;
+      for (const p of path.slice(0, -1)) parent = (parent as Record<string, unknown> | undefined)?.[p];
+      const at = parent as Record<string, unknown> | undefined;
+      const v = at?.[path.at(-1)!] as StrippedPodSpec | undefined;
+      internSpec(v);
+      // Pods of one template hold equal specs: one frozen copy for all (shared-parts.ts).
+      if (at && v && typeof v === 'object') at[path.at(-1)!] = sharedSpec(v);
     }
     return o as StrippedObject & CachedObject;
   };
