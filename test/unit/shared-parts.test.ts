@@ -42,6 +42,11 @@ describe('shared parts of cached objects', () => {
       sharedSpec({ containers: [{ name: 'x' }] }),
       sharedSpec({ containers: [{ name: 'x', image: '' }] }),
     );
+    // Any character may stand in a declared kind's fields: the key must not confuse these two.
+    assert.notEqual(
+      sharedSpec({ containers: [{ name: 'a\u0000b', image: 'c' }] }),
+      sharedSpec({ containers: [{ name: 'a', image: 'b\u0000c' }] }),
+    );
     const o1 = sharedOwners(pod('p1', 'web:1', 'rs-1').metadata.ownerReferences!);
     assert.notEqual(sharedOwners(pod('p1', 'web:1', 'rs-2').metadata.ownerReferences!), o1);
     assert.notEqual(sharedOwners([{ ...o1[0]!, controller: undefined }]), o1);

@@ -31,21 +31,24 @@ function shared<T>(table: Map<string, T>, key: string, v: T): T {
   return v;
 }
 
-const SEP = '\u0000';
-const listKey = (tag: string, list: StrippedPodSpec['containers']): string =>
-  list ? `${tag}${list.map((c) => `${c.name}${SEP}${c.image ?? SEP}`).join(SEP)}\u0001` : '';
+// Keys are JSON: unambiguous whatever the strings hold (a declared kind's fields may contain any
+// character, and two different specs under one key would credit one object with another's images).
+const entries = (list: StrippedPodSpec['containers']) => list?.map((c) => [c.name, c.image ?? null]) ?? null;
 
 /** The shared, frozen copy of a stripped PodSpec equal to `s` (containers' names and images). */
 export function sharedSpec(s: StrippedPodSpec): StrippedPodSpec {
-  const key =
-    listKey('c', s.containers) + listKey('i', s.initContainers) + listKey('e', s.ephemeralContainers);
+  const key = JSON.stringify([
+    entries(s.containers),
+    entries(s.initContainers),
+    entries(s.ephemeralContainers),
+  ]);
   return shared(specs, key, s);
 }
 
 /** The shared, frozen copy of a stripped ownerReferences list equal to `refs`. */
 export function sharedOwners(refs: StrippedOwnerReference[]): StrippedOwnerReference[] {
-  const key = refs
-    .map((o) => [o.kind, o.name, o.uid ?? '', o.apiVersion ?? '', o.controller ? '1' : ''].join(SEP))
-    .join('\u0001');
+  const key = JSON.stringify(
+    refs.map((o) => [o.kind, o.name, o.uid ?? null, o.apiVersion ?? null, !!o.controller]),
+  );
   return shared(owners, key, refs);
 }
