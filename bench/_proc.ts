@@ -6,9 +6,14 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Current and peak resident memory of `pid`, in MB. */
+/** Current and peak resident memory of `pid`, in MB (0 and 0 once the process is gone). */
 export function hwm(pid: number): { rss: number; hwm: number } {
-  const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  let s: string;
+  try {
+    s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return { rss: 0, hwm: 0 };
+  }
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0);
   return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
 }

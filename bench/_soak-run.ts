@@ -7,10 +7,7 @@
 // nodejs_active_resources{type="Timeout"}, from process.getActiveResourcesInfo). At the end the
 // operations stop and the Images must equal what a fresh dry-run scan computes (zero changes).
 import { KubeConfig } from '@kubernetes/client-node';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
@@ -18,10 +15,9 @@ import { isNotFound, KubeRest } from '../src/core/kube/rest.js';
 import { scanCluster } from '../src/core/inventory/scan.js';
 import { submitErase } from '../src/core/erase/requester/request.js';
 import { JOB_LABEL } from '../src/core/erase/api/types.js';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ts = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+import { sleep } from './_wait.js';
+import { startWatchDaemon, type Daemon } from './_daemon.js';
+import { createReadyNodes, succeedWorker, type HarnessPod } from './_harness.js';
 
 export interface SoakOptions {
   kubeconfig: string;
@@ -97,93 +93,16 @@ export function procCounts(
   return { rssMB: Math.round(rssMB * 10) / 10, sockets: inodes.size, apiConnections };
 }
 
-interface Daemon {
-  proc: ChildProcess;
-  metricsUrl: string;
-  exited: Promise<void>;
-}
-
-function startDaemon(kubeconfig: string, ns: string): Promise<Daemon> {
-  const proc = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, 'bin', 'run.js'),
-      'watch',
-      '--kubeconfig',
-      kubeconfig,
-      '--erase-controllers',
-      '--erase-namespace',
-      ns,
-      '--erase-config-namespace',
-      ns,
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address',
-      '0',
-      '--log-format',
-      'json',
-      '--log-level',
-      'info',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const exited = new Promise<void>((r) => proc.on('exit', () => r()));
-  proc.stderr!.setEncoding('utf8');
-  let buf = '';
-  return new Promise<Daemon>((resolve, reject) => {
-    proc.stderr!.on('data', (c: string) => {
-      buf += c;
-      const m = /"msg":"serving metrics"[^\n]*"url":"([^"]+)"/.exec(buf);
-      if (m) resolve({ proc, metricsUrl: m[1]!, exited });
-      if (buf.length > 100_000) buf = buf.slice(-10_000);
-    });
-    void exited.then(() => reject(new Error(`daemon exited: ${buf.slice(-2000)}`)));
-  });
-}
-
 async function timers(d: Daemon): Promise<number> {
   const text = await (await fetch(`${d.metricsUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith('nodejs_active_resources{type="Timeout"}'));
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
-async function createNodes(rest: KubeRest, names: string[]): Promise<void> {
-  await forEachConcurrent(names, 16, async (name) => {
-    const created = await rest
-      .request<Record<string, unknown>>('POST', '/api/v1/nodes', {
-        body: { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'soak-node': '1' } } },
-      })
-      .catch(() => rest.get<Record<string, unknown>>(`/api/v1/nodes/${name}`));
-    const now = ts();
-    await rest.request('PUT', `/api/v1/nodes/${name}/status`, {
-      body: {
-        ...created,
-        status: {
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              lastHeartbeatTime: now,
-              lastTransitionTime: now,
-            },
-          ],
-        },
-      },
-    });
-  });
-}
-
-interface WorkerPod {
-  metadata: { name: string; deletionTimestamp?: string };
-  spec: { containers: { name: string; image: string }[] };
-  status?: { phase?: string };
-}
-
 /** Plays the kubelet of the harness Nodes: workers succeed at once, deleted workers go away. */
 async function playKubelet(rest: KubeRest, ns: string, seen: Set<string>): Promise<void> {
   const podsPath = `/api/v1/namespaces/${ns}/pods`;
-  const pods = (await rest.list<WorkerPod>(podsPath, { query: { labelSelector: JOB_LABEL } })).items;
+  const pods = (await rest.list<HarnessPod>(podsPath, { query: { labelSelector: JOB_LABEL } })).items;
   await forEachConcurrent(pods, 8, async (pod) => {
     if (pod.metadata.deletionTimestamp) {
       await rest
@@ -195,28 +114,8 @@ async function playKubelet(rest: KubeRest, ns: string, seen: Set<string>): Promi
     }
     if (pod.status?.phase === 'Succeeded' || seen.has(pod.metadata.name)) return;
     seen.add(pod.metadata.name);
-    const c = pod.spec.containers[0]!;
     const message = JSON.stringify({ node: '', counts: { 'not-present': 1 }, bytes: 0, results: [] });
-    await rest.request('PUT', `${podsPath}/${pod.metadata.name}/status`, {
-      body: {
-        ...pod,
-        status: {
-          phase: 'Succeeded',
-          containerStatuses: [
-            {
-              name: c.name,
-              image: c.image,
-              imageID: '',
-              ready: false,
-              restartCount: 0,
-              state: {
-                terminated: { exitCode: 0, reason: 'Completed', message, startedAt: ts(), finishedAt: ts() },
-              },
-            },
-          ],
-        },
-      },
-    });
+    await succeedWorker(rest, podsPath, pod, message);
   });
 }
 
@@ -256,7 +155,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const nodes = range(o.nodes).map((i) => `soak-node-${tag}-${String(i).padStart(4, '0')}`);
   const nss = range(o.namespaces).map((i) => `soak-${tag}-${String(i).padStart(4, '0')}`);
   log(`setting up ${nss.length} namespaces, ${nodes.length} Nodes`);
-  await createNodes(rest, nodes);
+  await createReadyNodes(rest, nodes, { labels: { 'soak-node': '1' }, concurrency: 16 });
   const live = new Map<string, string[]>();
   let seq = 0;
   const createPod = async (ns: string) => {
@@ -276,7 +175,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     await createPod(ns);
   });
 
-  const d = await startDaemon(o.kubeconfig, eraseNs);
+  const d = await startWatchDaemon(o.kubeconfig, [
+    '--erase-controllers',
+    '--erase-namespace',
+    eraseNs,
+    '--erase-config-namespace',
+    eraseNs,
+  ]);
   const samples: ProcSample[] = [];
   const t0 = Date.now();
   const sample = async (): Promise<ProcSample> => {

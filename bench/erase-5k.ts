@@ -11,7 +11,6 @@
 // as it appears. Prints figures against their targets; never fails on them.
 import { KubeConfig } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EraseControllers } from '../src/core/erase/controllers.js';
@@ -22,11 +21,12 @@ import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
 import { forEachConcurrent } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
+import { hwm } from './_proc.js';
+import { sleep } from './_wait.js';
+import { createReadyNodes, succeedWorker } from './_harness.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LABEL = 'bench-erase-5k';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ts = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const log = (m: string) => process.stderr.write(`bench erase-5k: ${m}\n`);
 
 interface PodLike {
@@ -79,50 +79,15 @@ class Kubelet {
       if (p.spec.nodeName) this.nodes.add(p.spec.nodeName);
     }
     await forEachConcurrent(todo, 32, async (pod) => {
-      const c = pod.spec.containers[0]!;
       const message = JSON.stringify({
         node: pod.spec.nodeName,
         counts: { removed: 1 },
         bytes: 12_345_678,
         results: [],
       });
-      await this.rest.request('PUT', `${podsPath}/${pod.metadata.name}/status`, {
-        body: {
-          ...pod,
-          status: {
-            phase: 'Succeeded',
-            containerStatuses: [
-              {
-                name: c.name,
-                image: c.image,
-                imageID: '',
-                ready: false,
-                restartCount: 0,
-                state: {
-                  terminated: {
-                    exitCode: 0,
-                    reason: 'Completed',
-                    message,
-                    startedAt: ts(),
-                    finishedAt: ts(),
-                  },
-                },
-              },
-            ],
-          },
-        },
-      });
+      await succeedWorker(this.rest, podsPath, pod, message);
       this.finished++;
     });
-  }
-}
-
-function hwmMB(pid: number): number {
-  try {
-    const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Math.round(Number(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? 0) / 1024);
-  } catch {
-    return 0;
   }
 }
 
@@ -137,28 +102,7 @@ export async function main(ctx: {
   await installCrds(rest);
   const names = Array.from({ length: NODES }, (_, i) => `bench-node-${String(i).padStart(5, '0')}`);
   const tNodes = Date.now();
-  await forEachConcurrent(names, 32, async (name) => {
-    const created = await rest.request<Record<string, unknown>>('POST', '/api/v1/nodes', {
-      body: { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [LABEL]: '1' } } },
-    });
-    const now = ts();
-    await rest.request('PUT', `/api/v1/nodes/${name}/status`, {
-      body: {
-        ...created,
-        status: {
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              lastHeartbeatTime: now,
-              lastTransitionTime: now,
-            },
-          ],
-        },
-      },
-    });
-  });
+  await createReadyNodes(rest, names, { labels: { [LABEL]: '1' } });
   log(`${NODES} Nodes in ${Date.now() - tNodes} ms`);
 
   // 1. Every node at once, controllers in-process, requests counted.
@@ -224,7 +168,7 @@ export async function main(ctx: {
     rollout: { maxParallel: '10%' },
   });
   while (kubeletB.finished < NODES / 2) await sleep(100);
-  const peak1 = hwmMB(proc.pid!);
+  const peak1 = hwm(proc.pid!).hwm;
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGKILL');
   await exited;
@@ -234,7 +178,7 @@ export async function main(ctx: {
   await waitForJob(rest, 'bench-waves', genB, { pollMs: 200, timeoutMs: 900_000 });
   const completedBMs = Date.now() - t1;
   const allCreatedBMs = kubeletB.lastCreatedAt - t1;
-  const peak2 = hwmMB(proc.pid!);
+  const peak2 = hwm(proc.pid!).hwm;
   const exited2 = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGKILL');
   await exited2;

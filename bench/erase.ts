@@ -13,6 +13,8 @@ import { KubeRest } from '../src/core/kube/rest.js';
 import { terminationSummary } from '../src/core/noderemove/summary.js';
 import { forEachConcurrent } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
+import { sleep } from './_wait.js';
+import { createReadyNodes, succeedWorker } from './_harness.js';
 
 const NODES = 1000;
 const NS = 'bench-erase';
@@ -23,9 +25,6 @@ interface PodLike {
   spec: { nodeName?: string; containers: { name: string; image: string }[] };
   status?: { phase?: string };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ts = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export async function main(ctx: { kubeconfig: string }): Promise<Record<string, number | string>> {
   const kc = new KubeConfig();
@@ -40,28 +39,7 @@ export async function main(ctx: { kubeconfig: string }): Promise<Record<string, 
     })
     .catch(() => undefined);
   const names = Array.from({ length: NODES }, (_, i) => `bench-node-${String(i).padStart(4, '0')}`);
-  await forEachConcurrent(names, 32, async (name) => {
-    const created = await rest.request<Record<string, unknown>>('POST', '/api/v1/nodes', {
-      body: { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [LABEL]: '1' } } },
-    });
-    const now = ts();
-    await rest.request('PUT', `/api/v1/nodes/${name}/status`, {
-      body: {
-        ...created,
-        status: {
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              lastHeartbeatTime: now,
-              lastTransitionTime: now,
-            },
-          ],
-        },
-      },
-    });
-  });
+  await createReadyNodes(rest, names, { labels: { [LABEL]: '1' } });
 
   // The controllers get their own client so their requests can be counted (by method; WATCH is
   // the opening of a watch stream, counted apart, as before).
@@ -133,28 +111,7 @@ export async function main(ctx: { kubeconfig: string }): Promise<Record<string, 
         },
       ],
     });
-    const c = pod.spec.containers[0]!;
-    await rest.request('PUT', `${podsPath}/${pod.metadata.name}/status`, {
-      body: {
-        ...pod,
-        status: {
-          phase: 'Succeeded',
-          startTime: ts(),
-          containerStatuses: [
-            {
-              name: c.name,
-              image: c.image,
-              imageID: '',
-              ready: false,
-              restartCount: 0,
-              state: {
-                terminated: { exitCode: 0, reason: 'Completed', message, startedAt: ts(), finishedAt: ts() },
-              },
-            },
-          ],
-        },
-      },
-    });
+    await succeedWorker(rest, podsPath, pod, message);
   });
   const markedMs = Date.now() - tMark;
   const { job } = await waitForJob(rest, 'bench', gen, { pollMs: 50, timeoutMs: 600_000 });

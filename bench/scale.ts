@@ -14,9 +14,7 @@
 // --namespaces (same density) and say so; --phases startup stops after the first build. Prints
 // figures against targets; never fails on them.
 import { KubeConfig } from '@kubernetes/client-node';
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { imagesPath, type ImageResource } from '../src/core/inventory/image-resource.js';
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
@@ -25,82 +23,13 @@ import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
 import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
 import { deployedNodeOptions, hwm } from './_proc.js';
+import { sleep, until } from './_wait.js';
+import { daemonMetrics, startWatchDaemon, type Daemon } from './_daemon.js';
 import { apfFigures, apiServerMetrics, daemonKubeconfig, sampleLevel, samples, sumOf } from './_apf.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (m: string) => process.stderr.write(`bench scale: ${m}\n`);
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
-
-async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 200) {
-  const start = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-  return Date.now() - start;
-}
-
-interface Daemon {
-  proc: ChildProcess;
-  metricsUrl: string;
-  exited: Promise<void>;
-  /** The daemon's JSON log lines about one namespace's rebuilds, when watched (see watchRebuilds). */
-  rebuilt: { delayMs?: number; ms: number }[];
-  watchNamespace?: string;
-}
-
-function startDaemon(kubeconfig: string, resync: string, extra: string[] = []): Promise<Daemon> {
-  const proc = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, 'bin', 'run.js'),
-      'watch',
-      '--kubeconfig',
-      kubeconfig,
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address',
-      '0',
-      '--log-format',
-      'json',
-      '--log-level',
-      'info',
-      '--resync-period',
-      resync,
-      ...extra,
-    ],
-    // The daemon's V8 settings as deploy/deployment.yaml gives them (its heap cap).
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: deployedNodeOptions() } },
-  );
-  const exited = new Promise<void>((r) => proc.on('exit', () => r()));
-  proc.stderr!.setEncoding('utf8');
-  let buf = '';
-  let line = '';
-  const d: Daemon = { proc, metricsUrl: '', exited, rebuilt: [] };
-  return new Promise<Daemon>((resolve, reject) => {
-    proc.stderr!.on('data', (c: string) => {
-      buf += c;
-      line += c;
-      const lines = line.split('\n');
-      line = lines.pop()!;
-      for (const l of lines) {
-        if (!d.watchNamespace || !l.includes('"namespace rebuilt"')) continue;
-        if (!l.includes(`"namespace":"${d.watchNamespace}"`)) continue;
-        const o = JSON.parse(l) as { delayMs?: number; ms: number };
-        d.rebuilt.push({ delayMs: o.delayMs, ms: o.ms });
-      }
-      const m = !d.metricsUrl && /"msg":"serving metrics"[^\n]*"url":"([^"]+)"/.exec(buf);
-      if (m) {
-        d.metricsUrl = m[1]!;
-        resolve(d);
-      }
-      if (buf.length > 100_000) buf = buf.slice(-10_000);
-    });
-    void exited.then(() => reject(new Error(`daemon exited: ${buf.slice(-2000)}`)));
-  });
-}
 
 const metricSum = sumOf;
 /** Per value of `label`, the sum of `name`. */
@@ -112,7 +41,6 @@ function metricBy(text: string, name: string, label: string): Map<string, number
   }
   return out;
 }
-const daemonMetrics = async (d: Daemon) => (await fetch(`${d.metricsUrl}/metrics`)).text();
 const rebuilds = async (d: Daemon) => metricSum(await daemonMetrics(d), 'inv_rebuilds_total');
 const cachedPods = async (d: Daemon) =>
   metricSum(await daemonMetrics(d), 'inv_cache_objects', { kind: 'Pod' });
@@ -211,7 +139,10 @@ export async function main(ctx: {
   // --workers, --kube-api-qps and --kube-api-burst pass through to the daemon (a faster first
   // build for a memory-only run: say so when reporting it).
   const pass = ['workers', 'kube-api-qps', 'kube-api-burst'].flatMap((k) => (f[k] ? [`--${k}`, f[k]] : []));
-  const d = await startDaemon(daemonConfig, f.resync ?? '3m', pass);
+  // The daemon's V8 settings as deploy/deployment.yaml gives them (its heap cap).
+  const d = await startWatchDaemon(daemonConfig, ['--resync-period', f.resync ?? '3m', ...pass], {
+    nodeOptions: deployedNodeOptions(),
+  });
   try {
     await until('every Pod cached', async () => (await cachedPods(d)) >= PODS, 1_800_000, 500);
     out['start-up: every Pod listed and cached (ms)'] = Date.now() - t0;

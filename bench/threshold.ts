@@ -15,47 +15,25 @@ import { forEachConcurrent } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
 import { PRUNE_ALL } from '../src/core/erase/api/images.js';
 import { decodeNodes } from '../src/core/erase/api/node-status.js';
+import { sleep } from './_wait.js';
+import { createReadyNodes, succeedWorker, type HarnessPod } from './_harness.js';
 
 const NODES = 1000;
 const NS = 'bench-threshold';
 const LABEL = 'bench-threshold';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ts = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-interface PodLike {
-  metadata: { name: string };
-  spec: { nodeName?: string; containers: { name: string; image: string }[] };
-}
 
 async function harnessNodes(rest: KubeRest): Promise<void> {
   const names = Array.from({ length: NODES }, (_, i) => `bench-node-${String(i).padStart(4, '0')}`);
-  await forEachConcurrent(names, 32, async (name) => {
-    const created = await rest.request<Record<string, unknown>>('POST', '/api/v1/nodes', {
-      body: { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [LABEL]: '1' } } },
-    });
-    const now = ts();
-    await rest.request('PUT', `/api/v1/nodes/${name}/status`, {
-      body: {
-        ...created,
-        status: {
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              lastHeartbeatTime: now,
-              lastTransitionTime: now,
-            },
-          ],
-          // A node nowhere near full: 100 GiB, 20 images of 150 MB listed (3 GB).
-          capacity: { 'ephemeral-storage': '100Gi', cpu: '4', memory: '16Gi', pods: '110' },
-          images: Array.from({ length: 20 }, (_, i) => ({
-            names: [`registry.example/app-${i}:1`],
-            sizeBytes: 150_000_000,
-          })),
-        },
-      },
-    });
+  await createReadyNodes(rest, names, {
+    labels: { [LABEL]: '1' },
+    status: {
+      // A node nowhere near full: 100 GiB, 20 images of 150 MB listed (3 GB).
+      capacity: { 'ephemeral-storage': '100Gi', cpu: '4', memory: '16Gi', pods: '110' },
+      images: Array.from({ length: 20 }, (_, i) => ({
+        names: [`registry.example/app-${i}:1`],
+        sizeBytes: 150_000_000,
+      })),
+    },
   });
 }
 
@@ -103,10 +81,10 @@ async function run(
   let pods = 0;
   if (!prescreen) {
     // Play the kubelet: every worker finds its node below the threshold.
-    let list: PodLike[] = [];
+    let list: HarnessPod[] = [];
     while (list.length < NODES) {
       await sleep(200);
-      list = (await rest.list<PodLike>(podsPath, { query: { labelSelector: `${JOB_LABEL}` } })).items;
+      list = (await rest.list<HarnessPod>(podsPath, { query: { labelSelector: `${JOB_LABEL}` } })).items;
       if (Date.now() - t0 > 600_000) throw new Error(`only ${list.length} worker Pods after 10 min`);
     }
     pods = list.length;
@@ -118,40 +96,16 @@ async function run(
         bytes: 0,
         fs: { u: 9_000_000_000, c: 107_374_182_400, a: 9_000_000_000 },
       });
-      const c = pod.spec.containers[0]!;
-      await rest.request('PUT', `${podsPath}/${pod.metadata.name}/status`, {
-        body: {
-          ...pod,
-          status: {
-            phase: 'Succeeded',
-            containerStatuses: [
-              {
-                name: c.name,
-                image: c.image,
-                imageID: '',
-                ready: false,
-                restartCount: 0,
-                state: {
-                  terminated: {
-                    exitCode: 0,
-                    reason: 'Completed',
-                    message,
-                    startedAt: ts(),
-                    finishedAt: ts(),
-                  },
-                },
-              },
-            ],
-          },
-        },
-      });
+      await succeedWorker(rest, podsPath, pod, message);
     });
   }
   const { job } = await waitForJob(rest, name, gen, { pollMs: 50, timeoutMs: 600_000 });
   const ms = Date.now() - t0;
   if (prescreen)
     pods = (
-      await rest.list<PodLike>(podsPath, { query: { labelSelector: `${JOB_LABEL}=${job!.metadata.name}` } })
+      await rest.list<HarnessPod>(podsPath, {
+        query: { labelSelector: `${JOB_LABEL}=${job!.metadata.name}` },
+      })
     ).items.length;
   const out = {
     'job phase': (job as ImageJob | undefined)?.status?.phase ?? '?',

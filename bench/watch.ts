@@ -9,80 +9,28 @@
 // Deployments per namespace (bench/_replicasets.ts), every 10th Pod naked.
 // Prints figures; never fails on timing.
 import { KubeConfig } from '@kubernetes/client-node';
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { imagesPath, type ImageResource } from '../src/core/inventory/image-resource.js';
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
 import { Informer } from '../src/core/controller/informer.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
+import { hwm } from './_proc.js';
+import { sleep, until as untilEvery } from './_wait.js';
+import { daemonMetrics, startWatchDaemon, type Daemon } from './_daemon.js';
+
+// This bench polls every 100 ms by default.
+const until = (what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100) =>
+  untilEvery(what, cond, timeoutMs, everyMs);
 import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
 
 export interface BenchContext {
   kubeconfig: string;
 }
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (m: string) => process.stderr.write(`bench watch: ${m}\n`);
 
-async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100) {
-  const start = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-  return Date.now() - start;
-}
-
-interface Daemon {
-  proc: ChildProcess;
-  metricsUrl: string;
-  exited: Promise<void>;
-}
-
-async function startDaemon(kubeconfig: string): Promise<Daemon> {
-  const proc = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, 'bin', 'run.js'),
-      'watch',
-      '--kubeconfig',
-      kubeconfig,
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address',
-      '0',
-      '--log-level',
-      'info',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const exited = new Promise<void>((r) => proc.on('exit', () => r()));
-  proc.stderr!.setEncoding('utf8');
-  let buf = '';
-  const metricsUrl = await new Promise<string>((resolve, reject) => {
-    const onData = (c: string) => {
-      buf += c;
-      const m = /"msg":"serving metrics"[^\n]*"url":"([^"]+)"/.exec(buf);
-      if (m) {
-        resolve(m[1]!);
-        buf = '';
-      } else if (buf.length > 100_000) buf = buf.slice(-10_000);
-    };
-    proc.stderr!.on('data', onData);
-    void exited.then(() => reject(new Error(`daemon exited before serving metrics: ${buf.slice(-2000)}`)));
-  });
-  // Keep draining the daemon's logs (info: one line per changing rebuild).
-  return { proc, metricsUrl, exited };
-}
-
-async function metrics(d: Daemon): Promise<string> {
-  return (await fetch(`${d.metricsUrl}/metrics`)).text();
-}
+const metrics = daemonMetrics;
 function sample(text: string, name: string, labels = ''): number {
   const line = text
     .split('\n')
@@ -109,12 +57,6 @@ async function settle(d: Daemon, quietMs = 2000): Promise<number> {
     last = n;
   }
 }
-function memory(pid: number): { rss: number; hwm: number } {
-  const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0);
-  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
-}
-
 // 50 Deployments per namespace, each with its ReplicaSets (bench/_replicasets.ts): 9 Pods in 10
 // are owned by one of the current ReplicaSets and run its images, every 10th is naked.
 const DEPLOYMENTS = 50;
@@ -180,7 +122,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
   const rest = new KubeRest(kc);
   await installCrds(rest);
   const out: Record<string, number | string> = {};
-  let d = await startDaemon(ctx.kubeconfig);
+  let d = await startWatchDaemon(ctx.kubeconfig, []);
   try {
     // 1. Burst.
     await ensureNamespace(rest, 'bench-burst');
@@ -263,7 +205,7 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
     await until('50,000 Pods cached', async () => (await cachedPods(d)) >= 50_000, 300_000, 500);
     await settle(d);
     global.gc?.();
-    const steady = memory(d.proc.pid!);
+    const steady = hwm(d.proc.pid!);
     out['50k Pods cached: RSS (MB)'] = steady.rss;
     out['50k Pods cached: peak RSS during the run (MB)'] = steady.hwm;
 
@@ -271,11 +213,11 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
     d.proc.kill('SIGTERM');
     await d.exited;
     const t1 = Date.now();
-    d = await startDaemon(ctx.kubeconfig);
+    d = await startWatchDaemon(ctx.kubeconfig, []);
     await until('restarted daemon synced', async () => (await cachedPods(d)) >= 50_000, 300_000, 100);
     out['fresh daemon: 50k Pods listed and cached (ms)'] = Date.now() - t1;
     await settle(d);
-    const fresh = memory(d.proc.pid!);
+    const fresh = hwm(d.proc.pid!);
     out['fresh daemon, 50k Pods: RSS after sync (MB)'] = fresh.rss;
     out['fresh daemon, 50k Pods: peak RSS (MB)'] = fresh.hwm;
   } finally {

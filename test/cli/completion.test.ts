@@ -12,6 +12,7 @@ import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH } from '../../src/core/erase/api/types.js';
 import { adminConfig, kubeconfigPath, newNamespace } from '../support/kube.js';
+import { createDryRunListAndJob } from '../support/erase-objects.js';
 import { repoRoot } from '../support/paths.js';
 
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
@@ -60,29 +61,8 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     await installCrds(rest);
     ns = await newNamespace('habits-compl');
     list = `complete-${ns.slice(-6)}`;
-    const created = await rest.request<{ metadata: { uid: string } }>('POST', IMAGELISTS_PATH, {
-      body: {
-        apiVersion: 'erase.imageinventory.dev/v1alpha1',
-        kind: 'ImageList',
-        metadata: { name: list },
-        spec: { images: ['docker.io/library/nothing:1'], dryRun: true },
-      },
-    });
     job = `${list}-1-fghij`;
-    await rest.request('POST', IMAGEJOBS_PATH, {
-      body: {
-        apiVersion: 'erase.imageinventory.dev/v1alpha1',
-        kind: 'ImageJob',
-        metadata: { name: job },
-        spec: {
-          imageList: { name: list, uid: created.metadata.uid, generation: 1 },
-          namespace: 'inv-system',
-          images: ['docker.io/library/nothing:1'],
-          dryRun: true,
-          config: {},
-        },
-      },
-    });
+    await createDryRunListAndJob(rest, list, job);
     rest.close();
     context = adminConfig().getCurrentContext();
     env = {

@@ -3,23 +3,11 @@
 // The kubelet harness plays the nodes so that one node fails on demand (exit code 1); the CLI
 // on real nodes runs in the demo and test/nodes/.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { kubeconfigPath } from '../support/kube.js';
-import { repoRoot } from '../support/paths.js';
+import { invAsync } from '../support/inv-async.js';
 import { EraseEnv, eraseEnvPerTest } from './helpers.js';
 
-function inv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(repoRoot, 'bin', 'run.js'), ...args],
-      { cwd: repoRoot, env: { ...process.env, NO_COLOR: '1' }, timeout: 90_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
+const inv = (args: string[]) => invAsync(args);
 
 describe('inv erase (CLI)', function () {
   this.timeout(120_000);

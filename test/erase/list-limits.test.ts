@@ -7,7 +7,6 @@
 //   install): phase Error with the reason, and no ImageJob;
 // - `inv erase`: exit 2 before writing anything.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +24,7 @@ import {
 import { installCrds, readCrds } from '../../src/core/kube/crd-install.js';
 import { KubeApiError } from '../../src/core/kube/rest.js';
 import { kubeconfigPath } from '../support/kube.js';
-import { repoRoot } from '../support/paths.js';
+import { invAsync } from '../support/inv-async.js';
 import { EraseEnv, sleep } from './helpers.js';
 
 const IMAGELIST_CRD = 'imagelists.erase.imageinventory.dev';
@@ -42,17 +41,7 @@ function refsOfJsonSize(count: number, bytes: number): string[] {
   });
 }
 
-function inv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(repoRoot, 'bin', 'run.js'), ...args],
-      { cwd: repoRoot, env: { ...process.env, NO_COLOR: '1' }, timeout: 90_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
+const inv = (args: string[]) => invAsync(args);
 
 describe('ImageLists that could never run are refused up front', function () {
   this.timeout(120_000);

@@ -6,8 +6,6 @@
 // Job phases are written by the test (no ImageJob controller runs): only the list's decisions
 // are under test here; test/nodes/schedule.test.ts runs the whole thing on real nodes.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
 import { ScheduledListError, submitErase } from '../../src/core/erase/requester/request.js';
 import { SKIP_EVENT_REASON } from '../../src/core/erase/imagelist/schedule-events.js';
@@ -22,20 +20,10 @@ import {
   type ImageListStatus,
 } from '../../src/core/erase/api/types.js';
 import { kubeconfigPath } from '../support/kube.js';
-import { repoRoot } from '../support/paths.js';
+import { invAsync } from '../support/inv-async.js';
 import { EraseEnv } from './helpers.js';
 
-function inv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(repoRoot, 'bin', 'run.js'), ...args],
-      { cwd: repoRoot, env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
+const inv = (args: string[]) => invAsync(args, 60_000);
 
 describe('erase: scheduled ImageList (real API server, injected clock)', function () {
   this.timeout(60_000);

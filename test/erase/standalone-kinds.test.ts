@@ -5,7 +5,6 @@
 // references is protected; without the declaration it would be removed; an unreadable
 // declaration refuses the run before anything is written.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,20 +12,10 @@ import { SOURCE_KINDS_CONFIGMAP, SOURCE_KINDS_KEY } from '../../src/core/invento
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { addImages } from '../support/oci.js';
 import { kubeconfigPath } from '../support/kube.js';
-import { repoRoot } from '../support/paths.js';
+import { invAsync } from '../support/inv-async.js';
 import { EraseEnv, eraseEnvPerTest } from './helpers.js';
 
-function inv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(repoRoot, 'bin', 'run.js'), ...args],
-      { cwd: repoRoot, env: { ...process.env, NO_COLOR: '1' }, timeout: 90_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
+const inv = (args: string[]) => invAsync(args);
 
 const keeperCrd = (group: string) => ({
   apiVersion: 'apiextensions.k8s.io/v1',

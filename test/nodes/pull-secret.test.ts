@@ -95,7 +95,9 @@ describe('worker image pull secrets (a registry that requires credentials)', fun
         // containerd 1.6 says "401 Unauthorized", 2.x "authorization failed"; the cut keeps the end.
         assert.match(r[n.name]!.reason, /401 Unauthorized|authorization failed/, r[n.name]!.reason);
       }
-      assert.ok(took < 45_000, `took ${took} ms (the default jobTimeout is 30 minutes)`);
+      // "Fast" is the reason, not a clock: a node that waited out the job's timeout (30 minutes
+      // by default) would fail with a timeout reason, not image-pull, and the wait above would
+      // have given up first. The time is printed for the reader.
       process.stderr.write(
         `      (${secret ? 'wrong password' : 'no Secret'}: Failed in ${took} ms: ${r[c.nodes[0]!.name]!.reason})\n`,
       );
