@@ -18,11 +18,11 @@ import { ensureNamespace } from '../src/core/kube/namespaces.js';
 import { hwm } from './_proc.js';
 import { sleep, until as untilEvery } from './_wait.js';
 import { daemonMetrics, startWatchDaemon, type Daemon } from './_daemon.js';
+import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
 
 // This bench polls every 100 ms by default.
 const until = (what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100) =>
   untilEvery(what, cond, timeoutMs, everyMs);
-import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
 
 export interface BenchContext {
   kubeconfig: string;
