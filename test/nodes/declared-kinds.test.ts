@@ -18,6 +18,7 @@ import { installCrds } from '../../src/core/kube/crd-install.js';
 import { runCli } from '../cli/run-cli.js';
 import { kubectl, nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, NodeEraseEnv, nodeImageIds, results } from './helpers.js';
+import { reportFromLogs } from '../support/worker-logs.js';
 
 const crd = (group: string, kind: string) => ({
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -202,9 +203,9 @@ describe('Pods of an undeclared kind and a declared kind on the whole cluster (r
     for (const pod of workers.values()) {
       const logs = await kubectl(c, ['-n', ns, 'logs', pod.metadata.name]);
       assert.equal(logs.code, 0, logs.stderr);
-      const report = JSON.parse(logs.stdout.slice(logs.stdout.indexOf('{'))) as {
+      const report = reportFromLogs<{
         results: { imageId: string; outcome: string; reason: string }[];
-      };
+      }>(logs.stdout);
       const row = report.results.find((x) => x.imageId === kept!.id);
       assert.deepEqual([row?.outcome, row?.reason], ['protected', `referenced by Keeper in ${ns}`]);
     }

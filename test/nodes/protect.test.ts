@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
 import { kubectl, nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, NodeEraseEnv, results } from './helpers.js';
+import { reportFromLogs } from '../support/worker-logs.js';
 
 /** Image ID → size, as node i's runtime lists them. */
 async function listed(c: WholeCluster, i: number): Promise<Map<string, number>> {
@@ -141,10 +142,10 @@ describe('erase --all-unused keeps what the inventory references (real nodes)', 
     for (const pod of workers.values()) {
       const logs = await kubectl(c, ['-n', ns, 'logs', pod.metadata.name]);
       assert.equal(logs.code, 0, logs.stderr);
-      // kubectl logs carries stderr too (warnings come first): the report is the JSON object.
-      const report = JSON.parse(logs.stdout.slice(logs.stdout.indexOf('{'))) as {
+      // kubectl logs carries stderr too, in no fixed order (see reportFromLogs).
+      const report = reportFromLogs<{
         results: { imageId: string; outcome: string; reason: string }[];
-      };
+      }>(logs.stdout);
       for (const [id, reason] of want) {
         const row = report.results.find((x) => x.imageId === id);
         assert.ok(row, `${id} in the report of ${pod.spec.nodeName}`);

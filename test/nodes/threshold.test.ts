@@ -12,6 +12,7 @@ import { hundredths } from '../../src/core/erase/api/trigger-results.js';
 import { podImages, type WorkerPod } from '../../src/core/erase/requester/report.js';
 import { kubectl, nodeCri, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, NodeEraseEnv, nodeImageIds, results } from './helpers.js';
+import { reportFromLogs } from '../support/worker-logs.js';
 
 const MiB = 1024 * 1024;
 const DAY = 86_400_000;
@@ -87,7 +88,7 @@ describe('erase by need: image-fs thresholds and a minimum unused age (real node
     assert.ok(pod, `a worker on ${node}`);
     const logs = await kubectl(c, ['-n', env.namespace, 'logs', pod.metadata.name]);
     assert.equal(logs.code, 0, logs.stderr);
-    return JSON.parse(logs.stdout.slice(logs.stdout.indexOf('{'))) as WorkerReport;
+    return reportFromLogs<WorkerReport>(logs.stdout);
   }
 
   const onNode = (i: number) => `kubernetes.io/hostname=${names[i]}`;
