@@ -47,17 +47,18 @@ export interface HarnessPod {
 
 /**
  * Plays the kubelet for one worker Pod: phase Succeeded, its container terminated with exit code
- * 0 and `message` (node-remove's termination summary). A Pod already gone is left alone.
+ * 0 and `message` (node-remove's termination summary). A Pod already gone is left alone: the
+ * answer is false then, so a bench counts only the workers it really finished.
  */
 export async function succeedWorker(
   rest: KubeRest,
   podsPath: string,
   pod: HarnessPod,
   message: string,
-): Promise<void> {
+): Promise<boolean> {
   const c = pod.spec.containers[0]!;
   const terminated = { exitCode: 0, reason: 'Completed', message, startedAt: ts(), finishedAt: ts() };
-  await rest
+  return rest
     .request('PUT', `${podsPath}/${pod.metadata.name}/status`, {
       body: {
         ...pod,
@@ -77,5 +78,8 @@ export async function succeedWorker(
         },
       },
     })
-    .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    .then(
+      () => true,
+      (e) => (isNotFound(e) ? false : Promise.reject(e)),
+    );
 }

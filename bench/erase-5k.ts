@@ -85,8 +85,7 @@ class Kubelet {
         bytes: 12_345_678,
         results: [],
       });
-      await succeedWorker(this.rest, podsPath, pod, message);
-      this.finished++;
+      if (await succeedWorker(this.rest, podsPath, pod, message)) this.finished++;
     });
   }
 }
