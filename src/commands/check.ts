@@ -21,10 +21,11 @@ export default class Check extends Command {
 version); that the Image, ImageList and ImageJob CRDs are installed at the version this inv uses;
 that you may do what \`inv scan\` and \`inv erase\` need (SelfSubjectAccessReview); that the daemon
 holds its Lease and renewed it recently; that the workers' namespace exists at the privileged Pod
-Security level and that its inv-erase-config parses. With --nodes, it also runs a dry-run worker
+Security level (a part that only \`inv install --daemon\` makes, so when it is absent it is
+reported as not installed and passes) and that its inv-erase-config parses. With --nodes, it also runs a dry-run worker
 on every node, which proves the configured runtime socket exists there.
 
-Exit codes: 0 every check passed; 1 some check failed (the line says which, and a hint says what
+Exit codes: 0 every check passed (warnings and parts not installed pass); 1 some check failed (the line says which, and a hint says what
 to do); 2 bad flags or no cluster configured.`);
 
   static override examples = [

@@ -188,6 +188,36 @@ describe('first run on a cluster without inv', function () {
       assert.ok(crd.metadata.managedFields.some((f) => f.manager === 'inv' && f.operation === 'Apply'));
     });
 
+    // What install prints as the next step must pass: after a plain install (CRDs and the erase
+    // configuration, no workers' namespace) with a daemon running, the part that was not asked
+    // for is reported as not installed, not as a failure.
+    it('inv install, then the command it prints next, passes with a running daemon (no --daemon)', async () => {
+      daemon = spawnDaemon(['--kubeconfig', server.kubeconfig]);
+      await daemon.waitForLog('heartbeat', (r) => r.msg === 'heartbeat Lease renewed', 30_000);
+      const r = inv(['install']);
+      assert.equal(r.status, 0, r.stderr);
+      const next = /^CRDs Established\. Next: inv (.+)$/m.exec(r.stdout)?.[1];
+      assert.equal(next, 'check', r.stdout);
+      const c = inv(next.split(' '));
+      assert.equal(c.status, 0, c.stdout);
+      assert.match(
+        c.stdout,
+        /^- namespace image-inventory-workers exists at the privileged Pod Security level: not installed\n {4}hint: erase runs its workers there; `inv install --daemon` creates it$/m,
+      );
+      assert.match(c.stdout, /Status check results are √\n$/);
+      const json = JSON.parse(inv(['check', '-o', 'json']).stdout) as {
+        passed: boolean;
+        checks: { name: string; status: string }[];
+      };
+      assert.equal(json.passed, true);
+      assert.deepEqual(
+        json.checks.filter((x) => x.status !== 'pass').map((x) => x.status),
+        ['skip'],
+      );
+      await killDaemon(daemon, 'SIGTERM');
+      daemon = undefined;
+    });
+
     it('install --daemon applies the bundle with server-side apply and deletes nothing', async () => {
       const methods: string[] = [];
       rest.onRequest = (m) => methods.push(m);
@@ -224,8 +254,12 @@ describe('first run on a cluster without inv', function () {
       ]);
     });
 
-    it('inv check passes with a daemon holding the Lease', async () => {
-      const before = inv(['check']);
+    it('inv install --daemon, then the command it prints next, passes with a daemon holding the Lease', async () => {
+      const installed = inv(['install', '--daemon', '--image', 'registry.example.com/inv:8']);
+      assert.equal(installed.status, 0, installed.stderr);
+      const next = /^CRDs Established\. Next: inv (.+)$/m.exec(installed.stdout)?.[1];
+      assert.equal(next, 'check', installed.stdout);
+      const before = inv(next.split(' '));
       assert.equal(before.status, 1);
       assert.match(
         before.stdout,
@@ -233,7 +267,7 @@ describe('first run on a cluster without inv', function () {
       );
       daemon = spawnDaemon(['--kubeconfig', server.kubeconfig, '--leader-elect']);
       await daemon.waitForLog('leadership', (r) => r.msg === 'acquired leader lease', 30_000);
-      const r = inv(['check']);
+      const r = inv(next.split(' '));
       assert.equal(r.status, 0, r.stdout);
       assert.match(
         r.stdout,

@@ -260,13 +260,15 @@ export async function workersNamespaceCheck(rest: KubeRest, ns: string): Promise
       };
     return { group: 'erase', name, status: 'pass' };
   } catch (e) {
+    // Only `inv install --daemon` (or the Helm chart) makes it: after a plain `inv install`
+    // the erase workers were not asked for, so their absence is no failure of what was.
     if (isNotFound(e))
       return {
         group: 'erase',
         name,
-        status: 'fail',
-        detail: 'not found',
-        hint: 'run `inv install --daemon`',
+        status: 'skip',
+        detail: 'not installed',
+        hint: 'erase runs its workers there; `inv install --daemon` creates it',
       };
     return { group: 'erase', name, status: 'fail', detail: msg(e) };
   }

@@ -1,5 +1,7 @@
 // One check's result, shared by every check of `inv check`.
-export type CheckStatus = 'pass' | 'warn' | 'fail';
+// 'skip' is a part that was not installed and was not asked for (as `linkerd check` leaves out
+// extensions that are not installed): it passes, and says how to add the part.
+export type CheckStatus = 'pass' | 'warn' | 'skip' | 'fail';
 
 export interface CheckResult {
   group: string;
