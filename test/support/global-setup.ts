@@ -21,12 +21,16 @@ let runDir = '';
 
 // Developer shortcuts for quick local iterations only (CI sets neither):
 // INV_TEST_NO_SERVICES=1 starts nothing (pure unit tests); INV_TEST_NO_CRI=1 skips containerd.
+// INV_TEST_REAL_NODES_ONLY=1 (set by scripts/test.mjs for test/nodes) starts nothing shared.
 export async function mochaGlobalSetup(): Promise<void> {
   if (process.env.INV_TEST_NO_SERVICES === '1') return;
   const withCri = process.env.INV_TEST_NO_CRI !== '1';
   runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-test-'));
   // The whole cluster with real nodes (./nodes.ts) starts here on first use.
   process.env.INV_TEST_RUN_DIR = runDir;
+  // scripts/test.mjs runs the real-node suites in a mocha of their own: they bring their own
+  // control plane and runtimes, so the shared API server and containerd would sit idle.
+  if (process.env.INV_TEST_REAL_NODES_ONLY === '1') return;
   const cluster = await load<ClusterScript>('cluster.mjs');
   const cri = withCri ? await load<CriScript>('cri.mjs') : undefined;
   // Both runtimes: a runtime that cannot start here fails the run, it is never skipped.
