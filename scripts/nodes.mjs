@@ -411,7 +411,7 @@ export async function killKubelet(dir, i) {
   }
 }
 
-async function startNode(dir, i, workerArchive, runtime) {
+async function startNode(dir, i, workerArchive, runtime, now) {
   const nd = nodeDir(dir, i);
   const criDir = nodeCriDir(dir, i);
   fs.mkdirSync(nd, { recursive: true });
@@ -463,7 +463,7 @@ async function startNode(dir, i, workerArchive, runtime) {
   const ports = { port: await freePort(), healthz: await freePort() };
   fs.writeFileSync(path.join(nd, 'kubelet.yaml'), JSON.stringify(kubeletConfig(dir, i, ports), null, 2));
   await startKubelet(dir, i);
-  return { name: nodeName(i), criEndpoint: c.endpoint, kubeletStarted: Date.now() };
+  return { name: nodeName(i), criEndpoint: c.endpoint, kubeletStarted: now() };
 }
 
 /** True when every process of the cluster in `dir` runs and every node is Ready. */
@@ -486,11 +486,23 @@ async function healthy(dir, state) {
   return true;
 }
 
+/** What `up` builds before it starts anything: the binaries (cached) and the worker image. */
+async function buildAll() {
+  cluster.build();
+  cluster.buildCni();
+  return buildWorkerImage();
+}
+
 /**
  * Starts the whole cluster in `dir` with `nodes` nodes (or reuses a healthy one of that size)
  * and returns { kubeconfig, nodes: [{ name, criEndpoint }], runtimeSocket, workerImage, ... }.
+ * `timeoutMs` is each node's time from its kubelet's start to Ready. `build` and `now` are for
+ * tests: a build step and a clock, so that a build slower than the timeout can be played.
  */
-export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000, runtime = 'containerd' } = {}) {
+export async function up(
+  dir = defaultDir,
+  { nodes = 2, timeoutMs = 180_000, runtime = 'containerd', build = buildAll, now = Date.now } = {},
+) {
   dir = path.resolve(dir);
   if (process.getuid?.() !== 0) throw new Error('real nodes need root (cgroups, mount namespaces, bridges)');
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 50) {
@@ -508,10 +520,8 @@ export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000, run
   )
     return { ...old, reused: true };
   await down(dir);
-  const started = Date.now();
-  cluster.build();
-  cluster.buildCni();
-  const worker = await buildWorkerImage();
+  const started = now();
+  const worker = await build();
   fs.mkdirSync(path.join(dir, 'cri'), { recursive: true });
   saveSysctls(dir);
   makeHostDirs(dir);
@@ -528,7 +538,7 @@ export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000, run
   fs.writeFileSync(stateFile, JSON.stringify(state));
   const kubeletStarted = [];
   for (let i = 1; i <= nodes; i++) {
-    const { kubeletStarted: at, ...node } = await startNode(dir, i, worker.file, runtime);
+    const { kubeletStarted: at, ...node } = await startNode(dir, i, worker.file, runtime, now);
     kubeletStarted.push(at);
     state.nodes.push(node);
     fs.writeFileSync(stateFile, JSON.stringify(state));
@@ -539,16 +549,16 @@ export async function up(dir = defaultDir, { nodes = 2, timeoutMs = 180_000, run
   const nodeReadyMs = [];
   for (const [k, n] of state.nodes.entries()) {
     while (!(await nodeReady(kubeconfig, n.name))) {
-      if (Date.now() - kubeletStarted[k] > timeoutMs) {
+      if (now() - kubeletStarted[k] > timeoutMs) {
         throw new Error(
           `node ${n.name} not Ready ${timeoutMs} ms after its kubelet started; see ${dir}/node-*/kubelet.log`,
         );
       }
       await sleep(100);
     }
-    nodeReadyMs.push(Date.now() - kubeletStarted[k]);
+    nodeReadyMs.push(now() - kubeletStarted[k]);
   }
-  return { ...state, readyMs: Date.now() - started, nodeReadyMs, reused: false };
+  return { ...state, readyMs: now() - started, nodeReadyMs, reused: false };
 }
 
 /** Indexes of the node folders present in `dir`. */

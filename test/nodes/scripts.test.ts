@@ -270,6 +270,48 @@ describe('npm run node:up / node:down', function () {
     assert.deepEqual([after.links, after.cgroups, after.mounts, after.procs], [[], [], [], []]);
   });
 
+  // A cold machine builds for minutes before any kubelet starts (Kubernetes alone took 354 s on
+  // 2 cores); the readiness timeout is each node's own, from its kubelet's start. Played here
+  // with a clock that jumps ten minutes during the build step, far past the timeout.
+  it('a build slower than the readiness timeout does not fail the start', async () => {
+    const nodesScript = (await import(path.join(repoRoot, 'scripts', 'nodes.mjs'))) as {
+      up(
+        dir: string,
+        opts: { nodes: number; timeoutMs: number; build?: () => Promise<unknown>; now?: () => number },
+      ): Promise<{ nodeReadyMs: number[] }>;
+      down(dir: string): Promise<void>;
+    };
+    const slowDir = path.join(tmp, 'slow-build');
+    let jumped = 0;
+    const now = () => Date.now() + jumped;
+    const cluster = (await import(path.join(repoRoot, 'scripts', 'cluster.mjs'))) as {
+      build(): void;
+      buildCni(): void;
+    };
+    const worker = (await import(path.join(repoRoot, 'scripts', 'worker-image.mjs'))) as {
+      buildWorkerImage(): Promise<unknown>;
+    };
+    const timeoutMs = 120_000;
+    try {
+      const r = await nodesScript.up(slowDir, {
+        nodes: 1,
+        timeoutMs,
+        now,
+        build: async () => {
+          cluster.build();
+          cluster.buildCni();
+          const w = await worker.buildWorkerImage();
+          jumped += 5 * timeoutMs; // the build "took" ten minutes
+          return w;
+        },
+      });
+      assert.equal(r.nodeReadyMs.length, 1);
+      assert.ok(r.nodeReadyMs[0]! < timeoutMs, `${r.nodeReadyMs[0]} ms from kubelet start to Ready`);
+    } finally {
+      await nodesScript.down(slowDir);
+    }
+  });
+
   it('rejects a bad --nodes value, naming it', () => {
     const r = npmRun(['node:up', '--', '--nodes', 'two'], env);
     assert.equal(r.status, 1);
