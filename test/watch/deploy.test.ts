@@ -179,6 +179,12 @@ describe('deploy/ install bundle', function () {
     // the Go module proxy (`trivy-build`, the Go toolchain image at an exact version) and
     // `trivy-scanner` (scratch). The default image stays the last stage.
     const stages = [...dockerfile.matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gm)].map((m) => [m[1]!, m[2]]);
+    // Every stage that is not scratch is pinned by digest: a rebuilt tag cannot change the build.
+    for (const [from] of stages)
+      assert.ok(
+        from === 'scratch' || /^[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}$/.test(from!),
+        `${from} is not pinned`,
+      );
     const froms = stages
       .filter(([, name]) => name !== 'trivy-build' && name !== 'trivy-scanner')
       .map(([f]) => f!);
@@ -190,7 +196,7 @@ describe('deploy/ install bundle', function () {
       `FROM lines: ${froms.join(', ')}`,
     );
     assert.ok(
-      stages.some(([f, name]) => name === 'trivy-build' && /^golang:\d+\.\d+\.\d+-\w+$/.test(f!)),
+      stages.some(([f, name]) => name === 'trivy-build' && /^golang:\d+\.\d+\.\d+-\w+@sha256:[0-9a-f]{64}$/.test(f!)),
       'Trivy is built with an exact Go version',
     );
     assert.match(dockerfile, /strip --strip-all/);
