@@ -196,7 +196,9 @@ describe('deploy/ install bundle', function () {
       `FROM lines: ${froms.join(', ')}`,
     );
     assert.ok(
-      stages.some(([f, name]) => name === 'trivy-build' && /^golang:\d+\.\d+\.\d+-\w+@sha256:[0-9a-f]{64}$/.test(f!)),
+      stages.some(
+        ([f, name]) => name === 'trivy-build' && /^golang:\d+\.\d+\.\d+-\w+@sha256:[0-9a-f]{64}$/.test(f!),
+      ),
       'Trivy is built with an exact Go version',
     );
     assert.match(dockerfile, /strip --strip-all/);
