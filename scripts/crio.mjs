@@ -100,8 +100,8 @@ monitor_cgroup = "pod"
 
 [crio.image]
 pause_image = ${q(sandboxImage)}
+pause_command = ""  # the image's own command (busybox sleep; there is no /pause)
 pinned_images = ${q(pinned)}
-signature_policy = ${q(`${d}/policy.json`)}
 auto_reload_registries = true
 big_files_temporary_dir = ${q(`${d}/tmp`)}
 
@@ -202,8 +202,13 @@ export async function start(dir, { sandboxImage, pinned = [], timeoutMs = 60_000
   const port = await freePort();
   fs.writeFileSync(path.join(d, 'registry-port'), String(port));
   fs.writeFileSync(path.join(d, 'registries.conf'), registriesConf(port));
+  // The signature policy (accept anything: the images come from our own loopback registry) sits
+  // where containers/image looks for a user's policy, under HOME=d: set as signature_policy,
+  // CRI-O would require every CreateContainer to carry user_specified_image, which inv's CRI
+  // protos (older than that field) and older kubelets do not send.
+  fs.mkdirSync(path.join(d, '.config', 'containers'), { recursive: true });
   fs.writeFileSync(
-    path.join(d, 'policy.json'),
+    path.join(d, '.config', 'containers', 'policy.json'),
     JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }] }),
   );
   const attempt = async (driver) => {
@@ -223,8 +228,14 @@ export async function start(dir, { sandboxImage, pinned = [], timeoutMs = 60_000
       path.join(d, 'registries.conf.d'),
     ]);
     // CONTAINERS_* point containers/image and containers/storage at nothing of the host's.
+    // _CRIO_ROOTLESS: CRI-O then leaves oom_score_adj unset (as containerd's restrict_oom_score_adj
+    // does): in this kind of sandbox runc may not lower it to the -998 CRI-O gives pause
+    // ("failed to update /proc/self/oom_score_adj"). It also drops cgroup limits the host has
+    // not delegated; the tests set none.
     const env = {
       ...process.env,
+      _CRIO_ROOTLESS: '1',
+      HOME: d,
       CONTAINERS_STORAGE_CONF: path.join(d, 'storage.conf'),
       CONTAINERS_REGISTRIES_CONF: path.join(d, 'registries.conf'),
     };
