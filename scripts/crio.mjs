@@ -15,7 +15,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { alive, sleep, stopPid } from './process.mjs';
 import { build, toolPath, tools } from './tools.mjs';
-import { registryOf, serve } from './oci-serve.mjs';
+import { registryOf, serve, serveArchive } from './oci-serve.mjs';
 
 const require = createRequire(import.meta.url);
 const log = (msg) => process.stderr.write(`crio: ${msg}\n`);
@@ -25,6 +25,7 @@ export const socketPath = (dir) => path.join(path.resolve(dir), 'crio.sock');
 /** Registry names the test images use; pulls of any of them go to the loopback registry. */
 const REGISTRIES = [
   'inv.test',
+  'inv.local',
   'docker.io',
   'registry.k8s.io',
   'ghcr.io',
@@ -162,32 +163,54 @@ async function pullClient(address) {
  */
 export async function importImages(dir, images, timeoutMs = 120_000) {
   dir = path.resolve(dir);
-  const port = Number(fs.readFileSync(path.join(dir, 'registry-port'), 'utf8'));
-  for (const img of images) {
-    for (const ref of img.refs) {
-      if (!REGISTRIES.includes(registryOf(ref)))
-        throw new Error(
-          `${ref}: registry ${registryOf(ref)} is not mapped for CRI-O (scripts/crio.mjs REGISTRIES)`,
-        );
-    }
-  }
-  const srv = await serve(images, port);
-  const client = await pullClient(socketPath(dir));
+  const refs = images.flatMap((img) => img.refs);
+  checkMapped(refs);
+  const srv = await serve(images, registryPort(dir));
   try {
-    for (const img of images) {
-      for (const ref of img.refs) {
-        await new Promise((resolve, reject) =>
-          client.PullImage({ image: { image: ref } }, { deadline: Date.now() + timeoutMs }, (err) =>
-            err ? reject(new Error(`CRI-O PullImage ${ref}: ${err.message}`)) : resolve(),
-          ),
-        );
-      }
-    }
+    await pullAll(dir, refs, timeoutMs);
   } finally {
-    client.close();
     await srv.close();
   }
   return srv.images;
+}
+
+/** The same for an OCI archive file (the worker image): every tagged name in its index. */
+export async function importArchiveFile(dir, file, timeoutMs = 120_000) {
+  dir = path.resolve(dir);
+  const srv = await serveArchive(fs.readFileSync(file), registryPort(dir));
+  try {
+    checkMapped(srv.refs);
+    await pullAll(dir, srv.refs, timeoutMs);
+  } finally {
+    await srv.close();
+  }
+  return srv.refs;
+}
+
+const registryPort = (dir) => Number(fs.readFileSync(path.join(dir, 'registry-port'), 'utf8'));
+
+function checkMapped(refs) {
+  for (const ref of refs) {
+    if (!REGISTRIES.includes(registryOf(ref)))
+      throw new Error(
+        `${ref}: registry ${registryOf(ref)} is not mapped for CRI-O (scripts/crio.mjs REGISTRIES)`,
+      );
+  }
+}
+
+async function pullAll(dir, refs, timeoutMs) {
+  const client = await pullClient(socketPath(dir));
+  try {
+    for (const ref of refs) {
+      await new Promise((resolve, reject) =>
+        client.PullImage({ image: { image: ref } }, { deadline: Date.now() + timeoutMs }, (err) =>
+          err ? reject(new Error(`CRI-O PullImage ${ref}: ${err.message}`)) : resolve(),
+        ),
+      );
+    }
+  } finally {
+    client.close();
+  }
 }
 
 /**

@@ -12,7 +12,16 @@ const MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
  * { port, images: [{ refs, id, manifestDigest }], close }.
  */
 export async function serve(images, port = 0) {
-  const { blobs, tags, built } = contents(images);
+  const { archive, images: built } = buildArchive(images);
+  return serveArchive(archive, port, built);
+}
+
+/**
+ * Serves the images of an OCI archive (a tar Buffer, as oci-archive.mjs and worker-image.mjs
+ * write them) under the names in its index; resolves { port, refs, images, close }.
+ */
+export async function serveArchive(archive, port = 0, built = []) {
+  const { blobs, tags, refs } = contents(archive);
   const server = http.createServer((req, res) => {
     const url = new URL(req.url || '/', 'http://x');
     const m = /^\/v2\/(.+)\/(manifests|blobs)\/([^/]+)$/.exec(url.pathname);
@@ -40,13 +49,13 @@ export async function serve(images, port = 0) {
   return {
     port: server.address().port,
     images: built,
+    refs,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
-/** Blobs by digest and `repo-path:tag` -> manifest digest (the registry host stripped). */
-function contents(images) {
-  const { archive, images: built } = buildArchive(images);
+/** Blobs by digest, `repo-path:tag` -> manifest digest (the registry host stripped), tagged names. */
+function contents(archive) {
   const blobs = new Map();
   let index;
   // The archive is an uncompressed tar: 512-byte headers, data padded to 512.
@@ -70,13 +79,15 @@ function contents(images) {
     off += 512 + Math.ceil(size / 512) * 512;
   }
   const tags = new Map();
+  const refs = [];
   for (const m of index.manifests) {
     const ref = m.annotations['io.containerd.image.name'];
     if (ref.includes('@')) continue;
     const t = /^(.+):([^/:]+)$/.exec(ref);
     if (t) tags.set(`${repoPath(t[1])}:${t[2]}`, m.digest);
+    if (t) refs.push(ref);
   }
-  return { blobs, tags, built };
+  return { blobs, tags, refs };
 }
 
 /** The registry host of a reference (docker.io when it has none, as Docker names do). */
