@@ -77,6 +77,32 @@ describe('CRI-O: its image IDs, repo digests, pinned images and every keep rule'
     assert.ok(fsi[0]!.mountpoint.startsWith(path.join(dir, 'storage')), JSON.stringify(fsi));
   });
 
+  it('a threshold run counts the listed sizes, since CRI-O counts only its image metadata', async () => {
+    const [fsi] = await cri.imageFsInfo();
+    const images = await cri.listImages();
+    const largest = Math.max(...images.map((i) => i.size));
+    assert.ok(fsi!.usedBytes < largest, `ImageFsInfo ${fsi!.usedBytes} bytes, largest image ${largest}`);
+    // A high mark between what CRI-O counts and what its images take.
+    const st = fs.statfsSync(fsi!.mountpoint);
+    const high = ((largest / (st.blocks * st.bsize)) * 100).toPrecision(6);
+    const state = path.join(tmp, 'state');
+    fs.mkdirSync(state);
+    const r = await runNodeRemove(endpoint, [
+      ...['--images', '*', '--dry-run', '-o', 'json', '--state-dir', state],
+      ...['--image-fs-above', high, '--image-fs-down-to', '0'],
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(
+      r.json!.results.some((x) => x.outcome === 'would-remove'),
+      JSON.stringify(r.json!.results.map((x) => x.outcome)),
+    );
+    assert.ok(
+      r.json!.warnings.some((w) =>
+        /counts \d+ bytes at .*overlay-images, less than its largest image/.test(w),
+      ),
+    );
+  });
+
   it('removes an image named by its repo digest', async () => {
     const byDigest = `inv.test/app@${built.app!.manifestDigest}`;
     const r = await runNodeRemove(endpoint, ['--images', byDigest, '-o', 'json']);
