@@ -438,7 +438,9 @@ async function startNode(dir, i, workerArchive, runtime, now) {
         '--',
         'sh',
         '-c',
-        'set -e; while [ "$1" != -- ]; do mount --bind "$1" "$2"; shift 2; done; shift; exec "$@"',
+        // CRI-O refuses a HostToContainer mount (the worker's imageFsPath) whose source is not
+        // on a shared or slave mount, as / is on a systemd host; in this private namespace only.
+        `set -e; ${runtime === 'crio' ? 'mount --make-rshared /; ' : ''}while [ "$1" != -- ]; do mount --bind "$1" "$2"; shift 2; done; shift; exec "$@"`,
         'sh',
         ...binds.flat(),
         '--',
