@@ -64,7 +64,8 @@ export const tools = {
     pkg: 'github.com/cri-o/cri-o/cmd/crio',
     module: 'github.com/cri-o/cri-o',
     version: 'v1.34.0',
-    minutes: 10,
+    // 4.4 min measured here with an empty Go build cache (modules already downloaded), at -p 1.
+    minutes: 5,
     ldflags: [],
     tags: [
       'containers_image_openpgp',
