@@ -3,6 +3,7 @@
 // image and pinned_images reported `pinned`, ImageFsInfo's mount point) and every keep rule of a
 // `*` prune (in use, pinned, sandbox, excluded, protected) against the real runtime.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,6 +101,28 @@ describe('CRI-O: its image IDs, repo digests, pinned images and every keep rule'
       r.json!.warnings.some((w) =>
         /counts \d+ bytes at .*overlay-images, less than its largest image/.test(w),
       ),
+    );
+  });
+
+  it('scan mode: the built-in scanner refuses a CRI-O socket at once, naming the runtime', () => {
+    const shared = path.join(tmp, 'shared');
+    fs.mkdirSync(shared);
+    const config = path.join(tmp, 'scanner.yaml');
+    fs.writeFileSync(config, '');
+    const env = { ...process.env };
+    delete env.ERASER_RUNTIME_NAME;
+    const r = spawnSync(
+      process.execPath,
+      [
+        ...[path.join(repoRoot, 'bin', 'run.js'), 'node-scan', '--config', config],
+        ...['--shared-dir', shared, '--cri-socket', endpoint.replace(/^unix:\/\//, '')],
+      ],
+      { encoding: 'utf8', env, timeout: 30_000 },
+    );
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /the runtime at \S+crio\.sock is cri-o 1\.34\.0: inv's Trivy scanner reads images through containerd's API only/,
     );
   });
 
