@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { alive, isMain, sleep, stopPid } from './process.mjs';
 import { buildContainerd2 } from './cluster.mjs';
 import { importArchive, writeArchive } from './oci-archive.mjs';
+import * as crio from './crio.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const defaultDir = process.env.INV_CRI_DIR || path.join(repoRoot, '.cache', 'cri');
@@ -22,13 +23,19 @@ export const socketPath = (dir) => path.join(path.resolve(dir), 'containerd.sock
 
 /**
  * The runtimes the tests run on: Debian's containerd 1.6 (runtime.v1 and v1alpha2, never pins an
- * image) and containerd 2.x built from Go modules (runtime.v1 only, pins its sandbox image).
+ * image), containerd 2.x built from Go modules (runtime.v1 only, pins its sandbox image), and
+ * CRI-O built from Go modules (scripts/crio.mjs: pins its pause image and pinned_images).
  */
-export const RUNTIMES = ['containerd', 'containerd2'];
+export const RUNTIMES = ['containerd', 'containerd2', 'crio'];
 export const defaultDirFor = (runtime) =>
   runtime === 'containerd2'
     ? process.env.INV_CRI2_DIR || path.join(repoRoot, '.cache', 'cri-containerd2')
-    : defaultDir;
+    : runtime === 'crio'
+      ? process.env.INV_CRIO_DIR || path.join(repoRoot, '.cache', 'cri-crio')
+      : defaultDir;
+
+/** Where the CRI socket of the runtime in `dir` is. */
+export const criSocketPath = (dir) => (runtimeOf(dir) === 'crio' ? crio.socketPath(dir) : socketPath(dir));
 
 /** Binaries of a runtime: the daemon, its ctr, and the folder to put first on PATH (its shim). */
 function binaries(runtime) {
@@ -36,6 +43,7 @@ function binaries(runtime) {
     const d = buildContainerd2();
     return { containerd: path.join(d, 'containerd'), ctr: path.join(d, 'ctr'), pathPrefix: d };
   }
+  if (runtime === 'crio') return { ...crio.buildCrio(), ctr: '' };
   if (runtime !== 'containerd')
     throw new Error(`--runtime ${runtime}: must be one of ${RUNTIMES.join(', ')}`);
   return { containerd: 'containerd', ctr: 'ctr', pathPrefix: '' };
@@ -207,10 +215,11 @@ async function start(dir, snapshotter, timeoutMs, wrap) {
  */
 export async function up(
   dir = defaultDir,
-  { timeoutMs = 60_000, wrap = (cmd, args) => [cmd, args], runtime = 'containerd' } = {},
+  { timeoutMs = 60_000, wrap = (cmd, args) => [cmd, args], runtime = 'containerd', pinned = [] } = {},
 ) {
-  binaries(runtime); // validates the name (and builds containerd 2.x when needed)
+  binaries(runtime); // validates the name (and builds containerd 2.x or CRI-O when needed)
   dir = path.resolve(dir);
+  if (runtime === 'crio') return upCrio(dir, { timeoutMs, wrap, pinned });
   const pidFile = path.join(dir, 'pid');
   const address = socketPath(dir);
   const endpoint = `unix://${address}`;
@@ -253,6 +262,35 @@ export async function up(
   return { endpoint, address, pid, dir, snapshotter, runtime, reused: false };
 }
 
+/** up() for CRI-O: a fresh instance (or the one running in `dir`), its sandbox image pulled in. */
+async function upCrio(dir, { timeoutMs, wrap, pinned }) {
+  const address = crio.socketPath(dir);
+  const endpoint = `unix://${address}`;
+  if (Buffer.byteLength(address) > 100) throw new Error(`socket path too long for a unix socket: ${address}`);
+  const pidFile = path.join(dir, 'pid');
+  if (fs.existsSync(pidFile) && runtimeOf(dir) === 'crio') {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    if (alive(pid) && fs.existsSync(address)) {
+      const snapshotter = fs.readFileSync(path.join(dir, 'snapshotter'), 'utf8').trim();
+      return { endpoint, address, pid, dir, snapshotter, runtime: 'crio', reused: true };
+    }
+  }
+  if (fs.existsSync(dir)) await down(dir);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'runtime'), 'crio');
+  const { pid, driver } = await crio.start(dir, { sandboxImage, pinned, timeoutMs, wrap });
+  fs.writeFileSync(path.join(dir, 'snapshotter'), driver);
+  try {
+    await crio.importImages(dir, [
+      { refs: [sandboxImage], distinct: 'sandbox', cmd: ['/bin/sleep', '2147483647'] },
+    ]);
+  } catch (err) {
+    await down(dir);
+    throw err;
+  }
+  return { endpoint, address, pid, dir, snapshotter: driver, runtime: 'crio', reused: false };
+}
+
 /** PIDs of containerd shims that were started by the containerd listening on `address`. */
 export function shimPids(address) {
   const pids = [];
@@ -289,6 +327,12 @@ function mountsUnder(dir) {
  */
 export async function down(dir = defaultDir) {
   dir = path.resolve(dir);
+  if (runtimeOf(dir) === 'crio') {
+    await crio.stop(dir);
+    for (const mp of mountsUnder(dir)) spawnSync('umount', ['-l', mp]);
+    fs.rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   const address = socketPath(dir);
   const pidFile = path.join(dir, 'pid');
   const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : 0;
@@ -321,7 +365,7 @@ async function main() {
       else if (rest[i].startsWith('--runtime=')) runtime = rest[i].slice('--runtime='.length);
       else
         throw new Error(
-          `unknown argument ${rest[i]}; usage: cri.mjs up|down [--runtime containerd|containerd2]`,
+          `unknown argument ${rest[i]}; usage: cri.mjs up|down [--runtime containerd|containerd2|crio]`,
         );
     }
     if (!RUNTIMES.includes(runtime))
@@ -331,7 +375,7 @@ async function main() {
       const r = await up(dir, { runtime });
       log(
         r.reused
-          ? `reusing running containerd (pid ${r.pid})`
+          ? `reusing running ${runtime} (pid ${r.pid})`
           : `${runtime} ready (pid ${r.pid}, ${r.snapshotter})`,
       );
       process.stdout.write(`${r.endpoint}\n`);
@@ -339,7 +383,7 @@ async function main() {
       await down(dir);
       log('stopped and removed');
     } else {
-      process.stderr.write('usage: cri.mjs up|down [--runtime containerd|containerd2]\n');
+      process.stderr.write('usage: cri.mjs up|down [--runtime containerd|containerd2|crio]\n');
       process.exitCode = 2;
     }
   } catch (err) {

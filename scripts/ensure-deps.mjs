@@ -12,9 +12,11 @@ import path from 'node:path';
 // pseudo-terminal in the Ctrl-C and table-width tests (test/support/pty-run.py, its pty module).
 // iptables routes the kubernetes Service to the local API server for Pods that run inv itself
 // (test/support/service-route.ts: the Helm chart's daemon and `helm test`).
+// conmon is CRI-O's container monitor (scripts/crio.mjs builds CRI-O itself).
 const packages = [
   'containerd',
   'runc',
+  'conmon',
   'busybox-static',
   'iproute2',
   'util-linux',
@@ -36,6 +38,7 @@ export function missing() {
   const out = [
     'containerd',
     'runc',
+    'conmon',
     'ctr',
     'ip',
     'unshare',

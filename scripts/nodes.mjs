@@ -5,7 +5,7 @@
 // where the node's CRI folder is bind-mounted over one common path, so a worker Pod that mounts
 // "the runtime socket" reaches its own node's containerd. A CNI bridge per node gives Pods IPs.
 //
-//   node scripts/nodes.mjs up [--nodes N] [--runtime containerd|containerd2]
+//   node scripts/nodes.mjs up [--nodes N] [--runtime containerd|containerd2|crio]
 //                                           last stdout line: one JSON object (see up)
 //   node scripts/nodes.mjs down             stops everything and leaves nothing behind
 //
@@ -19,6 +19,7 @@ import net from 'node:net';
 import path from 'node:path';
 import * as cluster from './cluster.mjs';
 import * as cri from './cri.mjs';
+import * as crio from './crio.mjs';
 import { importArchive } from './oci-archive.mjs';
 import { alive, isMain, sleep, stopPid } from './process.mjs';
 import { buildWorkerImage } from './worker-image.mjs';
@@ -74,7 +75,8 @@ function otherKubeletsRunning() {
 /** The kubelet changes these at start-up; they are saved first and restored by `down`. */
 const SYSCTLS = ['vm/overcommit_memory', 'kernel/panic', 'kernel/panic_on_oops'];
 /** Where every node's CRI socket appears inside that node's mount namespace. */
-export const runtimeSocket = (dir) => path.join(path.resolve(dir), 'cri', 'containerd.sock');
+export const runtimeSocket = (dir, runtime = 'containerd') =>
+  path.join(path.resolve(dir), 'cri', runtime === 'crio' ? 'crio.sock' : 'containerd.sock');
 const nodeDir = (dir, i) => path.join(path.resolve(dir), `node-${i}`);
 const nodeCriDir = (dir, i) => path.join(nodeDir(dir, i), 'cri');
 
@@ -311,7 +313,7 @@ function kubeletConfig(dir, i, ports) {
     cgroupRoot: `/${cgroupRoot(dir, i)}`,
     failCgroupV1: false,
     failSwapOn: false,
-    containerRuntimeEndpoint: `unix://${cri.socketPath(nodeCriDir(dir, i))}`,
+    containerRuntimeEndpoint: `unix://${cri.criSocketPath(nodeCriDir(dir, i))}`,
     address: '0.0.0.0',
     port: ports.port,
     healthzPort: ports.healthz,
@@ -436,7 +438,9 @@ async function startNode(dir, i, workerArchive, runtime, now) {
         '--',
         'sh',
         '-c',
-        'set -e; while [ "$1" != -- ]; do mount --bind "$1" "$2"; shift 2; done; shift; exec "$@"',
+        // CRI-O refuses a HostToContainer mount (the worker's imageFsPath) whose source is not
+        // on a shared or slave mount, as / is on a systemd host; in this private namespace only.
+        `set -e; ${runtime === 'crio' ? 'mount --make-rshared /; ' : ''}while [ "$1" != -- ]; do mount --bind "$1" "$2"; shift 2; done; shift; exec "$@"`,
         'sh',
         ...binds.flat(),
         '--',
@@ -453,12 +457,15 @@ async function startNode(dir, i, workerArchive, runtime, now) {
     path.join(criDir, 'cni', 'net.d', '10-inv.conflist'),
     JSON.stringify(cniConfig(dir, i), null, 2),
   );
-  importArchive({
-    address: c.address,
-    file: workerArchive,
-    snapshotter: c.snapshotter,
-    ctr: cri.ctrFor(criDir),
-  });
+  // CRI-O can only pull: the worker image comes from the loopback registry (scripts/crio.mjs).
+  if (runtime === 'crio') await crio.importArchiveFile(criDir, workerArchive);
+  else
+    importArchive({
+      address: c.address,
+      file: workerArchive,
+      snapshotter: c.snapshotter,
+      ctr: cri.ctrFor(criDir),
+    });
   createCgroupRoot(cgroupRoot(dir, i));
   const ports = { port: await freePort(), healthz: await freePort() };
   fs.writeFileSync(path.join(nd, 'kubelet.yaml'), JSON.stringify(kubeletConfig(dir, i, ports), null, 2));
@@ -529,7 +536,7 @@ export async function up(
   const state = {
     kubeconfig,
     nodes: [],
-    runtimeSocket: runtimeSocket(dir),
+    runtimeSocket: runtimeSocket(dir, runtime),
     workerImage: worker.ref,
     runtime,
   };
@@ -613,7 +620,7 @@ async function main() {
           if (!/^\d+$/.test(String(v))) throw new Error(`--nodes ${v}: must be a whole number from 1 to 50`);
         } else
           throw new Error(
-            `unknown argument ${a}; usage: nodes.mjs up [--nodes N] [--runtime containerd|containerd2]`,
+            `unknown argument ${a}; usage: nodes.mjs up [--nodes N] [--runtime containerd|containerd2|crio]`,
           );
       }
       const r = await up(defaultDir, { nodes, runtime });
@@ -630,7 +637,9 @@ async function main() {
       await down();
       log('stopped and removed');
     } else {
-      process.stderr.write('usage: nodes.mjs up [--nodes N] [--runtime containerd|containerd2] | down\n');
+      process.stderr.write(
+        'usage: nodes.mjs up [--nodes N] [--runtime containerd|containerd2|crio] | down\n',
+      );
       process.exitCode = 2;
     }
   } catch (err) {

@@ -27,9 +27,18 @@ const SLOWEST = 15;
 
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-test-runs-'));
 const nodeSpec = 'dist/test/nodes/**/*.test.js';
+const CRIO_NODE_SUITES = ['erase', 'protect', 'threshold', 'rollout', 'check-nodes'];
 // Longest first: a pool of N slots finishes soonest when the long runs start first.
 const RUNS = [
   { name: 'nodes', line: 24, args: ['--spec', nodeSpec], env: { INV_TEST_REAL_NODES_ONLY: '1' } },
+  // The erase paths again on a cluster of CRI-O nodes (scripts/crio.mjs): named images, `*` with
+  // inventory protection, thresholds, rollout waves, and check --nodes naming the runtime.
+  {
+    name: 'crio',
+    line: 24,
+    args: ['--spec', ...CRIO_NODE_SUITES.map((f) => `dist/test/nodes/${f}.test.js`)],
+    env: { INV_TEST_REAL_NODES_ONLY: '1', INV_TEST_NODES_RUNTIME: 'crio' },
+  },
   { name: 'suite', line: 24, args: ['--spec', 'dist/test/**/*.test.js', '--ignore', nodeSpec], env: {} },
   ...[20, 22].map((line) => ({
     name: `unit${line}`,

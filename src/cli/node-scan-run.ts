@@ -47,6 +47,7 @@ export async function runNodeScan(flags: NodeScanFlags): Promise<number> {
         `ERASER_RUNTIME_NAME=${runtime}: inv's Trivy scanner scans containerd's image store only`,
       );
     }
+    await refuseOtherRuntime(flags['cri-socket']);
   } catch (e) {
     log('error', 'unusable configuration', { error: (e as Error).message });
     return EXIT_USAGE;
@@ -79,4 +80,27 @@ export async function runNodeScan(flags: NodeScanFlags): Promise<number> {
   } finally {
     process.off('SIGTERM', onTerm);
   }
+}
+
+/**
+ * Trivy reads images through containerd's API (--image-src containerd): on another runtime
+ * (CRI-O) every scan would fail, image by image. When the socket answers CRI Version as
+ * another runtime, refuse at once and say so; the remover then removes nothing by scan (it never
+ * gets an answer). A socket that does not answer is left to Trivy's own error, as before.
+ */
+async function refuseOtherRuntime(socket: string): Promise<void> {
+  const { connectCri } = await import('../core/cri/index.js');
+  let name: string;
+  let version: string;
+  try {
+    const cri = await connectCri({ endpoint: socket, timeoutMs: 5_000 });
+    ({ runtimeName: name, runtimeVersion: version } = cri.runtime);
+    cri.close();
+  } catch {
+    return;
+  }
+  if (name !== 'containerd')
+    throw new Error(
+      `the runtime at ${socket} is ${name} ${version}: inv's Trivy scanner reads images through containerd's API only (--image-src containerd), nothing is scanned; run scan mode on containerd nodes (the node filter leaves the others out) and erase named images or * there`,
+    );
 }

@@ -69,10 +69,26 @@ describe('developer scripts', function () {
     assert.match(version(env.INV_CRI2_DIR, ctr2), /Server:[\s\S]*Version:\s+v?2\./);
     const bad = npmRun('cri:up', env, ['--runtime', 'docker']);
     assert.equal(bad.status, 1);
-    assert.match(bad.stderr, /--runtime docker: must be one of containerd, containerd2/);
+    assert.match(bad.stderr, /--runtime docker: must be one of containerd, containerd2, crio/);
     assert.equal(npmRun('cri:down', env, ['--runtime', 'containerd2']).status, 0);
     assert.ok(!fs.existsSync(env.INV_CRI2_DIR));
     assert.ok(fs.existsSync(env.INV_CRI_DIR), 'the 1.6 one still runs');
     assert.equal(npmRun('cri:down', env).status, 0);
+  });
+
+  it('cri:up -- --runtime crio runs CRI-O with its pause image pulled in; cri:down -- --runtime crio stops it', () => {
+    const env = { INV_CRIO_DIR: path.join(tmp, 'crio') };
+    const up = npmRun('cri:up', env, ['--runtime', 'crio']);
+    assert.equal(up.status, 0, up.stderr);
+    assert.equal(up.lines.at(-1), `unix://${path.join(env.INV_CRIO_DIR, 'crio.sock')}`);
+    assert.match(up.stderr, /crio ready/);
+    // Its configuration is its own: storage and run roots, the pause image pinned.
+    const conf = fs.readFileSync(path.join(env.INV_CRIO_DIR, 'crio.conf'), 'utf8');
+    assert.ok(conf.includes(`root = "${path.join(env.INV_CRIO_DIR, 'storage')}"`), conf);
+    assert.match(conf, /pinned_images = \["inv\.test\/pause:1"\]/);
+    const pid = Number(fs.readFileSync(path.join(env.INV_CRIO_DIR, 'pid'), 'utf8'));
+    assert.equal(npmRun('cri:down', env, ['--runtime', 'crio']).status, 0);
+    assert.ok(!fs.existsSync(env.INV_CRIO_DIR));
+    assert.throws(() => process.kill(pid, 0), 'crio is gone');
   });
 });

@@ -59,17 +59,25 @@ describe('inv check --nodes on real nodes', function () {
     await env?.teardown();
   });
 
-  it('passes with a line per node when the runtime socket answers', () => {
+  it('passes with a line per node when the runtime socket answers, naming its runtime', async () => {
     const r = runCli(['check', '--nodes', ...flags]);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    for (const n of c.nodes)
+    for (const n of c.nodes) {
+      // As the node's kubelet reports it from its CRI Version call: "containerd://1.6.20".
+      const node = await env.rest.get<{ status: { nodeInfo: { containerRuntimeVersion: string } } }>(
+        `/api/v1/nodes/${n.name}`,
+      );
+      const [name, version] = node.status.nodeInfo.containerRuntimeVersion.split('://');
+      assert.ok(name && version, node.status.nodeInfo.containerRuntimeVersion);
+      const label = `${name} ${version}`.replace(/[.]/g, '\\.');
       assert.match(
         r.stdout,
         new RegExp(
-          `^√ node ${n.name}: the runtime socket answers a dry-run worker: \\d+ unused images$`,
+          `^√ node ${n.name}: the runtime socket answers a dry-run worker: \\d+ unused images; runtime ${label}$`,
           'm',
         ),
       );
+    }
   });
 
   it('fails each node when the configured socket path does not exist', async () => {

@@ -23,6 +23,9 @@ import { repoRoot } from '../support/paths.js';
 interface OciModule {
   importArchive(opts: { address: string; file: string; snapshotter?: string }): void;
 }
+interface CrioModule {
+  importArchiveFile(dir: string, file: string): Promise<string[]>;
+}
 
 /** Builds the images once and imports them into the containerd of each listed node (0-based). */
 export async function importToNodes(
@@ -35,11 +38,23 @@ export async function importToNodes(
     const file = path.join(dir, 'images.tar');
     const built = await buildImagesArchive(file, images);
     const oci = (await import(path.join(repoRoot, 'scripts', 'oci-archive.mjs'))) as OciModule;
+    let crio = false;
     for (const i of nodes) {
       const criDir = path.join(c.dir, `node-${i + 1}`, 'cri');
+      if (fs.readFileSync(path.join(criDir, 'runtime'), 'utf8').trim() === 'crio') {
+        // CRI-O only pulls: from the loopback registry of scripts/crio.mjs.
+        crio = true;
+        await ((await import(path.join(repoRoot, 'scripts', 'crio.mjs'))) as CrioModule).importArchiveFile(
+          criDir,
+          file,
+        );
+        continue;
+      }
       const snapshotter = fs.readFileSync(path.join(criDir, 'snapshotter'), 'utf8').trim();
       oci.importArchive({ address: c.nodes[i]!.criEndpoint.replace(/^unix:\/\//, ''), file, snapshotter });
     }
+    // CRI-O's image IDs are the config digest's bare hex (containerd's carry "sha256:").
+    if (crio) for (const b of built) b.id = b.id.replace(/^sha256:/, '');
     // CRI learns about ctr imports through events: wait until every node lists them.
     for (const i of nodes) {
       const cri = await nodeCri(c, i);

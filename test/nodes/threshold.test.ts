@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { withListedSizes } from '../../src/core/noderemove/image-fs.js';
 import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
 import { STATE_FILE } from '../../src/core/noderemove/unused-state-file.js';
 import { hundredths } from '../../src/core/erase/api/trigger-results.js';
@@ -67,7 +68,14 @@ describe('erase by need: image-fs thresholds and a minimum unused age (real node
         `node ${i + 1}'s image file system count steady`,
         async () => {
           const f = (await cri.imageFsInfo())[0];
-          const u = f?.usedBytes ?? 0;
+          // As the worker counts it: CRI-O's count (its image metadata only) gives way to the
+          // listed sizes (withListedSizes).
+          const u = f
+            ? withListedSizes(
+                { used: f.usedBytes, capacity: Infinity, available: 0, mountPoint: f.mountpoint },
+                await cri.listImages(),
+              ).usage.used
+            : 0;
           const steady = u === last && u >= atLeast;
           last = u;
           return steady ? u : undefined;

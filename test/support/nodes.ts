@@ -24,7 +24,7 @@ export interface WholeCluster {
 interface NodesScript {
   up(
     dir: string,
-    opts: { nodes: number },
+    opts: { nodes: number; runtime?: string },
   ): Promise<Omit<WholeCluster, 'dir'> & { readyMs?: number; nodeReadyMs?: number[] }>;
   down(dir: string): Promise<void>;
   startKubelet(dir: string, i: number): Promise<number>;
@@ -50,9 +50,11 @@ export function wholeCluster(): Promise<WholeCluster> {
     // The global teardown stops it (and cleans up even when start-up failed half-way).
     process.env.INV_TEST_NODES_DIR = dir;
     const started = Date.now();
-    const r = await (await nodesScript()).up(dir, { nodes: 2 });
+    // INV_TEST_NODES_RUNTIME=crio (or containerd2) runs the real-node suites on that runtime.
+    const runtime = process.env.INV_TEST_NODES_RUNTIME || 'containerd';
+    const r = await (await nodesScript()).up(dir, { nodes: 2, runtime });
     process.stderr.write(
-      `      (whole cluster with 2 nodes Ready in ${Date.now() - started} ms; kubelet start to Ready: ${r.nodeReadyMs?.join(', ')} ms)\n`,
+      `      (whole cluster with 2 nodes on ${runtime} Ready in ${Date.now() - started} ms; kubelet start to Ready: ${r.nodeReadyMs?.join(', ')} ms)\n`,
     );
     return { ...r, dir };
   })();

@@ -12,6 +12,7 @@ import { decodeNodes } from '../erase/api/node-status.js';
 import { IMAGELISTS_PATH, type ImageList } from '../erase/api/types.js';
 import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import type { CheckResult } from './checks.js';
+import { runtimesByNode } from './node-runtime.js';
 
 export const CHECK_IMAGELIST = 'inv-check';
 /** The mark on the check's own list. */
@@ -98,11 +99,14 @@ export async function nodesCheck(
           detail: job?.status?.message ?? list.status?.message ?? 'no node was selected',
         },
       ];
+    const runtimes = await nodeRuntimes(rest);
+    const on = (node: string) => (runtimes.get(node) ? `; runtime ${runtimes.get(node)}` : '');
     return nodes.map((n) => ({
       group,
       name: `node ${n.node}: the runtime socket answers a dry-run worker`,
       status: n.outcome === 'Succeeded' ? 'pass' : n.outcome === 'Skipped' ? 'warn' : 'fail',
-      detail: n.outcome === 'Succeeded' ? `${n.removed} unused images` : `${n.outcome}: ${n.reason}`,
+      detail:
+        (n.outcome === 'Succeeded' ? `${n.removed} unused images` : `${n.outcome}: ${n.reason}`) + on(n.node),
       hint: n.reason.startsWith('runtime-socket:')
         ? "set runtimeSocket in inv-erase-config to the nodes' CRI socket (k3s: /run/k3s/containerd/containerd.sock, CRI-O: /var/run/crio/crio.sock)"
         : n.outcome === 'Failed'
@@ -116,6 +120,22 @@ export async function nodesCheck(
     ];
   } finally {
     if (uid) await removeCheckList(rest, uid);
+  }
+}
+
+/**
+ * Each node's runtime and version as its kubelet reports it; empty when the nodes cannot be
+ * read (the line then just does not name it: this is information, not a check).
+ */
+async function nodeRuntimes(rest: KubeRest): Promise<Map<string, string>> {
+  try {
+    const list = await rest.request<{ items?: object[] }>('GET', '/api/v1/nodes', {
+      query: { limit: '5000' },
+      timeoutMs: 10_000,
+    });
+    return runtimesByNode(Array.isArray(list.items) ? list.items : []);
+  } catch {
+    return new Map();
   }
 }
 

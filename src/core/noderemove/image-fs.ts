@@ -57,3 +57,25 @@ export async function measureImageFs(
     );
   return { used: fsu.usedBytes, capacity, available: st.bavail * st.bsize, mountPoint };
 }
+
+/**
+ * The images' bytes when the runtime's ImageFsInfo count cannot be them: CRI-O (1.34) counts only
+ * its image metadata folder (`<root>/overlay-images`, kilobytes), not the layers, so a threshold
+ * would never be reached. When the count is below the largest image it lists, the listed sizes of
+ * the distinct images stand in (an over-estimate where images share layers: a run then frees a
+ * little more than the low mark asks, never an image a keep rule holds). Returns the usage to use
+ * and a warning, or the usage unchanged.
+ */
+export function withListedSizes(
+  usage: ImageFsUsage,
+  images: readonly { id: string; size?: number }[],
+): { usage: ImageFsUsage; warning?: string } {
+  const sizes = new Map(images.map((i) => [i.id, i.size ?? 0]));
+  const largest = Math.max(0, ...sizes.values());
+  if (usage.used >= largest) return { usage };
+  const listed = [...sizes.values()].reduce((a, b) => a + b, 0);
+  return {
+    usage: { ...usage, used: Math.min(listed, usage.capacity) },
+    warning: `the runtime's ImageFsInfo counts ${usage.used} bytes at ${usage.mountPoint}, less than its largest image (${largest} bytes): usage is the listed sizes of its images instead (${listed} bytes)`,
+  };
+}

@@ -2,7 +2,7 @@
 // node's record of unused images, measure the image file system, keep what the trigger keeps
 // (trigger.ts), and after the removals write the record back and say what usage became.
 import { InUseIndex, type ContainerView, type ImageView, type SandboxView } from './in-use.js';
-import { measureImageFs, type ImageFsUsage, type MeasureOptions } from './image-fs.js';
+import { measureImageFs, withListedSizes, type ImageFsUsage, type MeasureOptions } from './image-fs.js';
 import { applyTrigger, type TriggerOptions } from './trigger.js';
 import { readStateFile, writeStateFile } from './unused-state-file.js';
 import { parseState, updateState, withoutImages } from './unused-state.js';
@@ -50,7 +50,9 @@ export async function applyTriggerStep(
   let usage: ImageFsUsage | Error | undefined;
   if (opts.imageFs) {
     try {
-      usage = await measureImageFs(input.imageFsInfo, opts.measure);
+      const measured = withListedSizes(await measureImageFs(input.imageFsInfo, opts.measure), input.images);
+      usage = measured.usage;
+      if (measured.warning) warnings.push(measured.warning);
     } catch (e) {
       usage = e instanceof Error ? e : new Error(String(e));
       warnings.push(`image file system usage unknown, nothing removed by threshold: ${usage.message}`);
