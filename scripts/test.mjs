@@ -28,8 +28,11 @@ const SLOWEST = 15;
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-test-runs-'));
 const nodeSpec = 'dist/test/nodes/**/*.test.js';
 const CRIO_NODE_SUITES = ['erase', 'protect', 'threshold', 'rollout', 'check-nodes'];
-// Longest first: a pool of N slots finishes soonest when the long runs start first.
+// Longest first: a pool of N slots finishes soonest when the long runs start first. With two
+// slots the real-node runs (nodes, then crio) share one, so two clusters of kubelets never run
+// at once; the rest of the suite takes the other.
 const RUNS = [
+  { name: 'suite', line: 24, args: ['--spec', 'dist/test/**/*.test.js', '--ignore', nodeSpec], env: {} },
   { name: 'nodes', line: 24, args: ['--spec', nodeSpec], env: { INV_TEST_REAL_NODES_ONLY: '1' } },
   // The erase paths again on a cluster of CRI-O nodes (scripts/crio.mjs): named images, `*` with
   // inventory protection, thresholds, rollout waves, and check --nodes naming the runtime.
@@ -39,7 +42,6 @@ const RUNS = [
     args: ['--spec', ...CRIO_NODE_SUITES.map((f) => `dist/test/nodes/${f}.test.js`)],
     env: { INV_TEST_REAL_NODES_ONLY: '1', INV_TEST_NODES_RUNTIME: 'crio' },
   },
-  { name: 'suite', line: 24, args: ['--spec', 'dist/test/**/*.test.js', '--ignore', nodeSpec], env: {} },
   ...[20, 22].map((line) => ({
     name: `unit${line}`,
     line,
