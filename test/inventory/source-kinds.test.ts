@@ -400,16 +400,18 @@ describe('declared source kinds (Argo Rollouts, real API server)', function () {
         },
         contentType: 'application/merge-patch+json',
       });
+      // Two Images change: the new image's is created, the old one's users lose the Rollout. They
+      // are separate writes, so the test waits for both (CI once read the old one in between).
+      const blueUsers = ['Deployment/rollout-ref-deployment', 'Rollout/rollout-ref-deployment'];
       await until(
-        'the new template image credited to the Rollout',
-        async () => (await inventory(env, ns))[GREEN] === 'Rollout',
+        'the new template image credited to the Rollout, and the old one no longer',
+        async () =>
+          (await inventory(env, ns))[GREEN] === 'Rollout' &&
+          JSON.stringify(await users(BLUE)) === JSON.stringify(blueUsers),
       );
       const latency = Date.now() - started;
       assert.ok(latency < 5000, `template change took ${latency} ms`);
-      assert.deepEqual(await users(BLUE), [
-        'Deployment/rollout-ref-deployment',
-        'Rollout/rollout-ref-deployment',
-      ]);
+      assert.deepEqual(await users(BLUE), blueUsers);
       await env.rest.request('DELETE', `${ROLLOUTS}/namespaces/${ns}/rollouts/rollout-canary`);
       await until('the Rollout credit gone', async () => (await inventory(env, ns))[GREEN] === undefined);
       // Its ReplicaSet and Pod stay (no garbage collector here): their owner is gone, so the
