@@ -19,8 +19,12 @@ import { JOB_LABEL } from '../../src/core/erase/api/types.js';
 import { CRI_SOCKET_IN_POD } from '../../src/core/erase/worker/pod-spec.js';
 import { repoRoot } from '../support/paths.js';
 
-/** run: real node-remove; fail: exit 1 with a message; hang: Running forever; ignore: nothing. */
-export type Behavior = 'run' | 'fail' | 'hang' | 'ignore';
+/**
+ * run: real node-remove; fail: exit 1 with a message; hang: Running forever; ignore: nothing;
+ * an object: the container ends with that exit code and that termination message, as written
+ * by hand (a worker image that is not ours, or a garbled report).
+ */
+export type Behavior = 'run' | 'fail' | 'hang' | 'ignore' | { exitCode: number; message: string };
 
 interface ConfigMapSource {
   name: string;
@@ -156,6 +160,7 @@ export class FakeKubelet {
     let exitCode = 1;
     let message = 'simulated failure: runtime crashed';
     let args: string[] = [];
+    if (typeof b === 'object') ({ exitCode, message } = b);
     if (b === 'run') {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-kubelet-'));
       try {

@@ -2,6 +2,7 @@
 // summary `inv node-remove` writes, see src/core/noderemove/summary.ts), stored in ImageJob
 // status as one object per node (node-status.ts), and folded into the job's counts and phase.
 import { triggerResult } from './trigger-results.js';
+import { cleanText, summaryProblem } from './report-check.js';
 
 export type NodeOutcome = 'Pending' | 'Succeeded' | 'Failed' | 'Skipped';
 
@@ -135,6 +136,23 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
       summary = undefined;
     }
   }
+  // Numbers that are not whole and bounded fail the node: they would fail every status write of
+  // the job (its count fields are integers) and cannot be counted (report-check.ts).
+  const problem =
+    summary && typeof summary === 'object'
+      ? summaryProblem({
+          ...(summary.counts && typeof summary.counts === 'object' ? { counts: summary.counts } : {}),
+          bytes: summary.bytes,
+          ...(summary.scan && typeof summary.scan === 'object'
+            ? { scan: summary.scan as Record<string, unknown> }
+            : {}),
+        })
+      : undefined;
+  if (problem) {
+    r.outcome = 'Failed';
+    r.reason = cleanText(`the worker's report is invalid: ${problem}`, MAX_REASON);
+    return r;
+  }
   if (summary && summary.counts && typeof summary.counts === 'object') {
     const c = summary.counts;
     r.removed = count(c, 'removed', 'would-remove');
@@ -151,7 +169,7 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
       r.vulnerable = n(sc.v);
       r.vulnerableKept = n(sc.k);
       r.cves = n(sc.n);
-      r.highestSeverity = typeof sc.s === 'string' ? sc.s.slice(0, 16) : '';
+      r.highestSeverity = typeof sc.s === 'string' ? cleanText(sc.s, 16) : '';
       r.scanMs = n(sc.ms);
     }
     Object.assign(r, triggerResult(c, summary.fs));
@@ -161,14 +179,18 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
     return r;
   }
   r.outcome = 'Failed';
-  const firstError = summary?.results?.find((x) => x.o === 'failed' || x.o === 'invalid');
+  const results = Array.isArray(summary?.results) ? summary.results : [];
+  const firstError = results.find((x) => x && (x.o === 'failed' || x.o === 'invalid'));
+  let reason: string;
   if (firstError) {
-    r.reason = `${String(firstError.o)} ${String(firstError.t)}: ${String(firstError.e ?? '')}`.trim();
+    reason = `${String(firstError.o)} ${String(firstError.t)}: ${String(firstError.e ?? '')}`;
   } else if (text && !summary) {
-    r.reason = text.split('\n').filter(Boolean).pop()!.slice(0, 200);
+    reason = text.split('\n').filter(Boolean).pop()!;
   } else {
-    r.reason = pod.reason || (pod.exitCode !== undefined ? `exit code ${pod.exitCode}` : 'worker failed');
+    reason = pod.reason || (pod.exitCode !== undefined ? `exit code ${pod.exitCode}` : 'worker failed');
   }
+  // From the node: no escape sequence or control character reaches a status or a terminal.
+  r.reason = cleanText(reason, MAX_REASON);
   return r;
 }
 

@@ -1,5 +1,6 @@
 // The fields of a worker Pod the ImageJob controller reads.
 import type { KubeObject } from '../../apply-inventory/objects.js';
+import { cleanText } from '../api/report-check.js';
 
 export interface PodLike extends KubeObject {
   spec?: { nodeName?: string };
@@ -58,7 +59,11 @@ export function scannerExit(
   if (!term || term.exitCode === 0) return undefined;
   const left = Date.parse(term.finishedAt ?? '') + graceS * 1000 - now.getTime();
   if (Number.isFinite(left) && left > 0) return { retryInMs: Math.min(left, 5000) };
-  const why = [term.reason, term.message?.trim().split('\n').pop()?.slice(0, 120)].filter(Boolean).join(': ');
+  // The scanner's own words, from the node: cleaned of control characters and bounded.
+  const why = cleanText(
+    [term.reason, term.message?.trim().split('\n').pop()].filter(Boolean).join(': '),
+    120,
+  );
   return {
     reason: `the scanner exited with code ${term.exitCode ?? '?'}${why ? ` (${why})` : ''} before the worker finished; the worker was stopped, it removes only after a valid answer`,
   };
