@@ -112,12 +112,19 @@ describe('the record of unused images', () => {
     ['missing', undefined, /no record of unused images/],
     ['corrupt JSON', '{"format": "inv', /corrupt/],
     ['not an object', '[1,2]', /corrupt/],
-    ['an older format', JSON.stringify({ images: { a: '2026-01-01' } }), /format null.*older or unknown/],
+    // A corrupt record's bytes never reach the warning (escape sequences, a disguised format).
+    ['corrupt JSON with escapes', '\u001b[2J{', /^\P{Cc}*corrupt \(not valid JSON, 5 bytes\)\P{Cc}*$/u],
+    [
+      'a hostile format',
+      JSON.stringify({ format: '\u001b]0;x\u0007', images: {} }),
+      /^\P{Cc}*format of another kind\P{Cc}*$/u,
+    ],
+    ['an older format', JSON.stringify({ images: { a: '2026-01-01' } }), /format none.*older or unknown/],
     ['another format', JSON.stringify({ format: 'inv/v0', images: {} }), /format "inv\/v0"/],
     [
       'a bad entry',
       JSON.stringify({ format: STATE_FORMAT, images: { a: { unusedSince: 'yesterday', seenInUse: false } } }),
-      /corrupt \(entry "a"\)/,
+      /corrupt \(entry 1 of 1\)/,
     ],
     [
       'a time in the future',

@@ -39,20 +39,29 @@ const untrusted = (why: string): StateRead => ({
   warning: `${why}: no image counts as unused for long this run (its clock starts now)`,
 });
 
+/** A format worth naming in a warning: a short plain name; never the file's other bytes. */
+const shownFormat = (f: unknown): string =>
+  f === undefined || f === null
+    ? 'none'
+    : typeof f === 'string' && /^[\w./-]{1,64}$/.test(f)
+      ? JSON.stringify(f)
+      : 'of another kind';
+
 /** `text` undefined: no file. `now` bounds the times read (a time in the future is refused). */
 export function parseState(text: string | undefined, now: number): StateRead {
   if (text === undefined) return untrusted('no record of unused images on this node yet');
   let doc: FileShape;
   try {
     doc = JSON.parse(text) as FileShape;
-  } catch (e) {
-    return untrusted(`the record of unused images is corrupt (${(e as Error).message.slice(0, 80)})`);
+  } catch {
+    // Not the parser's message: it quotes the file's bytes, which would reach the warning.
+    return untrusted(`the record of unused images is corrupt (not valid JSON, ${text.length} bytes)`);
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc))
     return untrusted('the record of unused images is corrupt (not an object)');
   if (doc.format !== STATE_FORMAT)
     return untrusted(
-      `the record of unused images has format ${JSON.stringify(doc.format ?? null)}, not ${STATE_FORMAT} (older or unknown)`,
+      `the record of unused images has format ${shownFormat(doc.format)}, not ${STATE_FORMAT} (older or unknown)`,
     );
   const images = doc.images;
   if (!images || typeof images !== 'object' || Array.isArray(images))
@@ -61,7 +70,7 @@ export function parseState(text: string | undefined, now: number): StateRead {
   if (entries.length > MAX_STATE_ENTRIES)
     return untrusted(`the record of unused images has ${entries.length} entries, over ${MAX_STATE_ENTRIES}`);
   const state: UnusedState = new Map();
-  for (const [id, raw] of entries) {
+  for (const [i, [id, raw]] of entries.entries()) {
     const e = raw as { unusedSince?: unknown; seenInUse?: unknown } | null;
     const since = e?.unusedSince === undefined ? undefined : Date.parse(String(e.unusedSince));
     const bad =
@@ -70,8 +79,7 @@ export function parseState(text: string | undefined, now: number): StateRead {
       typeof e !== 'object' ||
       typeof e.seenInUse !== 'boolean' ||
       (e.unusedSince !== undefined && (typeof e.unusedSince !== 'string' || !Number.isFinite(since)));
-    if (bad)
-      return untrusted(`the record of unused images is corrupt (entry ${JSON.stringify(id).slice(0, 80)})`);
+    if (bad) return untrusted(`the record of unused images is corrupt (entry ${i + 1} of ${entries.length})`);
     if (since !== undefined && since > now)
       return untrusted(`the record of unused images has a time in the future (${String(e.unusedSince)})`);
     state.set(id, {
