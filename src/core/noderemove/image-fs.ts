@@ -27,8 +27,16 @@ export interface MeasureOptions {
 export const percentOf = (u: Pick<ImageFsUsage, 'used' | 'capacity'>): number =>
   u.capacity > 0 ? (u.used / u.capacity) * 100 : 0;
 
-/** "41.23%": two decimals, since one image can be a small fraction of a large disk. */
-export const formatPercent = (p: number): string => `${(Math.round(p * 100) / 100).toFixed(2)}%`;
+/**
+ * "41.23%": two decimals, since one image can be a small fraction of a large disk. Under 1%, two
+ * significant digits ("0.0072%", never "1.2e-7%"), so a usage never rounds to a figure that reads
+ * as over a low mark it is under.
+ */
+export const formatPercent = (p: number): string => {
+  if (!(p > 0 && p < 1)) return `${(Math.round(p * 100) / 100).toFixed(2)}%`;
+  const decimals = Math.min(20, Math.max(2, 1 - Math.floor(Math.log10(p))));
+  return `${p.toFixed(decimals)}%`;
+};
 
 /** Throws an Error saying why usage is unknown (the caller removes nothing by threshold). */
 export async function measureImageFs(
