@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { alive, sleep, stopPid } from './process.mjs';
+import { alive, freePort, sleep, stopPid } from './process.mjs';
 import { build, toolPath, tools } from './tools.mjs';
 import { registryOf, serve, serveArchive } from './oci-serve.mjs';
 
@@ -128,17 +128,6 @@ function registriesConf(port) {
     ),
     '',
   ].join('\n');
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** A CRI ImageService client for PullImage only (inv's own client never pulls). */

@@ -15,13 +15,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import path from 'node:path';
 import * as cluster from './cluster.mjs';
 import * as cri from './cri.mjs';
 import * as crio from './crio.mjs';
 import { importArchive } from './oci-archive.mjs';
-import { alive, isMain, sleep, stopPid } from './process.mjs';
+import { alive, freePort, isMain, sleep, stopPid } from './process.mjs';
 import { buildWorkerImage } from './worker-image.mjs';
 
 export const defaultDir = process.env.INV_NODES_DIR || path.join(cluster.repoRoot, '.cache', 'nodes');
@@ -118,17 +117,6 @@ function readPid(file) {
   } catch {
     return 0;
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '0.0.0.0', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** GET `p` on the API server with the admin token; resolves the parsed body or undefined. */
@@ -283,7 +271,7 @@ async function startControlPlane(dir) {
     `--kubeconfig=${cp.kubeconfig}`,
     '--leader-elect=false',
     '--bind-address=127.0.0.1',
-    `--secure-port=${await freePort()}`,
+    `--secure-port=${await freePort('0.0.0.0')}`,
     '--controllers=*',
     '--use-service-account-credentials=false',
     `--service-account-private-key-file=${path.join(cpDir, 'sa.key')}`,
@@ -297,7 +285,7 @@ async function startControlPlane(dir) {
     `--kubeconfig=${cp.kubeconfig}`,
     '--leader-elect=false',
     '--bind-address=127.0.0.1',
-    `--secure-port=${await freePort()}`,
+    `--secure-port=${await freePort('0.0.0.0')}`,
   ]);
   return cp.kubeconfig;
 }
@@ -467,7 +455,7 @@ async function startNode(dir, i, workerArchive, runtime, now) {
       ctr: cri.ctrFor(criDir),
     });
   createCgroupRoot(cgroupRoot(dir, i));
-  const ports = { port: await freePort(), healthz: await freePort() };
+  const ports = { port: await freePort('0.0.0.0'), healthz: await freePort('0.0.0.0') };
   fs.writeFileSync(path.join(nd, 'kubelet.yaml'), JSON.stringify(kubeletConfig(dir, i, ports), null, 2));
   await startKubelet(dir, i);
   return { name: nodeName(i), criEndpoint: c.endpoint, kubeletStarted: now() };

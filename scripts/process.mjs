@@ -1,4 +1,5 @@
 // Process helpers shared by the service scripts (cluster.mjs, cri.mjs).
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,3 +27,15 @@ export async function stopPid(pid, graceMs = 10_000) {
 /** True when the module at `moduleUrl` is the script node was started with. */
 export const isMain = (moduleUrl) =>
   Boolean(process.argv[1]) && fileURLToPath(moduleUrl) === path.resolve(process.argv[1]);
+
+/** A TCP port free on `host` right now (the kernel's pick). */
+export function freePort(host = '127.0.0.1') {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}

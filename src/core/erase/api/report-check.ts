@@ -17,20 +17,23 @@ export function countProblem(what: string, v: unknown, max = MAX_COUNT): string 
 }
 
 interface SummaryNumbers {
-  counts?: Record<string, unknown>;
+  counts?: unknown;
   bytes?: unknown;
-  scan?: Record<string, unknown>;
+  scan?: unknown;
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The first problem with a summary's numbers, or undefined when they are all whole and bounded. */
 export function summaryProblem(s: SummaryNumbers): string | undefined {
-  for (const [k, v] of Object.entries(s.counts ?? {})) {
+  for (const [k, v] of Object.entries(isRecord(s.counts) ? s.counts : {})) {
     const p = countProblem(`counts.${cleanText(k, 32)}`, v);
     if (p) return p;
   }
   const bytes = countProblem('bytes', s.bytes, Number.MAX_SAFE_INTEGER);
   if (bytes) return bytes;
-  if (s.scan && typeof s.scan === 'object')
+  if (isRecord(s.scan))
     for (const k of ['v', 'k', 'n', 'ms'] as const) {
       const p = countProblem(`scan.${k}`, s.scan[k], k === 'ms' ? Number.MAX_SAFE_INTEGER : MAX_COUNT);
       if (p) return p;

@@ -138,16 +138,7 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
   }
   // Numbers that are not whole and bounded fail the node: they would fail every status write of
   // the job (its count fields are integers) and cannot be counted (report-check.ts).
-  const problem =
-    summary && typeof summary === 'object'
-      ? summaryProblem({
-          ...(summary.counts && typeof summary.counts === 'object' ? { counts: summary.counts } : {}),
-          bytes: summary.bytes,
-          ...(summary.scan && typeof summary.scan === 'object'
-            ? { scan: summary.scan as Record<string, unknown> }
-            : {}),
-        })
-      : undefined;
+  const problem = summary && typeof summary === 'object' ? summaryProblem(summary) : undefined;
   if (problem) {
     r.outcome = 'Failed';
     r.reason = cleanText(`the worker's report is invalid: ${problem}`, MAX_REASON);
