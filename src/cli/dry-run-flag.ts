@@ -37,3 +37,10 @@ export function installDryRunProblem(argv: string[]): string | undefined {
     return `write --dry-run=${d.value} (got ${d.written}, whose ${d.value} would be read as an argument): ${what}`;
   return `--dry-run takes client or server (got ${d.written}): ${what}`;
 }
+
+/** For `inv uninstall`: a plain switch, like erase's. */
+export function uninstallDryRunProblem(argv: string[]): string | undefined {
+  const d = dryRunWords(argv);
+  if (!d) return undefined;
+  return `--dry-run takes no value (got ${d.written}): an uninstall dry run reads the cluster and says what would be deleted and what kept, and deletes nothing`;
+}

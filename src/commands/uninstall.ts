@@ -1,6 +1,7 @@
 // `inv uninstall`: the daemon bundle, and the CRDs only with --crds after a confirmation.
 import { printErr, printOut } from '../cli/wrap.js';
 import { Command, Flags } from '@oclif/core';
+import { uninstallDryRunProblem } from '../cli/dry-run-flag.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
 import { confirm } from '../cli/prompt.js';
 import { setInterruptHint } from '../cli/interrupt.js';
@@ -18,8 +19,14 @@ export default class Uninstall extends Command {
 those: each, of every kind, is read first and deleted only if inv wrote it (it has the field
 manager "inv" or the label app.kubernetes.io/part-of=image-inventory), with its UID as a
 precondition. A same-named object someone else made is kept and named with who manages it. A
-namespace is also kept when another field manager wrote it or when it holds ConfigMaps inv did
-not create (your inv-erase-config, exclusion lists), so nothing of yours goes with it.
+namespace is also kept when another field manager wrote it or when it holds any object inv did
+not create, of any kind (a Secret, a RoleBinding, your exclusion lists, the inv-erase-config you
+edited), or objects inv could not read: deleting the namespace would delete them. uninstall
+names them; move or delete them and run it again. What Kubernetes makes by itself (the default
+ServiceAccount, kube-root-ca.crt, Events, the Pods of inv's Deployment) does not count.
+
+--dry-run reads the cluster the same way and prints what would be deleted and what kept, with
+the reasons; it deletes nothing and asks nothing.
 
 With --crds, the Image, ImageList and ImageJob CRDs are deleted too (by the same rule: a CRD of
 our name that another tool installed stays), and the API server deletes
@@ -35,6 +42,10 @@ cluster configured.`);
     { description: 'Remove the daemon, keep the inventory', command: '<%= config.bin %> uninstall' },
     { description: 'Remove everything, asking first', command: '<%= config.bin %> uninstall --crds' },
     { description: 'Remove everything from a script', command: '<%= config.bin %> uninstall --crds --yes' },
+    {
+      description: 'See what would be deleted and kept',
+      command: '<%= config.bin %> uninstall --crds --dry-run',
+    },
   ];
 
   static override flags = {
@@ -42,11 +53,17 @@ cluster configured.`);
       description: 'Also delete the CRDs, and with them every Image, ImageList and ImageJob.',
     }),
     yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.', dependsOn: ['crds'] }),
+    'dry-run': Flags.boolean({
+      description: 'Say what would be deleted and what kept (and why); delete nothing.',
+    }),
     ...kubeFlags,
   };
 
   async run(): Promise<void> {
+    const misread = uninstallDryRunProblem(this.argv);
+    if (misread) failLine(this, misread);
     const { flags } = await this.parse(Uninstall);
+    const dryRun = flags['dry-run'];
     let rest: KubeRest;
     try {
       ({ rest } = connect(flags));
@@ -58,7 +75,7 @@ cluster configured.`);
     const print = (steps: { name: string; action: string; reason?: string }[]) => {
       for (const s of steps)
         printOut(
-          `${s.name} ${s.action === 'deleted' ? c.green(s.action) : s.action === 'kept' ? c.yellow(s.action) : c.dim(s.action)}${s.reason ? `: ${s.reason}` : ''}\n`,
+          `${s.name} ${s.action === 'deleted' ? c.green(s.action) : s.action === 'kept' ? c.yellow(s.action) : c.dim(s.action)}${dryRun ? ' (dry run)' : ''}${s.reason ? `: ${s.reason}` : ''}\n`,
         );
     };
     try {
@@ -70,7 +87,7 @@ cluster configured.`);
         };
         const what = `Deleting the CRDs also deletes ${n('Image')}, ${n('ImageList')} and ${n('ImageJob')}.`;
         printErr(`${what}\n`);
-        if (!flags.yes) {
+        if (!flags.yes && !dryRun) {
           if (!process.stdin.isTTY)
             failLine(
               this,
@@ -82,9 +99,9 @@ cluster configured.`);
         }
         // CRDs first: while the daemon still runs, it cleans up the worker objects of the
         // ImageJobs being deleted.
-        print(await uninstallCrds(rest));
+        print(await uninstallCrds(rest, { dryRun }));
       }
-      print(await uninstallDaemon(rest));
+      print(await uninstallDaemon(rest, { dryRun }));
     } catch (e) {
       if (e instanceof Error && 'oclif' in e) throw e;
       this.error(`uninstall failed: ${(e as Error).message}`, { exit: EXIT_PARTIAL_FAILURE });

@@ -21,6 +21,7 @@
 //
 // Transport: KubeRest, like every other API call (an overall deadline, a size cap, and the
 // AbortSignal of the attempt); client-node only loads the kubeconfig.
+import { FIELD_MANAGER } from '../kube/apply.js';
 import { KubeRest } from '../kube/rest.js';
 import { leaseProblem, sleep, statusCode } from './lease-problem.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
@@ -217,7 +218,13 @@ export class LeaderElector {
 
   /** An update carrying the resourceVersion read (409 when someone else wrote since). */
   private replaceLease(body: Lease, signal: AbortSignal): Promise<Lease> {
-    return this.rest.request<Lease>('PUT', `${this.path}/${this.opts.name}`, { body, signal });
+    // The field manager marks the Lease as inv's: `inv uninstall` may delete a namespace that
+    // holds it.
+    return this.rest.request<Lease>('PUT', `${this.path}/${this.opts.name}`, {
+      body,
+      signal,
+      query: { fieldManager: FIELD_MANAGER },
+    });
   }
 
   private observe(lease: Lease, now: number): void {
@@ -280,7 +287,11 @@ export class LeaderElector {
         },
       };
       try {
-        const created = await this.rest.request<Lease>('POST', this.path, { body, signal });
+        const created = await this.rest.request<Lease>('POST', this.path, {
+          body,
+          signal,
+          query: { fieldManager: FIELD_MANAGER },
+        });
         this.observe(created, Date.now());
         this.setProblem(undefined);
         return true;

@@ -4,17 +4,21 @@
 //   field manager "inv" or our part-of label: ownership.ts), with its UID as a precondition (a
 //   same-named object someone created in between stays). Anything else is kept and named.
 // - A namespace of ours is kept when another field manager has written it (it may predate
-//   `inv install`) or when it holds ConfigMaps we did not create (the administrator's
-//   exclusion lists) or the erase configuration as the administrator edited it (install
-//   wrote it once; the settings in it are theirs): deleting the namespace would delete them.
+//   `inv install`) or when it holds any object inv did not create, of any kind: a Secret, a
+//   RoleBinding, the administrator's exclusion lists, or the erase configuration as the
+//   administrator edited it (install wrote it once; the settings in it are theirs). Deleting
+//   the namespace would delete them (namespace-leftovers.ts says which objects count).
 // - The CRDs go only when asked (`--crds`), since deleting a CRD deletes every Image, ImageList
 //   and ImageJob with it; countInstances() says how many, for the confirmation. A CRD of our
 //   name that someone else installed (another tool, `kubectl apply -f crds/`) is kept too.
+// - A dry run reads everything the same way and deletes nothing.
 import { displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { OUR_CRDS, asCrdMissing, type OurCrd } from '../kube/crds.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
-import { CLEANUP_FINALIZER, MANAGED_BY, MANAGED_BY_LABEL } from '../erase/api/types.js';
-import { applyOrder, PART_OF, PART_OF_LABEL, readBundle } from './bundle.js';
+import { CLEANUP_FINALIZER } from '../erase/api/types.js';
+import { applyOrder, readBundle } from './bundle.js';
+import { namespaceContents, namespacedResources, type NamespacedResource } from './namespace-contents.js';
+import { foreignObjects } from './namespace-leftovers.js';
 import { notOurs } from './ownership.js';
 import { isCreateOnly } from './install.js';
 
@@ -25,9 +29,13 @@ export type UninstallAction = 'deleted' | 'not found' | 'kept';
 
 export interface UninstallStep {
   name: string;
+  /** The namespace of a namespaced object. */
+  namespace?: string;
   action: UninstallAction;
   /** Why an object was kept. */
   reason?: string;
+  /** The UID of an object deleted (or, in a dry run, to be deleted): its dependents go with it. */
+  uid?: string;
 }
 
 /** How many objects of each of our kinds exist; undefined for a kind whose CRD is absent. */
@@ -51,18 +59,22 @@ async function deleteIfOurs(
   rest: KubeRest,
   o: KubeObject,
   ours: (cur: KubeObject) => string | undefined | Promise<string | undefined>,
+  dryRun = false,
 ): Promise<UninstallStep> {
   const name = displayName(o);
+  const namespace = o.metadata.namespace;
   const p = objectPath(o);
   let cur: KubeObject;
   try {
     cur = await rest.request<KubeObject>('GET', p, { timeoutMs: 15_000 });
   } catch (e) {
-    if (isNotFound(e)) return { name, action: 'not found' };
+    if (isNotFound(e)) return { name, namespace, action: 'not found' };
     throw e;
   }
   const why = await ours(cur);
-  if (why) return { name, action: 'kept', reason: why };
+  if (why) return { name, namespace, action: 'kept', reason: why };
+  const uid = cur.metadata.uid as string | undefined;
+  if (dryRun) return { name, namespace, action: 'deleted', uid };
   try {
     await rest.request('DELETE', p, {
       body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: cur.metadata.uid } },
@@ -70,10 +82,10 @@ async function deleteIfOurs(
       timeoutMs: 15_000,
     });
   } catch (e) {
-    if (isNotFound(e)) return { name, action: 'not found' };
+    if (isNotFound(e)) return { name, namespace, action: 'not found' };
     throw e;
   }
-  return { name, action: 'deleted' };
+  return { name, namespace, action: 'deleted', uid };
 }
 
 /**
@@ -105,46 +117,71 @@ export function editedCreateOnly(cur: KubeObject, bundle: readonly KubeObject[])
     : 'edited since inv install wrote it (your settings): kept; delete it yourself once you no longer need it';
 }
 
-/** ConfigMaps in `ns` that inv did not create (the erase controllers label theirs), or that hold your edits. */
-async function foreignConfigMaps(rest: KubeRest, ns: string): Promise<string[]> {
-  const { items } = await rest.list<KubeObject>(`/api/v1/namespaces/${ns}/configmaps`);
-  const bundle = readBundle();
-  return items
-    .filter(
-      (c) =>
-        c.metadata.name !== 'kube-root-ca.crt' &&
-        c.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY &&
-        (c.metadata.labels?.[PART_OF_LABEL] !== PART_OF || editedCreateOnly(c, bundle) !== undefined),
-    )
-    .map((c) => c.metadata.name);
-}
-
-/** Deletes the daemon bundle (never the CRDs), last-applied first. */
-export async function uninstallDaemon(rest: KubeRest): Promise<UninstallStep[]> {
+/**
+ * Deletes the daemon bundle (never the CRDs), last-applied first: the namespaces come last, each
+ * judged by what is left in it then (and, in a dry run, by what would be left).
+ */
+export async function uninstallDaemon(
+  rest: KubeRest,
+  opts: { dryRun?: boolean } = {},
+): Promise<UninstallStep[]> {
   const objects = applyOrder(readBundle())
     .filter((o) => o.kind !== 'CustomResourceDefinition')
     .reverse();
   const steps: UninstallStep[] = [];
+  let resources: Promise<{ resources: NamespacedResource[]; unreadable: string[] }> | undefined;
+  const veto = async (ns: string) => {
+    resources ??= namespacedResources(rest);
+    const kept = new Set(steps.filter((s) => s.action === 'kept' && s.namespace === ns).map((s) => s.name));
+    const deleted = new Set(steps.flatMap((s) => (s.action === 'deleted' && s.uid ? [s.uid] : [])));
+    return namespaceVeto(rest, ns, await resources, { kept, deleted });
+  };
   for (const o of objects) {
     steps.push(
-      await deleteIfOurs(rest, o, async (cur) =>
-        o.kind === 'Namespace'
-          ? (notOurs(cur) ?? othersManage(cur) ?? (await namespaceVeto(rest, cur.metadata.name)))
-          : (notOurs(cur) ?? (isCreateOnly(o) ? editedCreateOnly(cur, [o]) : undefined)),
+      await deleteIfOurs(
+        rest,
+        o,
+        async (cur) =>
+          o.kind === 'Namespace'
+            ? (notOurs(cur) ?? othersManage(cur) ?? (await veto(cur.metadata.name)))
+            : (notOurs(cur) ?? (isCreateOnly(o) ? editedCreateOnly(cur, [o]) : undefined)),
+        opts.dryRun,
       ),
     );
   }
   return steps;
 }
 
-/** Keeps a namespace that holds the administrator's ConfigMaps; see the file comment. */
-export async function namespaceVeto(rest: KubeRest, ns: string): Promise<string | undefined> {
-  const foreign = await foreignConfigMaps(rest, ns).catch((e: unknown) => {
-    if (isNotFound(e)) return [];
-    throw e;
-  });
-  return foreign.length
-    ? `holds ConfigMaps inv did not create (${foreign.join(', ')}); delete them, then run uninstall again`
+const MAX_NAMED = 10;
+
+/**
+ * Why namespace `ns` stays: the objects in it that inv did not create (see foreignObjects for
+ * `uninstalled`), or the kinds it could not read. Undefined: it may go.
+ */
+export async function namespaceVeto(
+  rest: KubeRest,
+  ns: string,
+  discovered: { resources: readonly NamespacedResource[]; unreadable: readonly string[] },
+  uninstalled: { kept: ReadonlySet<string>; deleted: ReadonlySet<string> },
+): Promise<string | undefined> {
+  const { objects, unreadable } = await namespaceContents(rest, ns, discovered.resources);
+  const kinds = new Set(discovered.resources.map((r) => `${r.group}/${r.kind}`));
+  const foreign = foreignObjects(objects, uninstalled, kinds);
+  const why: string[] = [];
+  if (foreign.length) {
+    const named = foreign.slice(0, MAX_NAMED).join(', ');
+    const more = foreign.length > MAX_NAMED ? ` and ${foreign.length - MAX_NAMED} more` : '';
+    why.push(
+      `holds ${foreign.length} object${foreign.length === 1 ? '' : 's'} inv did not create (${named}${more})`,
+    );
+  }
+  const cannot = [...discovered.unreadable, ...unreadable].sort();
+  if (cannot.length)
+    why.push(
+      `could not read all it holds, so it may hold objects of yours: ${cannot.slice(0, MAX_NAMED).join('; ')}${cannot.length > MAX_NAMED ? ` and ${cannot.length - MAX_NAMED} more` : ''}`,
+    );
+  return why.length
+    ? `${why.join('; ')}; deleting the namespace would delete them too. Move or delete them, then run uninstall again (or delete the namespace yourself)`
     : undefined;
 }
 
@@ -157,7 +194,7 @@ export async function namespaceVeto(rest: KubeRest, ns: string): Promise<string 
  */
 export async function uninstallCrds(
   rest: KubeRest,
-  opts: { timeoutMs?: number; finalizerGraceMs?: number } = {},
+  opts: { timeoutMs?: number; finalizerGraceMs?: number; dryRun?: boolean } = {},
 ): Promise<UninstallStep[]> {
   const steps: UninstallStep[] = [];
   const deleting: OurCrd[] = [];
@@ -170,9 +207,10 @@ export async function uninstallCrds(
         metadata: { name: crd.name },
       },
       notOurs,
+      opts.dryRun,
     );
     steps.push(step);
-    if (step.action === 'deleted') deleting.push(crd);
+    if (step.action === 'deleted' && !opts.dryRun) deleting.push(crd);
   }
   const started = Date.now();
   const deadline = started + (opts.timeoutMs ?? 120_000);
