@@ -3,6 +3,7 @@
 // `imageFs` in the JSON report, below-threshold under the high mark. Dry runs only: this
 // containerd is shared by the other files.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -106,6 +107,65 @@ for (const runtime of RUNTIMES)
       assert.equal(goes + stopped, kept.length, why);
       assert.ok(r2.imageFs.usedAfter < r2.imageFs.used);
       assert.ok(r2.results.every((r) => r.outcome !== 'would-remove' || r.unusedForSeconds !== undefined));
+    });
+
+    it('refuses a path on another file system, whatever its size, and removes nothing by threshold', async function () {
+      // A tmpfs holding as many bytes as the images take: a size comparison cannot tell it from
+      // the image file system; its device can.
+      const cri = await connect();
+      const used = await cri.imageFsInfo().finally(() => cri.close());
+      const bytes = used[0]!.usedBytes;
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-otherfs-'));
+      const size = Math.ceil((bytes * 2 + 4 * 1024 * 1024) / 4096) * 4096;
+      if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]).status !== 0) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        this.skip(); // mounting needs root, as the runtimes here do
+      }
+      try {
+        fs.writeFileSync(path.join(dir, 'filler'), Buffer.alloc(bytes));
+        const c2 = await connect();
+        try {
+          await assert.rejects(
+            measureImageFs(() => c2.imageFsInfo(), { statPath: dir }),
+            new RegExp(
+              `^Error: ${dir} is on another file system \\(device 0:\\d+\\) than the runtime's images at /`,
+            ),
+          );
+          await assert.rejects(
+            measureImageFs(() => c2.imageFsInfo(), { statPath: path.join(dir, 'gone') }),
+            /cannot stat .*gone \(ENOENT\): the image file system cannot be identified/,
+          );
+        } finally {
+          c2.close();
+        }
+        const r = await runNodeRemove(criEndpoint(), [
+          ...['--images', '*', '--dry-run', '-o', 'json', '--state-dir', state],
+          ...['--image-fs-path', dir, '--image-fs-above', '0.000001', '--image-fs-down-to', '0'],
+        ]);
+        const report = r.json as unknown as {
+          imageFs?: unknown;
+          warnings: string[];
+          results: { outcome: string; error: string }[];
+        };
+        assert.ok(!report.results.some((x) => x.outcome === 'would-remove'), r.stdout);
+        assert.equal(report.imageFs, undefined);
+        assert.ok(
+          report.warnings.some((w) =>
+            /usage unknown, nothing removed by threshold: .* on another file system/.test(w),
+          ),
+          JSON.stringify(report.warnings),
+        );
+        assert.ok(
+          report.results.some(
+            (x) => x.outcome === 'failed' && /usage unknown: .*another file system/.test(x.error),
+          ),
+          r.stdout,
+        );
+        assert.notEqual(r.code, 0, 'a run that could not measure is no success');
+      } finally {
+        spawnSync('umount', [dir]);
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('refuses threshold flags on named targets', async () => {

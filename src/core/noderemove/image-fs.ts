@@ -3,7 +3,14 @@
 // system gives it (the worker Pod mounts the administrator's `imageFsPath` read-only for that;
 // run on a node by hand, the mount point itself). Usage is images' bytes over capacity: what
 // removing images can change, and what no other tenant of a shared disk moves.
+//
+// The path statfs reads must be on the images' own file system, or usage is measured against
+// another disk (an empty tmpfs reads as half full of images and images go). The check is by
+// identity: the device (st_dev) of that path and of the mount point, seen from here (in a
+// worker Pod, the mount point sits under the mounted host path, and bind mounts keep st_dev).
+// When they differ, or either cannot be stat'ed, nothing is measured.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { CriFilesystemUsage } from '../cri/types.js';
 
 export interface ImageFsUsage {
@@ -38,6 +45,18 @@ export const formatPercent = (p: number): string => {
   return `${p.toFixed(decimals)}%`;
 };
 
+const device = (dev: number) => `${Math.floor(dev / 256) & 0xfff}:${(dev & 0xff) | ((dev >> 12) & 0xfff00)}`;
+
+async function statOrWhy(p: string, what: string): Promise<fs.Stats> {
+  try {
+    return await fs.promises.stat(p);
+  } catch (e) {
+    throw new Error(
+      `cannot stat ${what} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): the image file system cannot be identified`,
+    );
+  }
+}
+
 /** Throws an Error saying why usage is unknown (the caller removes nothing by threshold). */
 export async function measureImageFs(
   imageFsInfo: () => Promise<CriFilesystemUsage[]>,
@@ -47,6 +66,9 @@ export async function measureImageFs(
   const fsu = all.find((f) => f.mountpoint);
   if (!fsu) throw new Error('the runtime reports no image file system (ImageFsInfo)');
   const mountPoint = fsu.mountpoint;
+  const statPath = opts.statPath ?? mountPoint;
+  // Where the mount point is seen from here: itself on the node, under statPath in a worker Pod.
+  let seenAt = mountPoint;
   if (opts.hostPath !== undefined) {
     const base = opts.hostPath.replace(/\/+$/, '') || '/';
     const under = mountPoint === base || mountPoint.startsWith(base === '/' ? '/' : `${base}/`);
@@ -54,15 +76,22 @@ export async function measureImageFs(
       throw new Error(
         `the runtime's image file system is at ${mountPoint}, not under imageFsPath ${opts.hostPath} (inv-erase-config)`,
       );
+    seenAt = path.join(statPath, mountPoint.slice(base.length));
   }
-  const st = await fs.promises.statfs(opts.statPath ?? mountPoint);
-  const capacity = st.blocks * st.bsize;
-  const fsUsed = (st.blocks - st.bfree) * st.bsize;
-  // Images cannot take more than the whole file system uses: then statfs saw another one.
-  if (capacity <= 0 || fsu.usedBytes > fsUsed + 64 * 1024 * 1024)
+  const here = await statOrWhy(statPath, statPath);
+  const images = await statOrWhy(
+    seenAt,
+    seenAt === mountPoint
+      ? `the runtime's image file system at ${mountPoint}`
+      : `${seenAt} (the runtime's ${mountPoint})`,
+  );
+  if (here.dev !== images.dev)
     throw new Error(
-      `statfs of ${opts.statPath ?? mountPoint} (${fsUsed} bytes used) cannot be the file system holding ${fsu.usedBytes} bytes of images`,
+      `${statPath} is on another file system (device ${device(here.dev)}) than the runtime's images at ${mountPoint} (device ${device(images.dev)}); give a path on the image file system (--image-fs-path, imageFsPath in inv-erase-config)`,
     );
+  const st = await fs.promises.statfs(statPath);
+  const capacity = st.blocks * st.bsize;
+  if (capacity <= 0) throw new Error(`statfs of ${statPath} reports no capacity`);
   return { used: fsu.usedBytes, capacity, available: st.bavail * st.bsize, mountPoint };
 }
 
