@@ -41,11 +41,14 @@ scanner beside the worker (Eraser's scanner contract; which scanners exist, thei
 settings, only the administrator's inv-erase-config says), and only those it names go. The
 scanner can only narrow: an image it names that is in use, pinned, excluded or referenced by a
 workload stays (vulnerable-kept). A scanner that crashes, hangs past its timeout, or answers
-garbage removes nothing on its node, and the node fails with the reason. With --dry-run, each
+garbage removes nothing on its node, and the node fails with the reason. An image the scanner
+could not judge (inv's scanner says which) is kept as scan-failed with the scanner's reason, and
+its node fails too: a failed scan never reads as a clean node. With --dry-run, each
 node says what would go and why (CVE count, highest severity, first CVE IDs).
 
 Exit codes: 0 the job Completed (or the request was submitted with --no-wait, or a schedule
-was written); 1 the job Failed, or --timeout passed first; 2 bad input, a failed preflight, a
+was written); 1 the job Failed (a node where images could not be scanned counts as failed), or
+--timeout passed first; 2 bad input, a failed preflight, a
 rejected request, or no usable cluster; 130 interrupted (Ctrl-C).`);
 
 export const ERASE_EXAMPLES = [

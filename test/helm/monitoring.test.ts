@@ -188,4 +188,52 @@ describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a rea
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('InvScannerFailing: promtool test rules fires it per reason of a failed scan, not for reasons at 0', async () => {
+    const rule = find('PrometheusRule') as unknown as {
+      spec: { groups: { rules: { alert: string; expr: string; annotations: Record<string, string> }[] }[] };
+    };
+    const alert = rule.spec.groups.flatMap((g) => g.rules).find((x) => x.alert === 'InvScannerFailing')!;
+    const sel = /inv_erase_scan_failures_total\{([^}]*)\}/.exec(alert.expr)![1]!;
+    const series = (reason: string) => `inv_erase_scan_failures_total{${sel},reason="${reason}",pod="p1"}`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-rules-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'rules.yaml'), stringify(rule.spec));
+      const tests = {
+        rule_files: ['rules.yaml'],
+        evaluation_interval: '1m',
+        tests: [
+          {
+            interval: '1m',
+            // Every reason is exported at 0 from the start; a job's 9 images fail on the DB at 10m.
+            input_series: [
+              { series: series('db'), values: '0x9 9x30' },
+              { series: series('timeout'), values: '0x40' },
+            ],
+            alert_rule_test: [
+              { eval_time: '5m', alertname: 'InvScannerFailing', exp_alerts: [] },
+              {
+                eval_time: '15m',
+                alertname: 'InvScannerFailing',
+                exp_alerts: [
+                  {
+                    exp_labels: { severity: 'warning', reason: 'db' },
+                    exp_annotations: {
+                      summary: alert.annotations.summary!.replace(/\{\{ \$labels\.reason \}\}/, 'db'),
+                      runbook_url: alert.annotations.runbook_url!,
+                    },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      };
+      fs.writeFileSync(path.join(dir, 'tests.yaml'), stringify(tests));
+      const r = await runTool('promtool', ['test', 'rules', path.join(dir, 'tests.yaml')]);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /SUCCESS/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -89,6 +89,7 @@ interface PodStatus {
   status?: {
     phase?: string;
     containerStatuses?: {
+      name?: string;
       state?: { terminated?: { exitCode?: number; message?: string }; waiting?: { reason?: string } };
     }[];
   };

@@ -23,6 +23,7 @@ import {
   testDbCache,
   type ScannerImage,
 } from '../support/scan.js';
+import { runCli } from '../cli/run-cli.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv, results } from './helpers.js';
 
 /** Imports a scanner image archive into every node. */
@@ -67,6 +68,7 @@ describe('erase --vulnerable with Trivy on real nodes (inv node-scan, and Eraser
   let env: NodeEraseEnv;
   let tmp: string;
   let dbHost: string;
+  let brokenHost: string;
   before(async function () {
     this.timeout(1_200_000);
     c = await wholeCluster();
@@ -76,6 +78,9 @@ describe('erase --vulnerable with Trivy on real nodes (inv node-scan, and Eraser
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-scan-e2e-'));
     // The scanners' cacheHostPath: the test DB (only read: Trivy's layer cache stays in memory).
     dbHost = await testDbCache(fs.mkdtempSync(path.join(tmp, 'trivy-')));
+    // A cache whose trivy.db Trivy cannot open (its metadata says it is fresh).
+    brokenHost = await testDbCache(fs.mkdtempSync(path.join(tmp, 'trivy-broken-')));
+    fs.writeFileSync(path.join(brokenHost, 'db', 'trivy.db'), 'not a bolt database'.repeat(400));
     env = await new NodeEraseEnv(c).setup();
     await env.config(
       [
@@ -84,6 +89,13 @@ describe('erase --vulnerable with Trivy on real nodes (inv node-scan, and Eraser
         '  trivy:',
         `    image: ${inv.ref}`,
         `    cacheHostPath: ${dbHost}`,
+        '    config:',
+        '      cacheDir: /var/lib/trivy',
+        '      skipDBUpdate: true',
+        '      timeout: {total: 5m, perImage: 2m}',
+        '  trivy-broken-db:',
+        `    image: ${inv.ref}`,
+        `    cacheHostPath: ${brokenHost}`,
         '    config:',
         '      cacheDir: /var/lib/trivy',
         '      skipDBUpdate: true',
@@ -187,4 +199,38 @@ describe('erase --vulnerable with Trivy on real nodes (inv node-scan, and Eraser
       assert.ok((await nodeImageIds(c, 0)).has(running!.id), 'the running image stays on its node');
       assert.ok(!(await nodeImageIds(c, 1)).has(running!.id), 'and goes where nothing runs it');
     });
+
+  it('a DB Trivy cannot open: every candidate scan-failed and kept, the nodes and the job Failed, erase status exits 1', async () => {
+    const [n1, n2] = c.nodes.map((n) => n.name) as [string, string];
+    const [vuln, clean] = await importToNodes(c, [0, 1], images('broken', ['vuln', 'clean']));
+    const req = await env.erase({ images: [PRUNE_ALL], scan: { scanner: 'trivy-broken-db' } });
+    const job = await env.wait(req, 540_000);
+    const r = results(job);
+    assert.equal(job.status?.phase, 'Failed', `${job.status?.message} ${JSON.stringify(r)}`);
+    for (const [i, node] of [n1, n2].entries()) {
+      assert.equal(r[node]!.outcome, 'Failed', JSON.stringify(r[node]));
+      assert.match(
+        r[node]!.reason,
+        /^\d+ images? could not be scanned \(kept unless deleteFailedImages\): Trivy exited 1: .*DB error/,
+      );
+      assert.ok((r[node]!.scanFailed ?? 0) >= 2, JSON.stringify(r[node]));
+      assert.ok((r[node]!.scanFailures?.db ?? 0) >= 2, JSON.stringify(r[node]));
+      assert.equal(r[node]!.removed, 0);
+      const ids = await nodeImageIds(c, i);
+      for (const kept of [vuln, clean]) assert.ok(ids.has(kept!.id), `${kept!.refs[0]} stays on ${node}`);
+    }
+    // The worker's own report, per image: scan-failed with Trivy's words, never clean.
+    const pods = await env.workers(job.metadata.name);
+    const message = pods.get(n1)?.status?.containerStatuses?.find((x) => x.name === 'remover')?.state
+      ?.terminated?.message;
+    const summary = JSON.parse(message ?? '{}') as { results?: { i: string; o: string; e?: string }[] };
+    const row = summary.results?.find((x) => x.i === vuln!.id);
+    assert.equal(row?.o, 'scan-failed', message);
+    assert.match(row?.e ?? '', /DB error/);
+    assert.ok(!summary.results?.some((x) => x.o === 'clean'), message);
+    // The CLI's exit status says so too.
+    const cli = runCli(['erase', 'status', job.metadata.name, '--kubeconfig', c.kubeconfig]);
+    assert.equal(cli.status, 1, cli.stdout + cli.stderr);
+    assert.match(cli.stdout + cli.stderr, /could not be scanned/);
+  });
 });

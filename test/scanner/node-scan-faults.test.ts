@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../support/paths.js';
 import { eraserConfigYaml, readAnswer, sendComplete, writeCandidates } from '../support/scan.js';
+import { parseScanFailures, SCAN_FAILED_FILE } from '../../src/core/erase/api/scan-failures.js';
 
 describe('inv node-scan with a broken Trivy, a garbage list, a bad configuration', function () {
   this.timeout(60_000);
@@ -93,6 +94,17 @@ describe('inv node-scan with a broken Trivy, a garbage list, a bad configuration
       assert.match(failed[0]!, /did not finish within 1s/);
       assert.match(failed[1]!, /not JSON/);
       assert.match(failed[2]!, /exited 3: FATAL boom/);
+      // inv's extension file, written before the answer: each failed image with a reason code.
+      const list = parseScanFailures(fs.readFileSync(path.join(s.shared, SCAN_FAILED_FILE), 'utf8'));
+      assert.deepEqual(
+        list.map((f) => [f.image_id, f.reason]),
+        [
+          [img('hang').image_id, 'timeout'],
+          [img('garbage').image_id, 'bad-report'],
+          [img('crash').image_id, 'scanner-error'],
+        ],
+      );
+      assert.match(list[2]!.message, /exited 3: FATAL boom/);
     } finally {
       s.kill();
     }

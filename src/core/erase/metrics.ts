@@ -3,6 +3,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { JobCounts, NodeResult } from './api/results.js';
 import type { ImageList } from './api/types.js';
+import { nodeFailureReason, SCAN_FAILURE_REASONS } from './api/scan-failures.js';
 import { scheduleSamples } from './imagelist/schedule-metrics.js';
 
 export interface EraseMetrics {
@@ -56,7 +57,8 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
   });
   const scanFailures = new Counter({
     name: 'inv_erase_scan_failures_total',
-    help: 'Scan mode: nodes whose scan failed (the scanner crashed, hung past its timeout, answered garbage or never started); nothing was removed on them.',
+    help: 'Scan mode: failed scans, by reason: one per image the scanner could not judge (db, timeout, scanner-error, no-reference, bad-report; kept unless deleteFailedImages), one per node whose whole scan failed (no-answer, invalid-answer, scanner-exit, config-mismatch, other; nothing removed there).',
+    labelNames: ['reason'],
     registers,
   });
   const scanDuration = new Histogram({
@@ -102,7 +104,7 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
   );
   for (const result of ['Completed', 'Failed']) jobs.inc({ result }, 0);
   for (const result of ['removed', 'would-remove', 'kept']) vulnerable.inc({ result }, 0);
-  scanFailures.inc(0);
+  for (const reason of SCAN_FAILURE_REASONS) scanFailures.inc({ reason }, 0);
   return {
     thresholdFinished(results, dryRun) {
       for (const r of results) {
@@ -124,8 +126,12 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
       lastDuration.set(seconds);
     },
     nodeScanned(r, dryRun, scan) {
-      // A scan-mode node that failed: the scanner's fault or the worker's, nothing went either way.
-      if (scan && r.outcome === 'Failed') scanFailures.inc();
+      // Images the scanner could not judge, by its reason; else a scan-mode node that failed as a
+      // whole (the scanner's fault or the worker's: nothing went either way), by what the
+      // reason says.
+      if (r.scanFailures)
+        for (const [reason, n] of Object.entries(r.scanFailures)) scanFailures.inc({ reason }, n);
+      else if (scan && r.outcome === 'Failed') scanFailures.inc({ reason: nodeFailureReason(r.reason) });
       if (!r.scanMs && !r.vulnerable && !r.vulnerableKept) return; // not a scan
       vulnerable.inc({ result: dryRun ? 'would-remove' : 'removed' }, r.vulnerable ?? 0);
       vulnerable.inc({ result: 'kept' }, r.vulnerableKept ?? 0);

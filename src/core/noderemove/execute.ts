@@ -70,7 +70,9 @@ export async function execute(
         aliases: d.aliases,
         size: d.size,
         outcome: d.outcome as Result['outcome'],
-        error: d.outcome === 'invalid' || d.outcome === 'failed' ? d.detail : '',
+        // A scan that failed is an error too: the scanner's words travel with the row.
+        error:
+          d.outcome === 'invalid' || d.outcome === 'failed' || d.outcome === 'scan-failed' ? d.detail : '',
         detail: d.detail,
       };
     }

@@ -158,6 +158,7 @@ function sandboxWarnings(read: SandboxRead, undetermined: string | undefined): s
 /** 0 nothing failed; 1 a removal failed; 2 a target was invalid (bad input), which wins. */
 export function exitCodeFor(report: Report): 0 | 1 | 2 {
   if (report.results.some((r) => r.outcome === 'invalid')) return 2;
-  if (report.results.some((r) => r.outcome === 'failed')) return 1;
+  // An image the scanner could not judge was kept, but the run did not do what was asked.
+  if (report.results.some((r) => r.outcome === 'failed' || r.outcome === 'scan-failed')) return 1;
   return 0;
 }

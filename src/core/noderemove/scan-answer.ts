@@ -5,10 +5,12 @@
 //   candidate named          -> removed (would be): the result carries what the scanner said
 //   kept image named         -> vulnerable-kept, with the keep rule's reason
 //   anything else named      -> ignored, with a warning
-//   candidate not named      -> clean (kept)
+//   candidate not named      -> clean (kept), or scan-failed (kept) when the scanner says
+//                               it could not judge it (inv's extension file, scan-failures.ts)
 //   scan-failed / eol named  -> removed only when the policy says so (deleteFailedImages,
 //                               deleteEOLImages); otherwise kept as scan-failed / clean
 import { severityRank } from '../erase/api/scan.js';
+import type { ScanFailure } from '../erase/api/scan-failures.js';
 import type { Decision, VulnInfo } from './types.js';
 
 /** One image in Eraser's list shape (api/unversioned Image). */
@@ -116,6 +118,8 @@ export interface Narrowed {
   decisions: Decision[];
   /** What the scanner said, by image ID, for every image it named that is on the node. */
   vulns: Map<string, VulnInfo>;
+  /** The candidates on this node the scanner could not judge (kept images' failures are warnings). */
+  failures: ScanFailure[];
   warnings: string[];
 }
 
@@ -126,6 +130,7 @@ export function narrow(
   decisions: readonly Decision[],
   answer: readonly AnswerEntry[],
   policy: ScanPolicy,
+  failed: readonly ScanFailure[] = [],
 ): Narrowed {
   const byId = new Map<string, Decision[]>();
   for (const d of decisions) {
@@ -150,17 +155,34 @@ export function narrow(
       (e.vuln.status === 'eol' && policy.deleteEOLImages);
     if (goes) condemned.add(ds[0]!.imageId);
   }
+  // The images the scanner could not judge (on this node, once each); those it did not also
+  // name get the verdict "scan-failed", so that no report reads them as clean. A candidate's
+  // failure is a failure of the run (its removal hung on the verdict); a kept image's is only
+  // reported: it was sent so a vulnerable one is named, and stays whatever the scanner says.
+  const failures: ScanFailure[] = [];
+  let keptFailures = 0;
+  const why = new Map<string, string>();
+  for (const f of failed) {
+    const ds = byId.get(idKey(f.image_id));
+    if (!ds || why.has(ds[0]!.imageId)) continue;
+    why.set(ds[0]!.imageId, f.message || f.reason);
+    if (ds.some((d) => d.action === 'remove')) failures.push(f);
+    else keptFailures++;
+    if (!vulns.has(ds[0]!.imageId)) vulns.set(ds[0]!.imageId, { status: 'scan-failed' });
+  }
   const out = decisions.map((d): Decision => {
     const v = d.imageId ? vulns.get(d.imageId) : undefined;
     if (d.action === 'remove') {
       if (condemned.has(d.imageId)) return d;
+      const reason = why.get(d.imageId);
       return {
         ...d,
         action: 'keep',
         outcome: v?.status === 'scan-failed' ? 'scan-failed' : 'clean',
         detail:
           v?.status === 'scan-failed'
-            ? 'the scanner could not judge it (kept: deleteFailedImages is false)'
+            ? // The scanner's own words when it gave them (inv's): they say what to fix.
+              (reason ?? 'the scanner could not judge it (kept: deleteFailedImages is false)')
             : v
               ? 'end of life (kept: deleteEOLImages is false)'
               : 'the scanner found nothing',
@@ -173,11 +195,15 @@ export function narrow(
     return d;
   });
   const warnings: string[] = [];
+  if (keptFailures)
+    warnings.push(
+      `the scanner could not judge ${keptFailures} image(s) kept anyway (in use, pinned or protected): their rows say scan-failed, and nothing else changes`,
+    );
   if (unknown.length)
     warnings.push(
       `the scanner named ${unknown.length} image(s) this node does not have, ignored: ${unknown
         .slice(0, 3)
         .join(', ')}${unknown.length > 3 ? ', …' : ''}`,
     );
-  return { decisions: out, vulns, warnings };
+  return { decisions: out, vulns, failures, warnings };
 }

@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_SCAN_FAILED_BYTES, SCAN_FAILED_FILE } from '../erase/api/scan-failures.js';
 
 export const COLLECT_SCAN = 'collectScan';
 export const SCAN_ERASE = 'scanErase';
@@ -117,6 +118,35 @@ export async function readScanErase(dir: string, opts: ReadOptions): Promise<str
       chunks.push(buf.subarray(0, n));
     }
     return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * inv's extension file (scan-failures.ts), read once the answer is complete: undefined when the
+ * scanner wrote none (Eraser's scanners). A regular file only, never through a link, bounded.
+ */
+export function readScanFailed(dir: string, maxBytes = MAX_SCAN_FAILED_BYTES): string | undefined {
+  const file = path.join(dir, SCAN_FAILED_FILE);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (e) {
+    if (errno(e) === 'ENOENT') return undefined;
+    throw new ScanPipeError(`${SCAN_FAILED_FILE} cannot be read: ${errno(e) ?? (e as Error).message}`);
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new ScanPipeError(`${SCAN_FAILED_FILE} is not a regular file`);
+    // Renamed into place whole before the answer: its size is final (more is read as too large).
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, st.size + 1));
+    let got = 0;
+    for (let n = -1; n !== 0 && got < buf.length; got += n)
+      n = fs.readSync(fd, buf, got, buf.length - got, null);
+    if (got > maxBytes || got > st.size)
+      throw new ScanPipeError(`${SCAN_FAILED_FILE} is more than ${maxBytes} bytes`);
+    return buf.subarray(0, got).toString('utf8');
   } finally {
     fs.closeSync(fd);
   }

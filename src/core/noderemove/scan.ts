@@ -6,7 +6,14 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { severityRank } from '../erase/api/scan.js';
 import { AnswerError, candidateList, narrow, parseAnswer, type ScanPolicy } from './scan-answer.js';
-import { readScanErase, ScanPipeError, sendComplete, writeCollectScan } from './scan-pipes.js';
+import {
+  readScanErase,
+  readScanFailed,
+  ScanPipeError,
+  sendComplete,
+  writeCollectScan,
+} from './scan-pipes.js';
+import { countFailures, parseScanFailures, type ScanFailure } from '../erase/api/scan-failures.js';
 import type { Decision, Result, ScanReport, VulnInfo } from './types.js';
 
 export interface ScanOptions extends ScanPolicy {
@@ -73,8 +80,19 @@ export async function scanAndNarrow(decisions: readonly Decision[], opts: ScanOp
       signal: opts.signal,
     });
     const answer = parseAnswer(text);
-    const n = narrow(decisions, answer, opts);
+    // inv's scanner says which images it could not judge (Eraser's say nothing of them).
+    const failedText = readScanFailed(opts.dir);
+    let failures: ScanFailure[] = [];
+    if (failedText !== undefined) {
+      try {
+        failures = parseScanFailures(failedText);
+      } catch (e) {
+        throw new AnswerError((e as Error).message);
+      }
+    }
+    const n = narrow(decisions, answer, opts, failures);
     report.ms = Date.now() - started;
+    if (n.failures.length) report.failures = countFailures(n.failures.map((f) => f.reason));
     return { decisions: n.decisions, vulns: n.vulns, warnings: n.warnings, report };
   } catch (e) {
     if (!(e instanceof ScanPipeError || e instanceof AnswerError || (e as NodeJS.ErrnoException).code))

@@ -52,6 +52,8 @@ const scanHead = (report: Report) =>
           s: report.scan.highestSeverity,
           ms: report.scan.ms,
           ...(report.scan.failed ? { f: report.scan.failed.slice(0, 300) } : {}),
+          // Images the scanner could not judge, by reason code (scan-failures.ts).
+          ...(report.scan.failures ? { x: report.scan.failures } : {}),
         },
       }
     : {};
@@ -70,7 +72,7 @@ export function terminationSummary(report: Report, limit = TERMINATION_MESSAGE_L
       : {}),
   };
   const interesting = report.results.filter((r) => r.outcome !== 'removed' && r.outcome !== 'would-remove');
-  const failed = report.results.filter((r) => r.outcome === 'failed');
+  const failed = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'scan-failed');
   // Scan mode: what the scanner condemned is what the reader wants, the clean ones are not.
   const named = report.results.filter((r) => r.vuln || r.outcome === 'failed');
   const attempts: object[] = [

@@ -1,4 +1,5 @@
 // Shapes of `inv node-remove`: what the decision step produces and what the report carries.
+import type { ScanFailureCounts } from '../erase/api/scan-failures.js';
 
 export type Outcome =
   | 'removed'
@@ -97,6 +98,8 @@ export interface ScanReport {
   ms: number;
   /** Why the scan failed (nothing was removed); absent when it answered. */
   failed?: string;
+  /** Images on this node the scanner could not judge, by reason (inv's scanner only). */
+  failures?: ScanFailureCounts;
 }
 
 export interface RuntimeInfo {

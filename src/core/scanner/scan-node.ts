@@ -15,6 +15,11 @@ import {
   type AnsweredImage,
   type ContractImage,
 } from './contract.js';
+import {
+  SCAN_FAILED_FILE,
+  serializeScanFailures,
+  type ScanFailureReason,
+} from '../erase/api/scan-failures.js';
 import { readBounded, waitForFile, writeAtomically } from './shared-files.js';
 import type { RunTrivy } from './run-trivy.js';
 import { trivyArgs } from './trivy-args.js';
@@ -28,7 +33,13 @@ export interface ImageScanResult {
   status: 'ok' | 'vulnerable' | 'eol' | 'scan-failed';
   answered: AnsweredImage | undefined;
   reason?: string;
+  /** Why a scan failed, as a code (scan-failures.ts). */
+  code?: ScanFailureReason;
 }
+
+/** Trivy's words for a vulnerability database it cannot open, download or read. */
+const DB_ERROR =
+  /\bDB error\b|failed to (open|download|init\w*|load) (the )?(vulnerability )?db\b|trivy\.db/i;
 
 /** Scans each image in turn; what is left when the deadline passes counts as failed to scan. */
 export async function scanImages(
@@ -54,30 +65,35 @@ async function scanOne(
   deadline: number,
   log: Log,
 ): Promise<ImageScanResult> {
-  const failed = (reason: string): ImageScanResult => {
-    log('scan failed', { imageID: image.image_id, reason });
+  const failed = (reason: string, code: ScanFailureReason): ImageScanResult => {
+    log('scan failed', { imageID: image.image_id, reason, code });
     return {
       image,
       status: 'scan-failed',
       reason,
+      code,
       answered: config.deleteFailedImages ? { ...image, inv: { status: 'scan-failed' } } : undefined,
     };
   };
   const refs = scanRefs(image);
-  if (refs.length === 0) return failed('no name or repo digest to scan by');
+  if (refs.length === 0) return failed('no name or repo digest to scan by', 'no-reference');
   let lastReason = '';
+  let lastCode: ScanFailureReason = 'other';
   for (const ref of refs) {
     const left = deadline - Date.now();
-    if (left <= 0) return failed('timeout.total passed before this image was scanned');
+    if (left <= 0) return failed('timeout.total passed before this image was scanned', 'timeout');
     const timeoutMs = Math.min(config.perImageMs, left);
     const run = await runTrivy(trivyArgs(config, ref, timeoutMs), env, timeoutMs);
-    if (run.spawnError) return failed(`cannot run Trivy: ${run.spawnError}`);
+    if (run.spawnError) return failed(`cannot run Trivy: ${run.spawnError}`, 'scanner-error');
     if (run.timedOut) {
       lastReason = `Trivy did not finish within ${Math.round(timeoutMs / 1000)}s`;
+      lastCode = 'timeout';
     } else if (run.overflow) {
       lastReason = "Trivy's report is too large";
+      lastCode = 'bad-report';
     } else if (run.code !== 0) {
       lastReason = `Trivy exited ${run.code}: ${lastLine(run.stderrTail)}`;
+      lastCode = DB_ERROR.test(run.stderrTail) ? 'db' : 'scanner-error';
     } else {
       try {
         const verdict = judgeReport(run.stdout, config.deleteEOLImages);
@@ -86,11 +102,12 @@ async function scanOne(
         return { image, status: verdict.status, answered: { ...image, inv: verdict } };
       } catch (e) {
         lastReason = (e as Error).message;
+        lastCode = 'bad-report';
       }
     }
     log('scan of a reference failed', { imageID: image.image_id, ref, reason: lastReason });
   }
-  return failed(lastReason);
+  return failed(lastReason, lastCode);
 }
 
 const lastLine = (text: string) =>
@@ -130,6 +147,19 @@ export async function runNodeScanPipeline(o: NodeScanOptions): Promise<NodeScanS
   o.log('received images', { count: images.length });
   const results = await scanImages(images, o.config, o.env, o.runTrivy, deadline, o.log);
   const answer = results.flatMap((r) => (r.answered ? [r.answered] : []));
+  // The images it could not judge first (inv's extension, scan-failures.ts): whoever reads the
+  // answer finds them beside it.
+  writeAtomically(
+    o.sharedDir,
+    SCAN_FAILED_FILE,
+    serializeScanFailures(
+      results.flatMap((r) =>
+        r.status === 'scan-failed'
+          ? [{ image_id: r.image.image_id, reason: r.code ?? 'other', message: r.reason ?? '' }]
+          : [],
+      ),
+    ),
+  );
   writeAtomically(o.sharedDir, SCAN_ERASE, serializeAnswer(answer));
   const count = (s: ImageScanResult['status']) => results.filter((r) => r.status === s).length;
   const summary: NodeScanSummary = {

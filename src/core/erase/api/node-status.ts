@@ -74,6 +74,7 @@ export const ABRIDGED = [
   'cves',
   'highestSeverity',
   'scanMs',
+  'scanFailures',
   'belowThreshold',
   'recentlyUnused',
   'imageFsAfter',

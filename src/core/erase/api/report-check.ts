@@ -33,11 +33,18 @@ export function summaryProblem(s: SummaryNumbers): string | undefined {
   }
   const bytes = countProblem('bytes', s.bytes, Number.MAX_SAFE_INTEGER);
   if (bytes) return bytes;
-  if (isRecord(s.scan))
+  if (isRecord(s.scan)) {
     for (const k of ['v', 'k', 'n', 'ms'] as const) {
       const p = countProblem(`scan.${k}`, s.scan[k], k === 'ms' ? Number.MAX_SAFE_INTEGER : MAX_COUNT);
       if (p) return p;
     }
+    const x = s.scan.x;
+    if (x !== undefined && !isRecord(x)) return 'scan.x is not an object of counts';
+    for (const [k, v] of Object.entries(isRecord(x) ? x : {})) {
+      const p = countProblem(`scan.x.${cleanText(k, 32)}`, v);
+      if (p) return p;
+    }
+  }
   return undefined;
 }
 

@@ -3,6 +3,7 @@
 // status as one object per node (node-status.ts), and folded into the job's counts and phase.
 import { triggerResult } from './trigger-results.js';
 import { cleanText, summaryProblem } from './report-check.js';
+import { isScanFailureReason, type ScanFailureCounts } from './scan-failures.js';
 
 export type NodeOutcome = 'Pending' | 'Succeeded' | 'Failed' | 'Skipped';
 
@@ -32,6 +33,13 @@ export interface NodeResult {
   highestSeverity?: string;
   /** Scan mode: how long the scanner took to answer, in milliseconds. */
   scanMs?: number;
+  /**
+   * Scan mode: images the scanner could not judge (kept, unless deleteFailedImages); any makes
+   * the node Failed. Only scanners that say so (inv's) are counted here.
+   */
+  scanFailed?: number;
+  /** Those images by reason code (scan-failures.ts), for the metric. */
+  scanFailures?: ScanFailureCounts;
   /**
    * A threshold run (spec.imageFs): the share of the image file system the node's images took
    * before and (estimated) after, in hundredths of a percent (8120 = 81.20%): two small numbers
@@ -105,7 +113,7 @@ interface Summary {
   fs?: unknown;
   counts?: Record<string, unknown>;
   bytes?: unknown;
-  scan?: { v?: unknown; k?: unknown; n?: unknown; s?: unknown; ms?: unknown; f?: unknown };
+  scan?: { v?: unknown; k?: unknown; n?: unknown; s?: unknown; ms?: unknown; f?: unknown; x?: unknown };
   results?: { t?: unknown; o?: unknown; e?: unknown }[];
 }
 
@@ -162,19 +170,36 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
       r.cves = n(sc.n);
       r.highestSeverity = typeof sc.s === 'string' ? cleanText(sc.s, 16) : '';
       r.scanMs = n(sc.ms);
+      if (sc.x && typeof sc.x === 'object') {
+        const x: ScanFailureCounts = {};
+        for (const [k, v] of Object.entries(sc.x as Record<string, unknown>))
+          if (n(v))
+            x[isScanFailureReason(k) ? k : 'other'] = (x[isScanFailureReason(k) ? k : 'other'] ?? 0) + n(v);
+        const total = Object.values(x).reduce((a, b) => a + b, 0);
+        if (total) {
+          r.scanFailed = total;
+          r.scanFailures = x;
+        }
+      }
     }
     Object.assign(r, triggerResult(c, summary.fs));
   }
-  if (pod.phase === 'Succeeded' && r.failed === 0) {
+  if (pod.phase === 'Succeeded' && r.failed === 0 && !r.scanFailed) {
     r.outcome = 'Succeeded';
     return r;
   }
   r.outcome = 'Failed';
   const results = Array.isArray(summary?.results) ? summary.results : [];
   const firstError = results.find((x) => x && (x.o === 'failed' || x.o === 'invalid'));
+  const firstScan = results.find((x) => x && x.o === 'scan-failed');
   let reason: string;
   if (firstError) {
     reason = `${String(firstError.o)} ${String(firstError.t)}: ${String(firstError.e ?? '')}`;
+  } else if (r.scanFailed) {
+    // Not a plain success: the scanner could not judge these images (kept unless the policy
+    // says otherwise); the first one's reason is the scanner's.
+    const n = r.scanFailed;
+    reason = `${n} image${n === 1 ? '' : 's'} could not be scanned (kept unless deleteFailedImages)${firstScan?.e ? `: ${String(firstScan.e)}` : ''}`;
   } else if (text && !summary) {
     reason = text.split('\n').filter(Boolean).pop()!;
   } else {

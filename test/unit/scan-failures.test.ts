@@ -1,0 +1,130 @@
+// Scans that failed (scan-failures.ts): the scanner's extension file, read strictly; a candidate
+// it names is scan-failed with the scanner's words, never clean; a kept image's failure is only
+// reported; the worker's summary carries the counts by reason, and the node is Failed for them.
+import assert from 'node:assert/strict';
+import {
+  nodeFailureReason,
+  parseScanFailures,
+  serializeScanFailures,
+} from '../../src/core/erase/api/scan-failures.js';
+import { resultFromPod } from '../../src/core/erase/api/results.js';
+import { narrow } from '../../src/core/noderemove/scan-answer.js';
+import type { Decision } from '../../src/core/noderemove/types.js';
+
+const id = (c: string) => `sha256:${c.repeat(64)}`;
+const d = (c: string, action: 'remove' | 'keep', outcome: Decision['outcome'] = 'remove'): Decision => ({
+  target: '*',
+  imageId: id(c),
+  aliases: [`docker.io/library/${c}:1`, id(c)],
+  size: 10,
+  action,
+  outcome: action === 'remove' ? 'remove' : outcome,
+  detail: '',
+});
+const policy = { deleteFailedImages: false, deleteEOLImages: false };
+const DB = 'Trivy exited 1: FATAL init error: DB error: failed to open db: invalid data';
+
+describe('failed scans', () => {
+  it('reads the extension file strictly; unknown reasons are other; messages are bounded', () => {
+    const text = serializeScanFailures([{ image_id: id('a'), reason: 'db', message: 'x'.repeat(500) }]);
+    const [f] = parseScanFailures(text);
+    assert.equal(f!.reason, 'db');
+    assert.equal(f!.message.length, 300);
+    assert.equal(parseScanFailures('[{"image_id":"sha256:1","reason":"weird"}]')[0]!.reason, 'other');
+    assert.throws(() => parseScanFailures('{'), /scanFailed is not JSON/);
+    assert.throws(() => parseScanFailures('{}'), /scanFailed is not a list/);
+    assert.throws(() => parseScanFailures('[{"reason":"db"}]'), /entry 0 of scanFailed has no image_id/);
+  });
+
+  it('a candidate the scanner could not judge is scan-failed with its words; a kept one is only reported', () => {
+    const ds = [d('a', 'remove'), d('b', 'remove'), d('c', 'keep', 'in-use')];
+    const failures = [
+      { image_id: id('a'), reason: 'db' as const, message: DB },
+      { image_id: id('c'), reason: 'scanner-error' as const, message: 'crash' },
+      { image_id: id('9'), reason: 'db' as const, message: DB },
+    ];
+    const n = narrow(ds, [], policy, failures);
+    assert.deepEqual(
+      n.decisions.map((x) => [x.outcome, x.detail]),
+      [
+        ['scan-failed', DB],
+        ['clean', 'the scanner found nothing'],
+        ['in-use', ''],
+      ],
+    );
+    assert.deepEqual(
+      n.failures.map((f) => f.image_id),
+      [id('a')],
+      'only the candidate counts',
+    );
+    assert.equal(n.vulns.get(id('c'))?.status, 'scan-failed', 'the kept one is reported');
+    assert.match(n.warnings.join('\n'), /could not judge 1 image\(s\) kept anyway/);
+    // With deleteFailedImages the scanner names the image too: it goes, and still counts as failed.
+    const named = narrow(
+      ds,
+      [{ id: id('a'), vuln: { status: 'scan-failed' } }],
+      { ...policy, deleteFailedImages: true },
+      failures,
+    );
+    assert.equal(named.decisions[0]!.action, 'remove');
+    assert.equal(named.failures.length, 1);
+  });
+
+  it('a worker summary with failed scans fails its node with the count and the first reason', () => {
+    const message = JSON.stringify({
+      node: 'n1',
+      counts: { 'scan-failed': 9, 'in-use': 2 },
+      bytes: 0,
+      scan: { c: 9, v: 0, k: 0, n: 0, s: '', ms: 10, x: { db: 9 } },
+      results: [{ t: '*', i: id('a'), o: 'scan-failed', e: DB }],
+    });
+    const r = resultFromPod('n1', { phase: 'Failed', exitCode: 1, message });
+    assert.equal(r.outcome, 'Failed');
+    assert.equal(r.scanFailed, 9);
+    assert.deepEqual(r.scanFailures, { db: 9 });
+    assert.equal(r.reason, `9 images could not be scanned (kept unless deleteFailedImages): ${DB}`);
+    const bad = resultFromPod('n1', {
+      phase: 'Failed',
+      message: JSON.stringify({ counts: {}, scan: { x: { db: 0.5 } } }),
+    });
+    assert.match(bad.reason, /the worker's report is invalid: scan\.x\.db is 0\.5/);
+  });
+
+  it('a whole node that failed gets a reason code from its reason', () => {
+    for (const [text, code] of [
+      ['the scanner exited with code 1 (Error) before the worker finished', 'scanner-exit'],
+      ['scan failed, nothing removed on this node: the scanner never answered (no scanErase)', 'no-answer'],
+      ["scan failed, nothing removed on this node: the scanner's answer is not JSON (x)", 'invalid-answer'],
+      ['scan failed, nothing removed on this node: scanFailed is not a list', 'invalid-answer'],
+      ['scan failed: the scanner configuration /c is not the one the controller wrote', 'config-mismatch'],
+      ['cannot reach the runtime', 'other'],
+    ] as const)
+      assert.equal(nodeFailureReason(text), code, text);
+  });
+});
+
+describe('reading scanFailed', () => {
+  it('absent is undefined; a link, a folder or too many bytes is an error', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { readScanFailed } = await import('../../src/core/noderemove/scan-pipes.js');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-scanfailed-'));
+    try {
+      assert.equal(readScanFailed(dir), undefined);
+      fs.writeFileSync(path.join(dir, 'target'), '[]');
+      fs.symlinkSync(path.join(dir, 'target'), path.join(dir, 'scanFailed'));
+      assert.throws(() => readScanFailed(dir), /scanFailed cannot be read: ELOOP/);
+      fs.rmSync(path.join(dir, 'scanFailed'));
+      fs.mkdirSync(path.join(dir, 'scanFailed'));
+      assert.throws(() => readScanFailed(dir), /scanFailed is not a regular file/);
+      fs.rmSync(path.join(dir, 'scanFailed'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'scanFailed'), 'x'.repeat(101));
+      assert.throws(() => readScanFailed(dir, 100), /scanFailed is more than 100 bytes/);
+      fs.writeFileSync(path.join(dir, 'scanFailed'), '[]');
+      assert.equal(readScanFailed(dir, 100), '[]');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
