@@ -11,6 +11,7 @@
 //
 //   node scripts/trivy.mjs build            # test DB and Eraser's scanner
 //   node scripts/trivy.mjs db | eraser       # one of them; prints its path
+//   node scripts/trivy.mjs eraser-remover    # Eraser's remover, for the benchmark; its path
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -80,13 +81,32 @@ export function testDb() {
 }
 
 /** Eraser's Trivy scanner binary (static), built from the module proxy's copy of its release. */
-export function eraserScanner() {
-  const dir = path.join(cacheDir, `eraser-${ERASER.version}`);
-  const bin = path.join(dir, 'trivy-scanner');
+export const eraserScanner = () =>
+  eraserBinary({
+    pkg: './pkg/scanners/trivy',
+    bin: 'trivy-scanner',
+    what: "Eraser's Trivy scanner",
+    ldflags: `-s -w -X main.trivyVersion=${process.env.INV_ERASER_TRIVY_VERSION ?? 'v0.74.0'}`,
+  });
+
+/**
+ * Eraser's remover (pkg/remover), for the node-remove benchmark's side-by-side figures: it reads
+ * an image list (--imagelist FILE) and talks CRI at /run/cri/cri.sock.
+ */
+export const eraserRemover = () =>
+  eraserBinary({ pkg: './pkg/remover', bin: 'remover', what: "Eraser's remover", ldflags: '-s -w' });
+
+/** One of Eraser's commands, built from the module proxy's copy of the release, cached. */
+function eraserBinary({ pkg, bin: name, what, ldflags }) {
+  const dir = path.join(
+    cacheDir,
+    name === 'trivy-scanner' ? `eraser-${ERASER.version}` : `eraser-${name}-${ERASER.version}`,
+  );
+  const bin = path.join(dir, name);
   if (fs.existsSync(bin)) return bin;
-  if (spawnSync('go', ['version']).status !== 0) throw new Error("Go is required to build Eraser's scanner");
+  if (spawnSync('go', ['version']).status !== 0) throw new Error(`Go is required to build ${what}`);
   log(
-    `building Eraser's Trivy scanner ${ERASER.version} from Go modules (about ${ERASER.minutes} min on 2 cores; cached after)...`,
+    `building ${what} ${ERASER.version} from Go modules (about ${ERASER.minutes} min on 2 cores; cached after)...`,
   );
   const started = Date.now();
   const r = spawnSync('go', ['mod', 'download', '-json', `${ERASER.module}@${ERASER.version}`], {
@@ -109,19 +129,10 @@ export function eraserScanner() {
   // The module cache is read-only; the build writes nothing there, but Go wants a writable main module.
   fs.cpSync(info.Dir, src, { recursive: true });
   spawnSync('chmod', ['-R', 'u+w', src]);
-  goBuild(
-    [
-      '-ldflags',
-      `-s -w -X main.trivyVersion=${process.env.INV_ERASER_TRIVY_VERSION ?? 'v0.74.0'}`,
-      '-o',
-      path.join(tmp, 'trivy-scanner'),
-      './pkg/scanners/trivy',
-    ],
-    src,
-  );
+  goBuild(['-ldflags', ldflags, '-o', path.join(tmp, name), pkg], src);
   fs.rmSync(src, { recursive: true, force: true });
   publish(tmp, dir);
-  log(`built Eraser's Trivy scanner in ${((Date.now() - started) / 1000).toFixed(0)}s`);
+  log(`built ${what} in ${((Date.now() - started) / 1000).toFixed(0)}s`);
   return bin;
 }
 
@@ -133,8 +144,9 @@ function main() {
       eraserScanner();
     } else if (cmd === 'db') process.stdout.write(`${testDb()}\n`);
     else if (cmd === 'eraser') process.stdout.write(`${eraserScanner()}\n`);
+    else if (cmd === 'eraser-remover') process.stdout.write(`${eraserRemover()}\n`);
     else {
-      process.stderr.write('usage: trivy.mjs build | db | eraser\n');
+      process.stderr.write('usage: trivy.mjs build | db | eraser | eraser-remover\n');
       process.exitCode = 2;
     }
   } catch (err) {
