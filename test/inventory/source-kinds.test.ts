@@ -152,16 +152,24 @@ describe('declared source kinds (Argo Rollouts, real API server)', function () {
     assert.deepEqual(plain.images, { [BLUE]: 'Deployment', 'example.com/rollout-pod:1': 'Rollout' });
     const declared = scanJson(['-n', ns, '--source-kinds', KINDS_FILE]);
     assert.equal(declared.r.stderr.includes('skipped'), false, declared.r.stderr);
-    assert.deepEqual(declared.images, { [BLUE]: 'Deployment,Rollout' });
+    // Its ReplicaSet's Pod runs an image its template does not name (a canary or the stable
+    // revision): a live Pod of the Rollout, so the Rollout's too.
+    assert.deepEqual(declared.images, {
+      [BLUE]: 'Deployment,Rollout',
+      'example.com/rollout-pod:1': 'Rollout',
+    });
   });
 
-  it('status.users carries Rollout/<name> for both Rollouts', async () => {
-    const [img] = (await listImages(env, ns)).filter((i) => i.spec?.image === BLUE) as ImageResource[];
+  it('status.users carries Rollout/<name> for both Rollouts, and the revision its Pod runs', async () => {
+    const images = await listImages(env, ns);
+    const [img] = images.filter((i) => i.spec?.image === BLUE) as ImageResource[];
     assert.deepEqual(img!.status?.users, [
       'Deployment/rollout-ref-deployment',
       'Rollout/rollout-canary',
       'Rollout/rollout-ref-deployment',
     ]);
+    const [pod] = images.filter((i) => i.spec?.image === 'example.com/rollout-pod:1') as ImageResource[];
+    assert.deepEqual(pod!.status?.users, ['Rollout/rollout-canary (ReplicaSet rollout-canary-7d, 1 Pod)']);
   });
 
   it('scan -f with the same kinds file gives the same answer as the live scan', () => {
@@ -195,7 +203,7 @@ describe('declared source kinds (Argo Rollouts, real API server)', function () {
         1,
         r.r.stderr,
       );
-      assert.deepEqual(r.images, { [BLUE]: 'Deployment,Rollout' });
+      assert.deepEqual(r.images, { [BLUE]: 'Deployment,Rollout', 'example.com/rollout-pod:1': 'Rollout' });
       fs.writeFileSync(
         file,
         'apiVersion: cli.imageinventory.dev/v1\nkind: SourceKinds\nkinds: [{ group: x, version: v1, kind: Pod }]\n',

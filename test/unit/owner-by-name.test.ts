@@ -52,13 +52,13 @@ describe('ReplicaSet owners settled by name (no ReplicaSet read)', () => {
     const old = pod('p0', 'web-shop-5b8c7', spec(['web:1'], ['init:1']));
     const objs = { deployments: [web], pods: [old] };
     assert.equal(needsOwnerMetadata(objs), true);
-    // Read: the Deployment's ReplicaSet, so nothing more.
+    // Read: the Deployment's ReplicaSet, an older revision: its image is the Deployment's too.
     assert.deepEqual(
       kinds({
         ...objs,
         replicaSets: [rs('web-shop-5b8c7', { kind: 'Deployment', name: 'web-shop', apiVersion: 'apps/v1' })],
       }),
-      { [lib('web:2')]: 'Deployment', [lib('init:1')]: 'Deployment' },
+      { [lib('web:2')]: 'Deployment', [lib('init:1')]: 'Deployment', [lib('web:1')]: 'Deployment' },
     );
     // Not readable: the Pod's images count, as its ReplicaSet's (fail closed).
     assert.equal(kinds({ ...objs, replicaSets: [] })[lib('web:1')], 'ReplicaSet');

@@ -4,6 +4,7 @@
 // a ref -> kinds map and a list of unusable refs out. A bad ref is reported, never thrown, so one
 // broken manifest cannot hide the rest of the namespace's inventory.
 import { normalizeRef } from '../refs/normalize.js';
+import { LiveRevisions, templateImages, type LiveSource } from './live-revisions.js';
 import { controllerOf, isReplicaSetRef, settledByDeploymentName } from './owner-by-name.js';
 import { atPath, BUILTIN, groupOf, OWNER_KINDS, type SourceKinds } from './source-kinds.js';
 import type {
@@ -60,7 +61,9 @@ export function desiredImages(
   // (callers group by namespace, this only guards against a mixed list).
   const counts = (meta: ObjectMeta) =>
     !meta.deletionTimestamp && (!meta.namespace || meta.namespace === namespace);
-  const ctx: RuleContext = { objs, kinds, credit, lookup: lookupIn(objs) };
+  const lookup = lookupIn(objs);
+  const revisions = new LiveRevisions(templateImages(kinds, lookup));
+  const ctx: RuleContext = { objs, kinds, credit, lookup, revision: (pod, src) => revisions.add(pod, src) };
 
   // Every source kind's PodSpecs count, even at replicas 0: the template still references the
   // image. A kind with a special rule (below) decides for itself.
@@ -77,6 +80,10 @@ export function desiredImages(
       for (const path of k.workloadRefs ?? []) creditWorkloadRef(k.kind, o, path, ctx, counts);
     }
   }
+  // Images live Pods run that their workloads' current templates lack (./live-revisions.ts).
+  for (const r of revisions.credits())
+    for (const c of r.containers)
+      addImage(out, namespace, r.kind, r.name, c, { kind: 'Pod', name: r.pod }, r.user);
   return out;
 }
 
@@ -88,6 +95,8 @@ interface RuleContext {
   credit(kind: Kind, name: string, containers: Iterable<Container>, carrier?: Carrier): void;
   /** The object of `key` that `ref` names (same name, same UID when both are known). */
   lookup(key: string, ref: { name: string; uid?: string }): SourceObject | undefined;
+  /** An owned Pod whose chain ends at a live source: what its template lacks is credited too. */
+  revision(pod: PodObject, src: LiveSource): void;
 }
 /** The object that carries a container, when it is not the one credited (an owned Pod's). */
 type Carrier = { kind: Kind; name: string };
@@ -107,13 +116,20 @@ const SPECIAL_RULES: Record<string, (o: SourceObject, ctx: RuleContext) => void>
     // An owned Pod's ephemeral containers (kubectl debug) are its own.
     ctx.credit('Pod', pod.metadata.name, spec?.ephemeralContainers ?? []);
     // Its other containers come from its controller's template, already credited when the
-    // controlling owner chain ends at a source kind; otherwise they are credited to the top owner.
-    const top = topOwner(owners, ctx, pod);
+    // controlling owner chain ends at a live source kind, as far as the template describes the
+    // Pod (not during a rollout, below a StatefulSet partition, while a rollout is paused: then
+    // the Pod's own images count for that source too, ./live-revisions.ts); otherwise they are
+    // credited to the top owner.
+    const chain = ownerChain(owners, ctx, pod);
+    if ('source' in chain)
+      return ctx.revision(pod as PodObject, cronJobOf(chain.source, ctx) ?? chain.source);
+    if (!('top' in chain)) return;
+    const top = chain.top;
     // Anyone who creates Pods writes their ownerReferences: a kind that is not a kind name
     // (status.kinds is a comma-separated list) is credited as the Pod itself.
-    if (top && !KIND_NAME.test(top.kind))
+    if (!KIND_NAME.test(top.kind))
       ctx.credit('Pod', pod.metadata.name, allContainers({ ...spec, ephemeralContainers: undefined }));
-    else if (top)
+    else
       ctx.credit(top.kind, top.name, allContainers({ ...spec, ephemeralContainers: undefined }), {
         kind: 'Pod',
         name: pod.metadata.name,
@@ -122,31 +138,56 @@ const SPECIAL_RULES: Record<string, (o: SourceObject, ctx: RuleContext) => void>
 };
 
 /**
- * The top of an owned Pod's controlling owner chain when no live source object is on it, else
- * undefined. Followed one step through the owner kinds (ReplicaSets, by metadata): a ReplicaSet
- * of a Deployment or a declared kind credits nothing more, a bare one is the top itself. An
- * owner that is not there (deleted, being deleted, another object of the same name, or a
- * ReplicaSet we cannot see) does not cover the Pod: its images count (fail closed). Before the
- * metadata, a ReplicaSet named for a live Deployment whose template holds all the Pod's images
- * settles it (./owner-by-name.ts), so a steady namespace needs no ReplicaSet read.
+ * Where an owned Pod's controlling owner chain ends: at a live source object (its template
+ * credits the Pod, as far as it describes it), settled by a Deployment's name (its template
+ * holds every image of the Pod: ./owner-by-name.ts), or at a `top` owner that no live source
+ * object covers. Followed one step through the owner kinds (ReplicaSets, by metadata): a bare
+ * ReplicaSet is the top itself. An owner that is not there (deleted, being deleted, another
+ * object of the same name, or a ReplicaSet we cannot see) does not cover the Pod: its images
+ * count (fail closed).
  */
+export function ownerChain(
+  owners: readonly OwnerReference[],
+  ctx: Pick<RuleContext, 'objs' | 'kinds' | 'lookup'>,
+  pod?: SourceObject,
+): { top: OwnerReference } | { source: LiveSource } | { settled: true } {
+  const ref = controllerOf(owners)!;
+  const source = sourceKindOf(ref, ctx.kinds);
+  if (source) {
+    const o = ctx.lookup(source.key, ref);
+    return live(o) ? { source: { spec: source, obj: o, via: ref } } : { top: ref };
+  }
+  const owner = OWNER_KINDS.find((k) => matches(ref, k));
+  if (!owner) return { top: ref };
+  if (pod && isReplicaSetRef(ref) && settledByDeploymentName(pod, ref, ctx.lookup)) return { settled: true };
+  const o = ctx.lookup(owner.key, ref);
+  const next = o && live(o) ? controllerOf(o.metadata.ownerReferences) : undefined;
+  if (!next) return { top: ref };
+  const nextSource = sourceKindOf(next, ctx.kinds);
+  const n = nextSource && ctx.lookup(nextSource.key, next);
+  if (nextSource && live(n)) return { source: { spec: nextSource, obj: n, via: ref } };
+  return { top: next };
+}
+
+/** A Job's Pod when the Job is a live CronJob's: the CronJob's template is what is credited. */
+function cronJobOf(src: LiveSource, ctx: RuleContext): LiveSource | undefined {
+  if (src.spec.kind !== 'Job' || src.spec.declared) return undefined;
+  const cronJobs = (ctx.objs.cronJobs ?? []) as CronJobObject[];
+  if (!ownedByLiveCronJob(src.obj.metadata, cronJobs)) return undefined;
+  const ref = src.obj.metadata.ownerReferences?.find((r) => r.kind === 'CronJob');
+  const spec = ctx.kinds.byKind('CronJob');
+  const cj = ref && spec ? ctx.lookup(spec.key, ref) : undefined;
+  return cj && spec ? { spec, obj: cj, via: { kind: 'Job', name: src.obj.metadata.name } } : undefined;
+}
+
+/** The owner that gets an owned Pod's images, or undefined when a live source's template does. */
 export function topOwner(
   owners: readonly OwnerReference[],
   ctx: Pick<RuleContext, 'objs' | 'kinds' | 'lookup'>,
   pod?: SourceObject,
 ): OwnerReference | undefined {
-  const ref = controllerOf(owners)!;
-  const source = sourceKindOf(ref, ctx.kinds);
-  if (source) return live(ctx.lookup(source.key, ref)) ? undefined : ref;
-  const owner = OWNER_KINDS.find((k) => matches(ref, k));
-  if (!owner) return ref;
-  if (pod && isReplicaSetRef(ref) && settledByDeploymentName(pod, ref, ctx.lookup)) return undefined;
-  const o = ctx.lookup(owner.key, ref);
-  const next = o && live(o) ? controllerOf(o.metadata.ownerReferences) : undefined;
-  if (!next) return ref;
-  const nextSource = sourceKindOf(next, ctx.kinds);
-  if (nextSource && live(ctx.lookup(nextSource.key, next))) return undefined;
-  return next;
+  const chain = ownerChain(owners, ctx, pod);
+  return 'top' in chain ? chain.top : undefined;
 }
 
 const matches = (ref: OwnerReference, k: { kind: string; group: string }) =>
@@ -219,6 +260,7 @@ function addImage(
   name: string,
   c: Container,
   carrier: Carrier = { kind, name },
+  user = `${kind}/${name}`,
 ): void {
   const image = c.image ?? '';
   const r = image.trim() === '' ? { ok: false as const, reason: 'empty image' } : normalizeRef(image);
@@ -240,7 +282,7 @@ function addImage(
   kinds.add(kind);
   let users = out.users.get(r.ref.normalized);
   if (!users) out.users.set(r.ref.normalized, (users = new Set()));
-  users.add(`${kind}/${name}`);
+  users.add(user);
 }
 
 /** status.kinds: sorted and comma-joined ("Deployment,Pod") so kubectl columns stay stable. */
