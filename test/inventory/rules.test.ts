@@ -245,7 +245,7 @@ describe('inventory rules (real API server)', () => {
     });
   });
 
-  it("reads ReplicaSets' metadata only: a bare one credits through its Pods, a Deployment's not", async () => {
+  it("reads ReplicaSets' metadata only: a bare one credits through its Pods, a Deployment's through the Deployment", async () => {
     const ns = await newNamespace('rules-rs');
     const rs = await env.apps.createNamespacedReplicaSet({
       namespace: ns,
@@ -306,11 +306,20 @@ describe('inventory rules (real API server)', () => {
         },
       });
     await podOf('rs-x', rs, 'example.com/rs-only:1');
-    await podOf('web-1-x', owned, 'example.com/web-pod:1');
+    await podOf('web-1-x', owned, 'example.com/web:1');
     await scan(env, ns);
     assert.deepEqual(await inventory(env, ns), {
       'example.com/rs-only:1': 'ReplicaSet',
       'example.com/web:1': 'Deployment',
+    });
+    // A Pod of the Deployment's ReplicaSet that runs an image the template does not name (an
+    // older revision) credits it to the Deployment, not to the ReplicaSet.
+    await podOf('web-1-y', owned, 'example.com/web-pod:1');
+    await scan(env, ns);
+    assert.deepEqual(await inventory(env, ns), {
+      'example.com/rs-only:1': 'ReplicaSet',
+      'example.com/web:1': 'Deployment',
+      'example.com/web-pod:1': 'Deployment',
     });
   });
 });

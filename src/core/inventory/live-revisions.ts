@@ -76,8 +76,9 @@ export class LiveRevisions {
     const template = this.template(src.obj, src.spec);
     const spec = pod.spec;
     let missing: Container[] | undefined;
-    for (const c of [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])])
-      if (!c.image || !template.has(c.image)) (missing ??= []).push(c);
+    // No array is built per Pod: a rebuild passes every Pod of the namespace through here.
+    for (const list of [spec?.containers, spec?.initContainers])
+      if (list) for (const c of list) if (!c.image || !template.has(c.image)) (missing ??= []).push(c);
     if (!missing) return;
     const name = src.obj.metadata.name;
     const what = revisionOf(src, name, template.size > 0);

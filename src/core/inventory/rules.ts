@@ -137,6 +137,8 @@ const SPECIAL_RULES: Record<string, (o: SourceObject, ctx: RuleContext) => void>
   },
 };
 
+const SETTLED = { settled: true } as const;
+
 /**
  * Where an owned Pod's controlling owner chain ends: at a live source object (its template
  * credits the Pod, as far as it describes it), settled by a Deployment's name (its template
@@ -159,7 +161,7 @@ export function ownerChain(
   }
   const owner = OWNER_KINDS.find((k) => matches(ref, k));
   if (!owner) return { top: ref };
-  if (pod && isReplicaSetRef(ref) && settledByDeploymentName(pod, ref, ctx.lookup)) return { settled: true };
+  if (pod && isReplicaSetRef(ref) && settledByDeploymentName(pod, ref, ctx.lookup)) return SETTLED;
   const o = ctx.lookup(owner.key, ref);
   const next = o && live(o) ? controllerOf(o.metadata.ownerReferences) : undefined;
   if (!next) return { top: ref };
