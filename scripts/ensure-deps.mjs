@@ -12,7 +12,8 @@ import path from 'node:path';
 // pseudo-terminal in the Ctrl-C and table-width tests (test/support/pty-run.py, its pty module).
 // iptables routes the kubernetes Service to the local API server for Pods that run inv itself
 // (test/support/service-route.ts: the Helm chart's daemon and `helm test`).
-// conmon is CRI-O's container monitor (scripts/crio.mjs builds CRI-O itself).
+// conmon is CRI-O's container monitor (scripts/crio.mjs builds CRI-O itself). zsh and fish load
+// `inv completion` in the completion tests, on a pseudo-terminal as a person's shell does.
 const packages = [
   'containerd',
   'runc',
@@ -24,6 +25,8 @@ const packages = [
   'binutils',
   'python3',
   'iptables',
+  'zsh',
+  'fish',
 ];
 export const busyboxPath = '/bin/busybox';
 
@@ -47,6 +50,8 @@ export function missing() {
     'strip',
     'python3',
     'iptables',
+    'zsh',
+    'fish',
   ].filter((c) => !onPath(c));
   // The dynamically linked busybox from package "busybox" would not run in an image without libc.
   const bb = spawnSync('file', ['-L', busyboxPath], { encoding: 'utf8' });

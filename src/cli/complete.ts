@@ -182,9 +182,14 @@ export function lineTarget(words: readonly string[]): LineTarget {
 
 /** cobra's wire format: a candidate per line (tab, description), then ":<directive>". */
 export function formatCompletion(candidates: readonly Candidate[], directive: number): string {
-  const clean = (s: string) => s.replace(/[\t\r\n]/g, ' ');
-  const lines = candidates.map((c) =>
-    c.description ? `${clean(c.value)}\t${clean(c.description)}` : clean(c.value),
-  );
+  // A value with a control character (a newline, an escape sequence) cannot be typed as one
+  // word: it is left out, not altered into another name. Descriptions are only shown: cleaned.
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  const control = /[\u0000-\u001f\u007f-\u009f]/;
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  const lines = candidates
+    .filter((c) => !control.test(c.value))
+    .map((c) => (c.description ? `${c.value}\t${clean(c.description)}` : c.value));
   return `${[...lines, `:${directive}`].join('\n')}\n`;
 }

@@ -3,6 +3,9 @@
 // format: candidates, one per line with an optional tab and description, then ":<directive>"
 // (2: no space after the word, 4: no file completion). The program is called by the name the
 // user typed (inv, a path to it, or kubectl-inv), so a checkout's bin/run.js completes itself.
+// Candidates come from shared files (kubeconfig contexts) and the API server: each shell
+// inserts every candidate as one literal word (bash: printf %q; zsh: compadd quotes; fish
+// escapes completions itself), so `$(...)` in a name is text, never a command.
 
 /** bash 4+ (and bash 3 on macOS): no bash-completion package needed. */
 export function bashScript(bin: string): string {
@@ -40,11 +43,14 @@ ${fn}() {
     local strip=""
     if [[ "$whole" != "$cur" && "$whole" == *"$cur" ]]; then strip="\${whole%"$cur"}"; fi
     COMPREPLY=()
-    local c
+    local c q
     while IFS= read -r c; do
         [[ -z "$c" ]] && continue
         c="\${c%%$'\\t'*}"
-        COMPREPLY+=("\${c#"$strip"}")
+        # One literal word, whatever it holds: a context named prod$(cmd) is inserted as
+        # prod\\$\\(cmd\\), never run when the line is.
+        printf -v q '%q' "\${c#"$strip"}"
+        COMPREPLY+=("$q")
     done <<< "$out"
     if ((directive & 2)); then compopt -o nospace 2>/dev/null; fi
     if ((\${#COMPREPLY[@]} == 0 && !(directive & 4))); then compopt -o default 2>/dev/null; fi
@@ -82,7 +88,8 @@ ${fn}() {
     if (( \${#candidates} )); then
         local -a suffix
         (( directive & 2 )) && suffix=(-S '')
-        compadd -Q "\${(@)suffix}" -d descriptions -a candidates
+        # Without -Q: zsh quotes what is special in each candidate, so it is one literal word.
+        compadd "\${(@)suffix}" -d descriptions -a candidates
         return 0
     fi
     (( directive & 4 )) || _files

@@ -28,7 +28,16 @@ export const CTRL_C = '\u0003';
 
 export function runOnPty(
   args: string[],
-  opts: { cols?: number; rows?: number; steps?: PtyStep[]; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  opts: {
+    cols?: number;
+    rows?: number;
+    steps?: PtyStep[];
+    env?: NodeJS.ProcessEnv;
+    timeoutMs?: number;
+    /** Another program than inv (a shell), with `args` ignored. */
+    argv?: string[];
+    cwd?: string;
+  } = {},
 ): Promise<PtyResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', ...opts.env };
   // A COLUMNS inherited from the test's own terminal would override the pty's size.
@@ -37,9 +46,9 @@ export function runOnPty(
   if (opts.env?.CI === undefined) delete env.CI;
   if (opts.env?.COLUMNS) env.COLUMNS = opts.env.COLUMNS;
   const spec = {
-    argv: [process.execPath, path.join(repoRoot, 'bin', 'run.js'), ...args],
+    argv: opts.argv ?? [process.execPath, path.join(repoRoot, 'bin', 'run.js'), ...args],
     env,
-    cwd: repoRoot,
+    cwd: opts.cwd ?? repoRoot,
     cols: opts.cols ?? 80,
     rows: opts.rows ?? 24,
     steps: opts.steps ?? [],
