@@ -8,6 +8,7 @@
 // the response body (an endless stream cannot exhaust memory), and an optional AbortSignal.
 // Failures to get a response are KubeTransportErrors: never a verdict on the request itself, so
 // callers retry them rather than reject the request as bad input.
+import { paginate, type ListBounds, type ListMeta } from './paginate.js';
 import type { TokenBucket } from './rate-limit.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import https from 'node:https';
@@ -86,6 +87,8 @@ export interface RequestOptions {
   /** Overall deadline of this request (connect, TLS, headers and body). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Told the size of a complete response body, in bytes (list() adds up its pages). */
+  onBodyBytes?: (bytes: number) => void;
 }
 
 export interface KubeRestOptions {
@@ -100,10 +103,7 @@ export interface KubeRestOptions {
   writeLimiter?: TokenBucket;
 }
 
-export interface ListMeta {
-  continue?: string;
-  resourceVersion?: string;
-}
+export { LIST_BOUNDS, ListBoundError, type ListBounds, type ListMeta } from './paginate.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const isWrite = (method: string): boolean => WRITE_METHODS.has(method);
@@ -268,6 +268,7 @@ export class KubeRest {
           res.on('end', () =>
             done(() => {
               const text = Buffer.concat(chunks).toString('utf8');
+              opts.onBodyBytes?.(size);
               release();
               const status = res.statusCode ?? 0;
               if (status >= 200 && status < 300) {
@@ -329,9 +330,10 @@ export class KubeRest {
 
   /**
    * Lists a collection page by page (`limit`/`continue`), handing each item to `map` as it
-   * arrives so that only the mapped (stripped) form is kept in memory.
+   * arrives so that only the mapped (stripped) form is kept in memory; bounded as paginate.ts
+   * says (ListBoundError past the bounds).
    */
-  async list<T, U = T>(
+  list<T, U = T>(
     path: string,
     opts: {
       query?: Query;
@@ -339,22 +341,20 @@ export class KubeRest {
       map?: (item: T) => U;
       signal?: AbortSignal;
       accept?: string;
+      bounds?: Partial<ListBounds>;
     } = {},
   ): Promise<{ items: U[]; resourceVersion: string }> {
-    const items: U[] = [];
-    let cont: string | undefined;
-    let resourceVersion = '';
-    do {
-      const page = await this.request<{ items: T[]; metadata?: ListMeta }>('GET', path, {
-        query: { ...opts.query, limit: opts.pageSize ?? 500, continue: cont },
-        signal: opts.signal,
-        accept: opts.accept,
-      });
-      for (const it of page.items ?? []) items.push(opts.map ? opts.map(it) : (it as unknown as U));
-      cont = page.metadata?.continue || undefined;
-      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
-    } while (cont);
-    return { items, resourceVersion };
+    return paginate<T, U>(
+      path,
+      (cont, onBodyBytes) =>
+        this.request<{ items: T[]; metadata?: ListMeta }>('GET', path, {
+          query: { ...opts.query, limit: opts.pageSize ?? 500, continue: cont },
+          signal: opts.signal,
+          accept: opts.accept,
+          onBodyBytes,
+        }),
+      opts,
+    );
   }
 
   close(): void {
