@@ -33,10 +33,21 @@ export class ListBoundError extends Error {
 
 type Page<T> = { items?: T[] | null; metadata?: ListMeta };
 
+/** An error that says one response was larger than the client takes (KubeTransportError too-large). */
+const tooLarge = (e: unknown): boolean =>
+  !!e &&
+  typeof e === 'object' &&
+  (e as { kind?: unknown }).kind === 'too-large' &&
+  !/in flight/.test(String((e as Error).message));
+
 export async function paginate<T, U>(
   path: string,
-  fetchPage: (cont: string | undefined, onBodyBytes: (n: number) => void) => Promise<Page<T>>,
-  opts: { map?: (item: T) => U; bounds?: Partial<ListBounds> } = {},
+  fetchPage: (
+    cont: string | undefined,
+    pageSize: number,
+    onBodyBytes: (n: number) => void,
+  ) => Promise<Page<T>>,
+  opts: { map?: (item: T) => U; bounds?: Partial<ListBounds>; pageSize?: number } = {},
 ): Promise<{ items: U[]; resourceVersion: string }> {
   const bounds = { ...LIST_BOUNDS, ...opts.bounds };
   const items: U[] = [];
@@ -45,14 +56,24 @@ export async function paginate<T, U>(
   let resourceVersion = '';
   let pages = 0;
   let bytes = 0;
+  let pageSize = opts.pageSize ?? 500;
   const stop = (what: string): never => {
     throw new ListBoundError(
       `LIST ${path}: ${what}; stopped after ${pages} page(s), ${items.length} item(s), ${bytes} bytes`,
     );
   };
-  do {
+  for (;;) {
     if (pages >= bounds.maxPages) stop(`more than ${bounds.maxPages} pages, the bound of one list`);
-    const page = await fetchPage(cont, (n) => (bytes += n));
+    let page: Page<T>;
+    try {
+      page = await fetchPage(cont, pageSize, (n) => (bytes += n));
+    } catch (e) {
+      // Counted as a page: a server that answers too large forever still meets maxPages.
+      if (!tooLarge(e) || pageSize <= 1) throw e;
+      pageSize = Math.max(1, Math.floor(pageSize / 2));
+      pages++;
+      continue;
+    }
     pages++;
     if (bytes > bounds.maxBytes) stop(`more than ${bounds.maxBytes} bytes, the bound of one list`);
     const got = page.items ?? [];
@@ -66,6 +87,7 @@ export async function paginate<T, U>(
       seen.add(cont);
     }
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
-  } while (cont);
+    if (cont === undefined) break;
+  }
   return { items, resourceVersion };
 }

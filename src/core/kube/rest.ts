@@ -346,9 +346,9 @@ export class KubeRest {
   ): Promise<{ items: U[]; resourceVersion: string }> {
     return paginate<T, U>(
       path,
-      (cont, onBodyBytes) =>
+      (cont, limit, onBodyBytes) =>
         this.request<{ items: T[]; metadata?: ListMeta }>('GET', path, {
-          query: { ...opts.query, limit: opts.pageSize ?? 500, continue: cont },
+          query: { ...opts.query, limit, continue: cont },
           signal: opts.signal,
           accept: opts.accept,
           onBodyBytes,
