@@ -311,15 +311,22 @@ describe('first run on a cluster without inv', function () {
       assert.match(r.stdout, /^× ConfigMap image-inventory-system\/inv-erase-config parses: .*successRatio/m);
     });
 
-    it('inv uninstall removes the daemon, keeps the CRDs and a namespace holding your ConfigMap', async () => {
+    it('inv uninstall removes the daemon, keeps the CRDs and the namespaces holding your ConfigMaps', async () => {
       const r = inv(['uninstall']);
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /^deployment\.apps\/image-inventory-controller deleted$/m);
-      assert.match(r.stdout, /^namespace\/image-inventory-system deleted$/m);
+      // The configuration you edited is kept, and so is the namespace it lives in (the daemon's
+      // Images there are inv's own and do not count).
+      assert.match(r.stdout, /^configmap\/inv-erase-config kept: edited since inv install wrote it/m);
       assert.match(
         r.stdout,
-        /^namespace\/image-inventory-workers kept: holds ConfigMaps inv did not create \(inv-erase-config\)/m,
+        /^namespace\/image-inventory-system kept: holds 1 object inv did not create \(configmap\/inv-erase-config\)/m,
       );
+      assert.match(
+        r.stdout,
+        /^namespace\/image-inventory-workers kept: holds 1 object inv did not create \(configmap\/inv-erase-config\)/m,
+      );
+      await rest.get('/api/v1/namespaces/image-inventory-system/configmaps/inv-erase-config');
       assert.doesNotMatch(r.stdout, /customresourcedefinition/);
       await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/images.imageinventory.dev');
       await assert.rejects(

@@ -5,7 +5,8 @@
 // Not someone else's:
 // - what inv wrote (field manager "inv" or our part-of label: ownership.ts), unless uninstall
 //   keeps it (the erase configuration the administrator edited: its settings are theirs);
-// - the erase controllers' worker objects (managed-by inv-erase) and the daemon's heartbeat Leases;
+// - the erase controllers' worker objects (managed-by inv-erase), the daemon's heartbeat Leases,
+//   and objects of inv's own kinds (the Images of the namespace's own workloads);
 // - what Kubernetes makes in every namespace (the `default` ServiceAccount, kube-root-ca.crt)
 //   or for an object listed here: dependents whose owner is in the namespace (a Deployment's
 //   ReplicaSets and Pods; the owner is judged itself) or whose owner is gone (the garbage
@@ -13,6 +14,7 @@
 import { HEARTBEAT_LABEL } from '../controller/heartbeat.js';
 import { MANAGED_BY, MANAGED_BY_LABEL } from '../erase/api/types.js';
 import type { KubeObject } from '../kube/apply.js';
+import { OUR_CRDS } from '../kube/crds.js';
 import { writtenByInv } from './ownership.js';
 
 export interface NamespacedObject {
@@ -34,6 +36,8 @@ export const objectName = (o: Pick<NamespacedObject, 'group' | 'kind' | 'metadat
   `${o.kind.toLowerCase()}${o.group ? `.${o.group}` : ''}/${o.metadata.name}`;
 
 const KUBERNETES_DEFAULTS = new Set(['serviceaccount/default', 'configmap/kube-root-ca.crt']);
+/** Images, ImageLists, ImageJobs: inv's by definition, whoever wrote them (the daemon POSTs Images). */
+const OUR_GROUPS = new Set(OUR_CRDS.map((c) => c.group));
 const SA_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
 
 /**
@@ -51,6 +55,7 @@ export function foreignObjects(
   const ours = (o: NamespacedObject): boolean =>
     !kept.has(objectName(o)) &&
     (writtenByInv(o as unknown as KubeObject) ||
+      OUR_GROUPS.has(o.group) ||
       o.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY ||
       (o.kind === 'Lease' && o.metadata.labels?.[HEARTBEAT_LABEL] !== undefined));
   const foreign = new Set<NamespacedObject>();
