@@ -110,13 +110,19 @@ async function scanOne(
   return failed(lastReason, lastCode);
 }
 
-const lastLine = (text: string) =>
-  text
+/**
+ * The line of Trivy's stderr that says why: its last FATAL or ERROR line, or a Go panic's own
+ * line (a crash ends with a stack trace, whose last line names only a source file); else the
+ * last line.
+ */
+const lastLine = (text: string) => {
+  const lines = text
     .trim()
     .split('\n')
-    .filter((l) => l.trim())
-    .slice(-1)[0]
-    ?.slice(0, 300) ?? '(no message)';
+    .filter((l) => l.trim());
+  const telling = lines.filter((l) => /^panic: |\b(FATAL|ERROR)\b/.test(l)).slice(-1)[0];
+  return (telling ?? lines.slice(-1)[0])?.slice(0, 300) ?? '(no message)';
+};
 
 export interface NodeScanOptions {
   sharedDir: string;

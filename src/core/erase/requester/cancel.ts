@@ -100,6 +100,9 @@ export async function cancelJob(rest: KubeRest, name: string): Promise<CancelRes
       out.podsDeleted.push(p.metadata.name);
     } catch (e) {
       if (!isNotFound(e)) throw e;
+      // Gone already: the garbage collector follows the job's deletion above (its Pods are
+      // owned by it), and may get there between the list and this delete.
+      out.podsDeleted.push(p.metadata.name);
     }
   }
   return out;
