@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
 import { imagesPath, type ImageResource } from '../../src/core/inventory/image-resource.js';
 import { runCli } from '../cli/run-cli.js';
-import { kubectl, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { kubectl, nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { reportFromLogs } from '../support/worker-logs.js';
 import { importToNodes, NodeEraseEnv, nodeImageIds } from './helpers.js';
 
@@ -62,13 +62,29 @@ describe('every running revision counts (real nodes)', function () {
     ns = env.namespace;
     env.startControllers();
   });
+  // The images this file imported: removed from the nodes at the end, so the files after it see
+  // the nodes as they were (their workers' summaries have a size budget).
+  const imported: string[] = [];
+  const add = async (images: Parameters<typeof importToNodes>[2]) => {
+    const built = await importToNodes(c, [0, 1], images);
+    imported.push(...built.map((b) => b!.id));
+    return built;
+  };
   after(async () => {
     await env?.teardown();
+    for (const i of [0, 1]) {
+      const cri = await nodeCri(c, i);
+      try {
+        for (const id of imported) await cri.removeImage(id).catch(() => undefined);
+      } finally {
+        cri.close();
+      }
+    }
   });
 
   it('a Deployment paused halfway: app:v1 is the Deployment’s, and a * prune keeps it where no old Pod runs', async () => {
     const [n1, n2] = c.nodes.map((n) => n.name) as [string, string];
-    const [v1] = await importToNodes(c, [0, 1], [{ refs: [ref('app-v1')], distinct: `rev-app-${env.tag}` }]);
+    const [v1] = await add([{ refs: [ref('app-v1')], distinct: `rev-app-${env.tag}` }]);
     const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
     // Both Pods on node 1, so node 2 holds app:v1 with no Pod that runs it.
     const template = (image: string) => ({
@@ -122,14 +138,10 @@ describe('every running revision counts (real nodes)', function () {
   });
 
   it('a StatefulSet partition: ordinal 0 still runs db:v1, credited to the StatefulSet', async () => {
-    await importToNodes(
-      c,
-      [0, 1],
-      [
-        { refs: [ref('db-v1')], distinct: `rev-db1-${env.tag}` },
-        { refs: [ref('db-v2')], distinct: `rev-db2-${env.tag}` },
-      ],
-    );
+    await add([
+      { refs: [ref('db-v1')], distinct: `rev-db1-${env.tag}` },
+      { refs: [ref('db-v2')], distinct: `rev-db2-${env.tag}` },
+    ]);
     const path = `/apis/apps/v1/namespaces/${ns}/statefulsets`;
     const template = (image: string) => ({ metadata: { labels: { app: 'db' } }, spec: podSpec(image) });
     await env.rest.request('POST', path, {
@@ -162,7 +174,7 @@ describe('every running revision counts (real nodes)', function () {
   });
 
   it('a DaemonSet update with maxUnavailable 1: the node not yet updated still runs agent:v1', async () => {
-    await importToNodes(c, [0, 1], [{ refs: [ref('agent-v1')], distinct: `rev-agent-${env.tag}` }]);
+    await add([{ refs: [ref('agent-v1')], distinct: `rev-agent-${env.tag}` }]);
     const path = `/apis/apps/v1/namespaces/${ns}/daemonsets`;
     const template = (image: string) => ({ metadata: { labels: { app: 'agent' } }, spec: podSpec(image) });
     await env.rest.request('POST', path, {

@@ -75,6 +75,10 @@ export function terminationSummary(report: Report, limit = TERMINATION_MESSAGE_L
   const failed = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'scan-failed');
   // Scan mode: what the scanner condemned is what the reader wants, the clean ones are not.
   const named = report.results.filter((r) => r.vuln || r.outcome === 'failed');
+  // A threshold or age run: what went, with how long it had been unused, matters more than the
+  // many images the trigger kept (their counts stay in the head).
+  const TRIGGER_KEPT = new Set<Outcome>(['recently-unused', 'below-threshold', 'low-mark-reached']);
+  const triggered = report.results.filter((r) => !TRIGGER_KEPT.has(r.outcome));
   const attempts: object[] = [
     { ...head, results: report.results.map((r) => row(r)) },
     ...(report.scan
@@ -82,7 +86,12 @@ export function terminationSummary(report: Report, limit = TERMINATION_MESSAGE_L
           { ...head, truncated: true, results: named.map((r) => row(r)) },
           { ...head, truncated: true, results: named.map((r) => row(r, 1)) },
         ]
-      : [{ ...head, truncated: true, results: interesting.map((r) => row(r)) }]),
+      : [
+          ...(triggered.length < report.results.length
+            ? [{ ...head, truncated: true, results: triggered.map((r) => row(r)) }]
+            : []),
+          { ...head, truncated: true, results: interesting.map((r) => row(r)) },
+        ]),
     { ...head, truncated: true, results: failed.map((r) => row(r)) },
   ];
   for (const a of attempts) {
