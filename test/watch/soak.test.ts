@@ -30,7 +30,10 @@ describe('inv watch soak (short)', function () {
     // Pooled keep-alive sockets come and go (at most 32); watch streams must not pile up.
     assert.ok(r.end.apiConnections <= r.warm.apiConnections + 32, info);
     assert.ok(r.end.sockets <= r.warm.sockets + 34, info);
-    assert.ok(r.end.timers <= r.warm.timers + 16, info);
+    // Timers come and go with the work in flight (46 to 144 in one 20 s run): a leak is more
+    // than the most seen while warming up, not more than one sample of it.
+    const warmTimers = Math.max(...r.samples.filter((x) => x.atMs <= r.warm.atMs).map((x) => x.timers));
+    assert.ok(r.end.timers <= warmTimers + 16, info);
     process.stderr.write(
       `      (${r.ops} ops; RSS warm/end ${r.warm.rssMB}/${r.end.rssMB} MB; sockets ${r.warm.sockets}/${r.end.sockets}; API connections ${r.warm.apiConnections}/${r.end.apiConnections}; timers ${r.warm.timers}/${r.end.timers}; converged in ${r.convergeMs} ms)\n`,
     );
