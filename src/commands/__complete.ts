@@ -99,7 +99,7 @@ async function lookup(
   const kc = loadKubeConfig({ kubeconfig: target.kubeconfig });
   if (source === 'contexts') return kc.getContexts().map((c) => c.name);
   if (target.context) kc.setCurrentContext(target.context);
-  const { KubeRest } = await import('../core/kube/rest.js');
+  const { KubeRest, METADATA_LIST_ACCEPT } = await import('../core/kube/rest.js');
   const { IMAGEJOBS_PATH, IMAGELISTS_PATH } = await import('../core/erase/api/types.js');
   startDeadline();
   const path =
@@ -112,7 +112,7 @@ async function lookup(
   try {
     const page = await rest.request<{ items?: { metadata?: { name?: string } }[] }>('GET', path, {
       query: { limit: MAX_NAMES },
-      accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+      accept: METADATA_LIST_ACCEPT,
     });
     return (page.items ?? []).flatMap((i) => (i.metadata?.name ? [i.metadata.name] : []));
   } finally {

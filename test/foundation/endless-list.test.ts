@@ -2,22 +2,19 @@
 // continue token (a new one each page), KubeRest.list, the daemon's informer and `inv images` /
 // `inv erase status` end with a clear error in bounded time and memory, never a list that grows
 // until the process dies. A token sent twice ends the list at once.
-import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeRest, ListBoundError } from '../../src/core/kube/rest.js';
+import { httpServer, kubeConfig } from '../support/hostile-http.js';
 import { repoRoot } from '../support/paths.js';
 
 /** Answers every GET with a full page of small objects and a continue token (`repeat`: the same one). */
 async function endless(opts: { repeat?: boolean } = {}) {
   let pages = 0;
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((req, res) => {
+  const server = await httpServer((req, res) => {
     pages++;
     const limit = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('limit') ?? 500) || 500;
     const items = Array.from({ length: Math.min(limit, 500) }, (_, i) => ({
@@ -39,32 +36,8 @@ async function endless(opts: { repeat?: boolean } = {}) {
       }),
     );
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-  return {
-    url,
-    pages: () => pages,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
+  return { ...server, pages: () => pages };
 }
-
-const kubeConfig = (server: string): k8s.KubeConfig => {
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-};
 
 describe('paginated reads are bounded (a server that never stops paginating)', function () {
   this.timeout(120_000);

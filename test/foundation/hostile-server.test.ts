@@ -2,7 +2,6 @@
 // time, one that streams forever, a TLS handshake that never completes, a closed port and a
 // reset after the headers. Each ends within its deadline, with a KubeTransportError (retryable,
 // never taken for a verdict on the request) and, for the CLI, exit 2 and a one-line message.
-import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,30 +12,7 @@ import path from 'node:path';
 import { isTransient, KubeApiError, KubeRest, KubeTransportError } from '../../src/core/kube/rest.js';
 import { Informer, type CachedObject } from '../../src/core/controller/informer.js';
 import { repoRoot } from '../support/paths.js';
-
-interface Hostile {
-  url: string;
-  close(): Promise<void>;
-}
-
-/** An HTTP server whose handler misbehaves; every socket is destroyed on close. */
-async function httpServer(handler: http.RequestListener): Promise<Hostile> {
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer(handler);
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
+import { httpServer, kubeConfig, type Hostile } from '../support/hostile-http.js';
 
 /** A TCP server that accepts and never says anything: a TLS handshake stalls on it. */
 async function silentServer(): Promise<Hostile> {
@@ -55,17 +31,6 @@ async function silentServer(): Promise<Hostile> {
     },
   };
 }
-
-const kubeConfig = (server: string): k8s.KubeConfig => {
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-};
 
 async function timed(p: Promise<unknown>): Promise<{ ms: number; error: unknown }> {
   const t0 = Date.now();

@@ -141,92 +141,32 @@ describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a rea
     }
   });
 
-  it(`${OVERDUE}: promtool test rules fires it for a tick long past, not for one to come`, async () => {
-    const rule = find('PrometheusRule') as unknown as {
-      spec: { groups: { rules: { alert: string; expr: string; annotations: Record<string, string> }[] }[] };
-    };
-    const overdue = rule.spec.groups.flatMap((g) => g.rules).find((x) => x.alert === OVERDUE)!;
+  type AlertRule = { alert: string; expr: string; annotations: Record<string, string> };
+  /** The chart's alert `name`, and the selector its expression puts on `metric`. */
+  const alertRule = (name: string, metric: string) => {
+    const rule = find('PrometheusRule') as unknown as { spec: { groups: { rules: AlertRule[] }[] } };
+    const alert = rule.spec.groups.flatMap((g) => g.rules).find((x) => x.alert === name)!;
     // The daemon's series as the rule selects them (job and namespace of the metrics Service).
-    const sel = /inv_erase_schedule_next_run_timestamp_seconds\{([^}]*)\}/.exec(overdue.expr)![1]!;
-    const series = (list: string) =>
-      `inv_erase_schedule_next_run_timestamp_seconds{${sel},imagelist="${list}"}`;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-rules-'));
-    try {
-      fs.writeFileSync(path.join(dir, 'rules.yaml'), stringify(rule.spec));
-      // "nightly" was due at 60 s and stays so (nobody ran it); "weekly" is due in a day.
-      const at = (list: string) => ({
-        exp_labels: { severity: 'warning', imagelist: list },
-        exp_annotations: {
-          summary: overdue.annotations.summary!.replace(/\{\{ \$labels\.imagelist \}\}/, list),
-          runbook_url: overdue.annotations.runbook_url!,
-        },
-      });
-      const tests = {
-        rule_files: ['rules.yaml'],
-        evaluation_interval: '1m',
-        tests: [
-          {
-            interval: '1m',
-            input_series: [
-              { series: series('nightly'), values: '60x90' },
-              { series: series('weekly'), values: '86400x90' },
-            ],
-            alert_rule_test: [
-              // 10 minutes after the tick: not yet (15 minutes of grace).
-              { eval_time: '11m', alertname: OVERDUE, exp_alerts: [] },
-              // Overdue since 16 min, held for the rule's 15m: firing, for nightly only.
-              { eval_time: '35m', alertname: OVERDUE, exp_alerts: [at('nightly')] },
-            ],
-          },
-        ],
-      };
-      fs.writeFileSync(path.join(dir, 'tests.yaml'), stringify(tests));
-      const r = await runTool('promtool', ['test', 'rules', path.join(dir, 'tests.yaml')]);
-      assert.equal(r.code, 0, r.stdout + r.stderr);
-      assert.match(r.stdout, /SUCCESS/);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const sel = new RegExp(`${metric}\\{([^}]*)\\}`).exec(alert.expr)![1]!;
+    return { spec: rule.spec, alert, sel };
+  };
+  /** The alert firing for `labels`, its summary's `{{ $labels.<label> }}` filled in. */
+  const firing = (alert: AlertRule, label: string, value: string) => ({
+    exp_labels: { severity: 'warning', [label]: value },
+    exp_annotations: {
+      summary: alert.annotations.summary!.replace(`{{ $labels.${label} }}`, value),
+      runbook_url: alert.annotations.runbook_url!,
+    },
   });
-  it('InvScannerFailing: promtool test rules fires it per reason of a failed scan, not for reasons at 0', async () => {
-    const rule = find('PrometheusRule') as unknown as {
-      spec: { groups: { rules: { alert: string; expr: string; annotations: Record<string, string> }[] }[] };
-    };
-    const alert = rule.spec.groups.flatMap((g) => g.rules).find((x) => x.alert === 'InvScannerFailing')!;
-    const sel = /inv_erase_scan_failures_total\{([^}]*)\}/.exec(alert.expr)![1]!;
-    const series = (reason: string) => `inv_erase_scan_failures_total{${sel},reason="${reason}",pod="p1"}`;
+  /** `promtool test rules` on the chart's rules and one test group; it must pass. */
+  const promtoolTest = async (spec: unknown, test: Record<string, unknown>) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-rules-'));
     try {
-      fs.writeFileSync(path.join(dir, 'rules.yaml'), stringify(rule.spec));
+      fs.writeFileSync(path.join(dir, 'rules.yaml'), stringify(spec));
       const tests = {
         rule_files: ['rules.yaml'],
         evaluation_interval: '1m',
-        tests: [
-          {
-            interval: '1m',
-            // Every reason is exported at 0 from the start; a job's 9 images fail on the DB at 10m.
-            input_series: [
-              { series: series('db'), values: '0x9 9x30' },
-              { series: series('timeout'), values: '0x40' },
-            ],
-            alert_rule_test: [
-              { eval_time: '5m', alertname: 'InvScannerFailing', exp_alerts: [] },
-              {
-                eval_time: '15m',
-                alertname: 'InvScannerFailing',
-                exp_alerts: [
-                  {
-                    exp_labels: { severity: 'warning', reason: 'db' },
-                    exp_annotations: {
-                      summary: alert.annotations.summary!.replace(/\{\{ \$labels\.reason \}\}/, 'db'),
-                      runbook_url: alert.annotations.runbook_url!,
-                    },
-                  },
-                ],
-              },
-            ],
-          },
-        ],
+        tests: [{ interval: '1m', ...test }],
       };
       fs.writeFileSync(path.join(dir, 'tests.yaml'), stringify(tests));
       const r = await runTool('promtool', ['test', 'rules', path.join(dir, 'tests.yaml')]);
@@ -235,5 +175,41 @@ describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a rea
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  };
+
+  it(`${OVERDUE}: promtool test rules fires it for a tick long past, not for one to come`, async () => {
+    const metric = 'inv_erase_schedule_next_run_timestamp_seconds';
+    const { spec, alert, sel } = alertRule(OVERDUE, metric);
+    const series = (list: string) => `${metric}{${sel},imagelist="${list}"}`;
+    await promtoolTest(spec, {
+      // "nightly" was due at 60 s and stays so (nobody ran it); "weekly" is due in a day.
+      input_series: [
+        { series: series('nightly'), values: '60x90' },
+        { series: series('weekly'), values: '86400x90' },
+      ],
+      alert_rule_test: [
+        // 10 minutes after the tick: not yet (15 minutes of grace).
+        { eval_time: '11m', alertname: OVERDUE, exp_alerts: [] },
+        // Overdue since 16 min, held for the rule's 15m: firing, for nightly only.
+        { eval_time: '35m', alertname: OVERDUE, exp_alerts: [firing(alert, 'imagelist', 'nightly')] },
+      ],
+    });
+  });
+
+  it('InvScannerFailing: promtool test rules fires it per reason of a failed scan, not for reasons at 0', async () => {
+    const metric = 'inv_erase_scan_failures_total';
+    const { spec, alert, sel } = alertRule('InvScannerFailing', metric);
+    const series = (reason: string) => `${metric}{${sel},reason="${reason}",pod="p1"}`;
+    await promtoolTest(spec, {
+      // Every reason is exported at 0 from the start; a job's 9 images fail on the DB at 10m.
+      input_series: [
+        { series: series('db'), values: '0x9 9x30' },
+        { series: series('timeout'), values: '0x40' },
+      ],
+      alert_rule_test: [
+        { eval_time: '5m', alertname: 'InvScannerFailing', exp_alerts: [] },
+        { eval_time: '15m', alertname: 'InvScannerFailing', exp_alerts: [firing(alert, 'reason', 'db')] },
+      ],
+    });
   });
 });

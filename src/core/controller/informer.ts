@@ -23,7 +23,7 @@
 //     it) always reads a cache that already contains the event.
 //   - Every `resyncPeriodMs` (if set) onResync fires: the controller uses it to rebuild every
 //     namespace periodically, which repairs drift that produced no event of interest.
-import type { KubeRest } from '../kube/rest.js';
+import { METADATA_LIST_ACCEPT, type KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { isGone, runWatch, type WatchEvent } from './watch-stream.js';
 import { asCrdMissing } from '../kube/crds.js';
@@ -42,7 +42,6 @@ export interface InformerHandlers<T> {
 
 // Metadata-only reads (as client-go's metadata informers): the server sends PartialObjectMetadata,
 // never the objects' specs, so nothing but metadata crosses the wire or is parsed.
-export const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 export const METADATA_WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 export interface InformerOptions<T extends CachedObject> {
@@ -340,7 +339,7 @@ export class Informer<T extends CachedObject> {
     this.stats.lists++;
     const { items, resourceVersion } = await this.opts.rest.list<unknown, T>(this.opts.path, {
       query: this.opts.query,
-      ...(this.opts.metadataOnly ? { accept: METADATA_LIST } : {}),
+      ...(this.opts.metadataOnly ? { accept: METADATA_LIST_ACCEPT } : {}),
       map: (o) => this.opts.strip(o),
       pageSize: this.opts.pageSize ?? 500,
       signal,

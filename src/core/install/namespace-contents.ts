@@ -8,10 +8,12 @@
 // resource that cannot be listed (forbidden, an aggregated API that is down) cannot be judged:
 // the namespace is kept and the resource named (fail closed).
 import { forEachConcurrent } from '../concurrency.js';
-import type { KubeRest } from '../kube/rest.js';
+import { METADATA_LIST_ACCEPT, type KubeRest } from '../kube/rest.js';
 import type { NamespacedObject } from './namespace-leftovers.js';
 
-const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+// Full objects from a server that cannot answer as metadata (an aggregated API): only their
+// metadata is kept.
+const METADATA_LIST = `${METADATA_LIST_ACCEPT},application/json`;
 
 /**
  * Groups whose namespaced objects are derived, not stored by anyone: Events record what

@@ -1,7 +1,7 @@
 // Where each source kind lives in the API, and how to read one namespace's worth of them. The
 // kinds come from the registry (./source-kinds.ts); ReplicaSets are read as metadata only, for
 // their owners (see rules.ts).
-import type { KubeRest } from '../kube/rest.js';
+import { METADATA_LIST_ACCEPT, type KubeRest } from '../kube/rest.js';
 import {
   BUILTIN,
   OWNER_KINDS,
@@ -12,9 +12,6 @@ import {
 import { needsOwnerMetadata } from './owner-by-name.js';
 import { stripMetadata, stripperFor, type RawObject, type StrippedObject } from './strip.js';
 import type { NamespaceObjects } from './types.js';
-
-/** Metadata-only LIST (PartialObjectMetadataList): no spec crosses the wire. */
-export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 export function collectionPath(k: SourceKindSpec | OwnerKindSpec, namespace?: string): string {
   // Every source and owner kind is namespaced; a declared kind's plural comes from discovery.

@@ -10,6 +10,9 @@ export interface ListMeta {
   resourceVersion?: string;
 }
 
+/** Accept header of a metadata-only LIST (PartialObjectMetadataList): no spec crosses the wire. */
+export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+
 /** What one paginated LIST may take in all. */
 export interface ListBounds {
   maxItems: number;
@@ -33,12 +36,12 @@ export class ListBoundError extends Error {
 
 type Page<T> = { items?: T[] | null; metadata?: ListMeta };
 
-/** An error that says one response was larger than the client takes (KubeTransportError too-large). */
+/**
+ * This response was larger than the client takes (KubeTransportError kind too-large; the
+ * process-wide budget is over-budget, a transient matter that a smaller page does not cure).
+ */
 const tooLarge = (e: unknown): boolean =>
-  !!e &&
-  typeof e === 'object' &&
-  (e as { kind?: unknown }).kind === 'too-large' &&
-  !/in flight/.test(String((e as Error).message));
+  !!e && typeof e === 'object' && (e as { kind?: unknown }).kind === 'too-large';
 
 export async function paginate<T, U>(
   path: string,

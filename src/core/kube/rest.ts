@@ -42,7 +42,10 @@ export class KubeTransportError extends Error {
     message: string,
     readonly method: string,
     readonly path: string,
-    /** A short machine-readable kind: ECONNREFUSED, ECONNRESET, deadline, too-large, aborted, ... */
+    /**
+     * A short machine-readable kind: ECONNREFUSED, ECONNRESET, deadline, too-large (this
+     * response over the cap), over-budget (the process's responses together), aborted, ...
+     */
     readonly kind: string,
   ) {
     super(message);
@@ -103,7 +106,13 @@ export interface KubeRestOptions {
   writeLimiter?: TokenBucket;
 }
 
-export { LIST_BOUNDS, ListBoundError, type ListBounds, type ListMeta } from './paginate.js';
+export {
+  LIST_BOUNDS,
+  ListBoundError,
+  METADATA_LIST_ACCEPT,
+  type ListBounds,
+  type ListMeta,
+} from './paginate.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const isWrite = (method: string): boolean => WRITE_METHODS.has(method);
@@ -256,7 +265,7 @@ export class KubeRest {
               release();
               req.destroy(
                 fail(
-                  'too-large',
+                  'over-budget',
                   `responses in flight exceed ${responseBudget.limit} bytes, the limit for this process`,
                 ),
               );

@@ -69,15 +69,9 @@ export async function readScanErase(dir: string, opts: ReadOptions): Promise<str
     }
   }
   if (st.isFile()) {
-    // At most max + 1 bytes, whatever the file grows to meanwhile.
     const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
     try {
-      const buf = Buffer.allocUnsafe(Math.min(max + 1, Math.max(st.size, 0) + 1));
-      let got = 0;
-      for (let n = -1; n !== 0 && got < buf.length; got += n)
-        n = fs.readSync(fd, buf, got, buf.length - got, null);
-      if (got > max) throw new ScanPipeError(`the scanner's answer is more than ${max} bytes`);
-      return buf.subarray(0, got).toString('utf8');
+      return readWhole(fd, st.size, max, "the scanner's answer");
     } finally {
       fs.closeSync(fd);
     }
@@ -124,6 +118,19 @@ export async function readScanErase(dir: string, opts: ReadOptions): Promise<str
 }
 
 /**
+ * A regular file's text, `size` bytes as stat'ed: at most `max` + 1 bytes are read, whatever the
+ * file grows to meanwhile, and more than `max` is a ScanPipeError naming `what`.
+ */
+function readWhole(fd: number, size: number, max: number, what: string): string {
+  const buf = Buffer.allocUnsafe(Math.min(max + 1, Math.max(size, 0) + 1));
+  let got = 0;
+  for (let n = -1; n !== 0 && got < buf.length; got += n)
+    n = fs.readSync(fd, buf, got, buf.length - got, null);
+  if (got > max) throw new ScanPipeError(`${what} is more than ${max} bytes`);
+  return buf.subarray(0, got).toString('utf8');
+}
+
+/**
  * inv's extension file (scan-failures.ts), read once the answer is complete: undefined when the
  * scanner wrote none (Eraser's scanners). A regular file only, never through a link, bounded.
  */
@@ -139,14 +146,7 @@ export function readScanFailed(dir: string, maxBytes = MAX_SCAN_FAILED_BYTES): s
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new ScanPipeError(`${SCAN_FAILED_FILE} is not a regular file`);
-    // Renamed into place whole before the answer: its size is final (more is read as too large).
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, st.size + 1));
-    let got = 0;
-    for (let n = -1; n !== 0 && got < buf.length; got += n)
-      n = fs.readSync(fd, buf, got, buf.length - got, null);
-    if (got > maxBytes || got > st.size)
-      throw new ScanPipeError(`${SCAN_FAILED_FILE} is more than ${maxBytes} bytes`);
-    return buf.subarray(0, got).toString('utf8');
+    return readWhole(fd, st.size, maxBytes, SCAN_FAILED_FILE);
   } finally {
     fs.closeSync(fd);
   }

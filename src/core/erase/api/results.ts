@@ -172,9 +172,10 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
       r.scanMs = n(sc.ms);
       if (sc.x && typeof sc.x === 'object') {
         const x: ScanFailureCounts = {};
-        for (const [k, v] of Object.entries(sc.x as Record<string, unknown>))
-          if (n(v))
-            x[isScanFailureReason(k) ? k : 'other'] = (x[isScanFailureReason(k) ? k : 'other'] ?? 0) + n(v);
+        for (const [k, v] of Object.entries(sc.x as Record<string, unknown>)) {
+          const reason = isScanFailureReason(k) ? k : 'other';
+          if (n(v)) x[reason] = (x[reason] ?? 0) + n(v);
+        }
         const total = Object.values(x).reduce((a, b) => a + b, 0);
         if (total) {
           r.scanFailed = total;
