@@ -84,8 +84,15 @@ describe('erase: scenarios', function () {
     await env.config('successRatio: 0.51\n');
     job = await env.wait(name, await env.erase({ name, images: [`docker.io/library/nothing-${env.tag}:1`] }));
     assert.equal(job.status?.phase, 'Failed', '1/2 = 0.5 < 0.51');
-    // Each finished job counted once, by result; the duration of the last one recorded.
-    const text = await registry.metrics();
+    // Each finished job counted once, by result; the duration of the last one recorded. The
+    // controller counts after its status write is accepted, so the job can read Failed a moment
+    // before the counter moves: wait for the count, then check it is exact.
+    let text = '';
+    await waitFor(
+      'the third finished job counted',
+      async () => /^inv_erase_jobs_total\{result="Failed"\} 2$/m.test((text = await registry.metrics())),
+      10_000,
+    );
     assert.match(text, /^inv_erase_jobs_total\{result="Failed"\} 2$/m);
     assert.match(text, /^inv_erase_jobs_total\{result="Completed"\} 1$/m);
     assert.match(text, /^inv_erase_images_removed_total 0$/m);

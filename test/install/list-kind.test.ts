@@ -166,14 +166,29 @@ describe('Image CRD listKind and kubectl get images (real API server)', function
         },
       },
     });
-    await rest.request('PUT', `${IMAGEJOBS_PATH}/old-1-abcde/status`, {
-      body: {
-        ...created,
-        status: {
-          phase: 'Running',
-          desired: 2,
-          nodes: ['n1|Succeeded|2|1|0|0|0|4000|', 'n2|Pending|0|0|0|0|0|0|'],
+    // The API server applies a changed CRD schema a moment after the update is accepted: a
+    // status write waits until the schema it is meant for serves (a 422 until then).
+    const putStatus = (body: unknown) =>
+      until(
+        'status written under the installed schema',
+        async () => {
+          try {
+            await rest.request('PUT', `${IMAGEJOBS_PATH}/old-1-abcde/status`, { body });
+            return true;
+          } catch (e) {
+            if (/\b422\b/.test(String(e))) return false;
+            throw e;
+          }
         },
+        30_000,
+        100,
+      );
+    await putStatus({
+      ...created,
+      status: {
+        phase: 'Running',
+        desired: 2,
+        nodes: ['n1|Succeeded|2|1|0|0|0|4000|', 'n2|Pending|0|0|0|0|0|0|'],
       },
     });
     // The new definition over it: the stored lines still come back, and read.
@@ -193,9 +208,7 @@ describe('Image CRD listKind and kubectl get images (real API server)', function
       ['n1', 'n2'],
     );
     // The controller's next status write (objects) is accepted by the new schema.
-    await rest.request('PUT', `${IMAGEJOBS_PATH}/old-1-abcde/status`, {
-      body: { ...job, status: { ...job.status, nodes: encodeNodes(nodes) } },
-    });
+    await putStatus({ ...job, status: { ...job.status, nodes: encodeNodes(nodes) } });
     const after = await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/old-1-abcde`);
     assert.deepEqual(after.status?.nodes?.[0], {
       node: 'n1',
