@@ -24,15 +24,22 @@ interface Answer {
   cert: X509Certificate;
 }
 
-function get(url: string, token?: string, ca?: string): Promise<Answer> {
+function get(
+  url: string,
+  token?: string,
+  ca?: string,
+  localAddress?: string,
+  agent?: https.Agent,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = https.get(
       url,
       {
         headers: token ? { authorization: `Bearer ${token}` } : {},
         ...(ca ? { ca, checkServerIdentity: () => undefined } : { rejectUnauthorized: false }),
-        agent: false,
+        agent: agent ?? false,
         timeout: 10_000,
+        ...(localAddress ? { localAddress } : {}),
       },
       (res) => {
         const cert = (res.socket as import('node:tls').TLSSocket).getPeerX509Certificate()!;
@@ -114,7 +121,7 @@ describe('secure metrics (--metrics-secure) against the real API server', functi
   });
 
   /** The daemon with the controller ServiceAccount's token: the shipped RBAC must allow the reviews. */
-  const start = async (secure: { certDir?: string; certPollMs?: number }) => {
+  const start = async (secure: { certDir?: string; certPollMs?: number; reviewTtlMs?: number }) => {
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(writeTokenKubeconfig(adminConfig(), tokens.controller!, path.join(dir, 'kubeconfig')));
     return startDaemon(kc, { namespaces: [ns], metricsSecure: secure, logLevel: 'info' });
@@ -147,6 +154,46 @@ describe('secure metrics (--metrics-secure) against the real API server', functi
     assert.equal(auth.reviews, before, 'no new TokenReview or SubjectAccessReview');
     await daemon.stop();
     daemon = undefined;
+  });
+
+  it('a flood of distinct bad tokens from one client: every authorized scrape from another answers 200', async () => {
+    // Every scrape is reviewed again (a 1 ms cache), so each one competes with the flood.
+    daemon = await start({ reviewTtlMs: 1 });
+    const url = `${daemon.daemon.manager.metricsUrl}/metrics`;
+    const fresh = await token('reader');
+    let flooding = true;
+    const bad = new Map<number, number>();
+    const flood = async (i: number) => {
+      for (let n = 0; flooding; n++) {
+        const a = await get(url, `garbage-${i}-${n}`, undefined, undefined, agent).catch(() => undefined);
+        if (a) bad.set(a.status, (bad.get(a.status) ?? 0) + 1);
+      }
+    };
+    // Kept-alive connections: the flood costs no TLS handshake per request, so it keeps many
+    // reviews in flight at once.
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 256, rejectUnauthorized: false });
+    const flooders = Array.from({ length: 256 }, (_, i) => flood(i));
+    const statuses: number[] = [];
+    const running = daemon;
+    daemon = undefined;
+    try {
+      await until('the flood under way', () => (bad.get(401) ?? 0) + (bad.get(429) ?? 0) > 50, 20_000);
+      // The scraper comes from another loopback address, as Prometheus comes from its own Pod.
+      for (let i = 0; i < 27; i++) statuses.push((await get(url, fresh, undefined, '127.0.0.2')).status);
+    } finally {
+      flooding = false;
+      await Promise.all(flooders);
+      agent.destroy();
+      await running.stop();
+    }
+    process.stderr.write(`      (bad tokens answered: ${JSON.stringify(Object.fromEntries(bad))})\n`);
+    assert.deepEqual(statuses, Array(27).fill(200), 'every authorized scrape served');
+    // Bad tokens are refused: 401 once reviewed, 429 past the client's share; never served.
+    assert.deepEqual(
+      [...bad.keys()].filter((c) => c !== 401 && c !== 429),
+      [],
+    );
+    assert.ok((bad.get(401) ?? 0) > 0, 'reviewed bad tokens are answered 401');
   });
 
   it('serves the certificate of a folder (a mounted Secret) and the new one when it changes', async () => {
