@@ -12,6 +12,10 @@ import { terminationSummary } from '../../src/core/noderemove/summary.js';
 import { decodeInventory } from '../../src/core/apply-inventory/item-lines.js';
 import { EraseEnv } from './helpers.js';
 
+/** An input ConfigMap's name without its random part (worker/inputs.ts planInputs). */
+const inputName = (i: { kind: string; name: string }) =>
+  i.kind === 'ConfigMap' ? i.name.replace(/-[a-z0-9]{10}$/, '') : i.name;
+
 describe('erase: the ImageJob reconcile step by step (real API server, injected clock)', function () {
   this.timeout(60_000);
   let env: EraseEnv;
@@ -57,7 +61,7 @@ describe('erase: the ImageJob reconcile step by step (real API server, injected 
 
     const read = async () => {
       const job = (await env.job(name))!;
-      const inv = decodeInventory(job.status?.inventory).map((i) => `${i.kind}/${i.name}=${i.phase}`);
+      const inv = decodeInventory(job.status?.inventory).map((i) => `${i.kind}/${inputName(i)}=${i.phase}`);
       const res = Object.fromEntries(
         decodeNodes(job.status?.nodes).map((r) => [r.node, `${r.outcome}${r.reason ? `: ${r.reason}` : ''}`]),
       );

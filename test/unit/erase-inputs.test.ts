@@ -42,16 +42,21 @@ const settings = { worker: DEFAULT_CONFIG.worker, runtimeSocket: '/run/container
 describe('erase: the workers inputs and their digests (pure)', () => {
   it('records a name and the SHA-256 of each input; the worker Pod mounts those names and passes the digests', () => {
     const contents = inputContents(['nginx:1.25'], ['keep*'], ['{"a":1}', '{"b":2}']);
-    const inputs = planInputs('j1', contents);
+    const inputs = planInputs('j1', contents, () => 'bcdfghjklm');
     assert.deepEqual(
       inputs.map((i) => [i.role, i.name]),
       [
-        ['images', 'j1-images'],
-        ['exclude', 'j1-exclude'],
-        ['protected-0', 'j1-protected-0'],
-        ['protected-1', 'j1-protected-1'],
+        ['images', 'j1-images-bcdfghjklm'],
+        ['exclude', 'j1-exclude-bcdfghjklm'],
+        ['protected-0', 'j1-protected-0-bcdfghjklm'],
+        ['protected-1', 'j1-protected-1-bcdfghjklm'],
       ],
     );
+    // Nobody can claim a name before the job is planned: each carries 10 random characters.
+    const a = planInputs('j1', contents);
+    assert.match(a[0]!.name, /^j1-images-[a-z0-9]{10}$/);
+    assert.notEqual(a[0]!.name, planInputs('j1', contents)[0]!.name);
+    assert.equal(renames(a[0]!), 0);
     assert.equal(inputs[0]!.sha256, sha256Hex('["nginx:1.25"]'));
     const j = job({ inputs, protectedChunks: 2 });
     const args = workerArgs(j, settings);
@@ -60,12 +65,12 @@ describe('erase: the workers inputs and their digests (pure)', () => {
     assert.equal(args[args.indexOf('--protected-sha256') + 1], `${inputs[2]!.sha256},${inputs[3]!.sha256}`);
     const spec = workerPodSpec(j, settings) as { volumes: { name: string; [k: string]: unknown }[] };
     const vol = (n: string) => spec.volumes.find((v) => v.name === n) as Record<string, unknown>;
-    assert.deepEqual(vol('images').configMap, { name: 'j1-images' });
+    assert.deepEqual(vol('images').configMap, { name: 'j1-images-bcdfghjklm' });
     assert.deepEqual(
       (vol('protected').projected as { sources: { configMap: { name: string } }[] }).sources.map(
         (s) => s.configMap.name,
       ),
-      ['j1-protected-0', 'j1-protected-1'],
+      ['j1-protected-0-bcdfghjklm', 'j1-protected-1-bcdfghjklm'],
     );
   });
 

@@ -2,7 +2,7 @@
 // `linkerd check`. Each check makes its own calls with a deadline and turns every failure into
 // a result (never an exception), so one broken part cannot hide the state of the others.
 import { CONFIG_MAP_NAME, ConfigError } from '../erase/config/config.js';
-import { loadConfig, missingConfigMessage } from '../erase/config/settings.js';
+import { loadConfig, missingConfigMessage, strayExclusionLists } from '../erase/config/settings.js';
 import { heartbeatHolder, neededPermissions } from '../erase/requester/preflight.js';
 import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/api/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
@@ -305,6 +305,16 @@ export async function eraseConfigCheck(rest: KubeRest, ns: string, workersNs?: s
     };
   }
   const policy = `allowPruneAll ${cfg.allowPruneAll}, allowUnprotected ${cfg.allowUnprotected}`;
+  const stray =
+    workersNs && workersNs !== ns ? await strayExclusionLists(rest, workersNs, cfg).catch(() => []) : [];
+  if (stray.length)
+    return {
+      group: 'erase',
+      name,
+      status: 'warn',
+      detail: `runtimeSocket ${cfg.runtimeSocket}, ${policy}; exclusion list(s) in the workers' namespace are ignored: ${stray.map((n) => `${workersNs}/${n}`).join(', ')} (exclusions are read from ${ns} only)`,
+      hint: `move what you need to ${ns} (same label), then delete them from ${workersNs}`,
+    };
   if (legacy)
     return {
       group: 'erase',

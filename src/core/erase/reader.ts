@@ -51,6 +51,8 @@ export interface EraseReader {
   list(name: string): Promise<ImageList | undefined>;
   /** The ImageJobs labelled as jobs of this ImageList. */
   jobsOf(list: string): Promise<ImageJob[]>;
+  /** Every ImageJob (the cluster-wide bound on running jobs counts them). */
+  allJobs(): Promise<ImageJob[]>;
   nodes(): Promise<ErasedNode[]>;
   /** Objects of one kind in `namespace` labelled as the job's workers. */
   workers(kind: WorkerKind, namespace: string, job: string): Promise<KubeObject[]>;
@@ -94,6 +96,9 @@ export class RestReader implements EraseReader {
         query: { labelSelector: `${IMAGELIST_LABEL}=${list}` },
       })
     ).items;
+  }
+  async allJobs() {
+    return (await this.rest.list<ImageJob>(IMAGEJOBS_PATH)).items;
   }
   async nodes() {
     return (await this.rest.list<ErasedNode>('/api/v1/nodes')).items;
@@ -284,6 +289,9 @@ export class EraseCache implements EraseReader {
         .filter((j) => j.metadata.labels?.[IMAGELIST_LABEL] === list)
         .map((j) => this.fresh(`ImageJob/${j.metadata.name}`, j)!),
     );
+  }
+  allJobs() {
+    return Promise.resolve(this.jobs.list('').map((j) => this.fresh(`ImageJob/${j.metadata.name}`, j)!));
   }
   nodes() {
     return Promise.resolve(this.nodeInformer.list(''));

@@ -3,7 +3,8 @@
 // message, the generation it was computed for, and lastTransitionTime, which changes only when
 // the status does. Pure: the status and the clock in, the conditions out.
 //
-// ImageJob:  Progressing  True while it runs (reason Planned, Applying, Observing), False when done;
+// ImageJob:  Progressing  True while it runs (reason Queued, Planned, Applying, Observing), False
+//                         when done;
 //            Complete     True once Completed (enough nodes succeeded);
 //            Failed       True once Failed (with why).
 // ImageList: Accepted     False (reason Rejected) when its current generation was refused as a
@@ -44,7 +45,7 @@ const sameCondition = (a: Condition, b: Condition): boolean => FIELDS.every((f) 
 export function jobConditions(
   st: ImageJobStatus,
   generation: number | undefined,
-  step: 'Planned' | 'Applying' | 'Observing',
+  step: 'Queued' | 'Planned' | 'Applying' | 'Observing',
   now: Date,
 ): Condition[] {
   const out = [...(st.conditions ?? [])];

@@ -13,6 +13,8 @@
 //   delayOnSuccess: 10m                              # keep a Completed job (and its Pods) this long
 //   delayOnFailure: 24h                              # keep a Failed job this long
 //   jobTimeout: 30m                                  # unfinished nodes fail with reason "timeout"
+//   maxConcurrentJobs: 5                             # jobs running at once, cluster-wide; later
+//                                                    # ones wait, oldest first (queue.ts)
 //   workerStartGrace: 15s                            # a worker that cannot start (image pull,
 //                                                    # container config) fails its node after this
 //   exclusionLabel: imageinventory.dev/exclusion-list=true   # ConfigMaps merged into the exclusions
@@ -64,6 +66,8 @@ export interface EraseConfig {
   delayOnSuccessSeconds: number;
   delayOnFailureSeconds: number;
   jobTimeoutSeconds: number;
+  /** ImageJobs running at once in the cluster; the others wait in creation order. */
+  maxConcurrentJobs: number;
   /** How long a worker may sit in ErrImagePull, CreateContainerError... before its node fails. */
   workerStartGraceSeconds: number;
   exclusionLabel: string;
@@ -93,6 +97,7 @@ export const DEFAULT_CONFIG: EraseConfig = {
   delayOnSuccessSeconds: 600,
   delayOnFailureSeconds: 86400,
   jobTimeoutSeconds: 1800,
+  maxConcurrentJobs: 5,
   workerStartGraceSeconds: 15,
   exclusionLabel: 'imageinventory.dev/exclusion-list=true',
   allowPruneAll: true,
@@ -169,6 +174,7 @@ export function parseConfig(text: string | undefined): EraseConfig {
       'delayOnSuccess',
       'delayOnFailure',
       'jobTimeout',
+      'maxConcurrentJobs',
       'workerStartGrace',
       'exclusionLabel',
       'allowPruneAll',
@@ -234,6 +240,14 @@ export function parseConfig(text: string | undefined): EraseConfig {
         return text;
       });
     }
+  }
+  if (doc.maxConcurrentJobs !== undefined) {
+    const n = doc.maxConcurrentJobs;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 1000)
+      throw new ConfigError(
+        `maxConcurrentJobs: must be a whole number from 1 to 1000, got ${JSON.stringify(n)}`,
+      );
+    cfg.maxConcurrentJobs = n;
   }
   if (doc.skipNotReady !== undefined) cfg.skipNotReady = bool(doc.skipNotReady, 'skipNotReady');
   if (doc.skipCordoned !== undefined) cfg.skipCordoned = bool(doc.skipCordoned, 'skipCordoned');

@@ -54,28 +54,34 @@ export async function loadConfig(
 }
 
 /**
- * Exclusion patterns merged from the ConfigMaps that carry the configured label, in name order:
- * those of the configuration namespace, and, for one release, those still in the workers'
- * namespace (where they used to be read: an exclusion can only keep an image, so honouring one
- * there is safe, and dropping it could remove what an administrator meant to keep).
+ * Exclusion patterns merged from the ConfigMaps that carry the configured label in the
+ * configuration namespace, in name order. Never from the workers' namespace: whoever may create
+ * a ConfigMap there could exclude everything (`["*"]`) or, with invalid JSON, make every request
+ * fail. Lists left there by earlier versions are ignored; `inv check` names them
+ * (`strayExclusionLists`).
  */
 export async function loadExclusions(
   source: KubeRest | EraseReader,
   namespace: string,
   cfg: EraseConfig,
-  workersNamespace?: string,
 ): Promise<string[]> {
   const reader = asReader(source);
   const out = new Set<string>();
-  const spaces =
-    workersNamespace && workersNamespace !== namespace ? [namespace, workersNamespace] : [namespace];
-  for (const ns of spaces) {
-    const items = await reader.configMaps(ns, cfg.exclusionLabel);
-    for (const cm of [...items].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
-      for (const p of parseExclusionData(`${ns}/${cm.metadata.name}`, cm.data)) out.add(p);
-    }
+  const items = await reader.configMaps(namespace, cfg.exclusionLabel);
+  for (const cm of [...items].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
+    for (const p of parseExclusionData(`${namespace}/${cm.metadata.name}`, cm.data)) out.add(p);
   }
   return [...out];
+}
+
+/** Names of labelled exclusion lists in the workers' namespace, which are not read (above). */
+export async function strayExclusionLists(
+  source: KubeRest | EraseReader,
+  workersNamespace: string,
+  cfg: EraseConfig,
+): Promise<string[]> {
+  const items = await asReader(source).configMaps(workersNamespace, cfg.exclusionLabel);
+  return items.map((cm) => cm.metadata.name).sort();
 }
 
 export interface AdminSettings {
@@ -109,7 +115,7 @@ export class AdminSettingsSource {
     if (!fresh && this.cached && Date.now() - this.cached.at < this.ttlMs) return this.cached.value;
     const source = fresh ? this.freshSource : this.source;
     const config = await loadConfig(source, this.namespace, this.workersNamespace);
-    const exclusions = await loadExclusions(source, this.namespace, config, this.workersNamespace);
+    const exclusions = await loadExclusions(source, this.namespace, config);
     this.cached = { at: Date.now(), value: { config, exclusions } };
     return this.cached.value;
   }

@@ -3,6 +3,7 @@
 // when to look again. The phases, one file each, in the order a pass runs them:
 //
 //   trust-check.ts  only jobs of a live ImageList, within the administrator's policy, run;
+//   queue.ts        at most maxConcurrentJobs run in the cluster; later ones wait, saying so;
 //   plan.ts         nodes selected, every worker object and node result recorded, written
 //                   before anything exists (write-ahead); a `*` prune's protected set, once;
 //   prepare.ts      the desired worker objects of the planned job;
@@ -39,6 +40,7 @@ import { MountCheck } from './mount-check.js';
 import { observe } from './observe.js';
 import { beginPass, recordStatus } from './pass.js';
 import { plan } from './plan.js';
+import { waitInQueue } from './queue.js';
 import { prepare } from './prepare.js';
 import { rolloutApplied, rolloutGate, rolloutProgress } from './rollout.js';
 import { InputContents } from './input-contents.js';
@@ -146,6 +148,8 @@ export class ImageJobController implements Reconciler {
 
     await checkTrust(ctx, p);
     if (!st.planned) {
+      const queued = await waitInQueue(ctx, p);
+      if (queued !== undefined) return queued;
       const waitMs = await plan(ctx, p);
       if (waitMs !== 'planned') return waitMs;
     }

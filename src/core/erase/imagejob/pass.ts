@@ -45,6 +45,8 @@ export interface Pass {
   admitCount?: number;
   /** Writes the status if it changed (with observedGeneration and conditions). */
   save(): Promise<void>;
+  /** The job waits for a place under maxConcurrentJobs (queue.ts): its condition says Queued. */
+  queued?: boolean;
 }
 
 export const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -94,7 +96,13 @@ export function beginPass(
     live: new Map(),
     save: async () => {
       st.observedGeneration = job.metadata.generation ?? 1;
-      const step = !st.planned ? 'Planned' : p.inv.applying ? 'Applying' : 'Observing';
+      const step = !st.planned
+        ? p.queued
+          ? 'Queued'
+          : 'Planned'
+        : p.inv.applying
+          ? 'Applying'
+          : 'Observing';
       st.conditions = jobConditions(st, st.observedGeneration, step, now);
       if (JSON.stringify(st) === savedText) return;
       await putStatus(ctx, job, signal);

@@ -76,7 +76,7 @@ export class ImageListController implements Reconciler {
   }
 
   loadExclusions(cfg: EraseConfig): Promise<string[]> {
-    return loadExclusions(this.opts.rest, this.configNamespace, cfg, this.opts.namespace);
+    return loadExclusions(this.opts.rest, this.configNamespace, cfg);
   }
 
   private get configNamespace(): string {

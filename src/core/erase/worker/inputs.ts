@@ -6,8 +6,10 @@
 // controller records, write-ahead in the job's status, each input's name and the SHA-256 of its
 // content, and passes the digests in the worker Pod's spec (which only it writes): a worker
 // refuses any mounted input whose bytes do not match (`inv node-remove --imagelist-sha256`...),
-// and its node fails closed with that reason. A name found taken by an object the controller
-// did not create is never used: the input moves to a fresh, unpredictable name.
+// and its node fails closed with that reason. The names carry a random part chosen at planning,
+// so nobody can claim one before the job is planned; a name found taken anyway (by someone who
+// read the job's status and raced the controller) by an object the controller did not create is
+// never used: the input moves to a fresh random name.
 import { createHash, randomBytes } from 'node:crypto';
 import {
   excludeConfigMapName,
@@ -50,9 +52,22 @@ export function inputContents(
   return out;
 }
 
-/** The first names (derived from the job's name) and the digests of the contents. */
-export function planInputs(job: string, contents: ReadonlyMap<string, string>): JobInput[] {
-  return [...contents].map(([role, text]) => ({ role, name: firstName(job, role), sha256: sha256Hex(text) }));
+/**
+ * The names (the job's name, the role and 10 random characters) and the digests of the
+ * contents. The random part is what makes a name unclaimable: a name derived from the job's
+ * name alone could be taken by anyone who may create ConfigMaps in the workers' namespace
+ * before the job even exists. `suffix` is for tests.
+ */
+export function planInputs(
+  job: string,
+  contents: ReadonlyMap<string, string>,
+  suffix: () => string = () => randomSuffix(10),
+): JobInput[] {
+  return [...contents].map(([role, text]) => ({
+    role,
+    name: `${firstName(job, role)}-${suffix()}`,
+    sha256: sha256Hex(text),
+  }));
 }
 
 function firstName(job: string, role: string): string {
@@ -71,13 +86,13 @@ export function renames(input: JobInput): number {
 }
 
 /** The input under a fresh name nobody could have guessed; `suffix` is for tests. */
-export function renamed(job: string, input: JobInput, suffix = randomSuffix()): JobInput {
+export function renamed(job: string, input: JobInput, suffix = randomSuffix(5)): JobInput {
   return { ...input, name: `${firstName(job, input.role)}-r${renames(input) + 1}${suffix}` };
 }
 
 const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-function randomSuffix(): string {
-  return [...randomBytes(5)].map((b) => ALPHABET[b % ALPHABET.length]).join('');
+function randomSuffix(n: number): string {
+  return [...randomBytes(n)].map((b) => ALPHABET[b % ALPHABET.length]).join('');
 }
 
 /**
