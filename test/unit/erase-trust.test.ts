@@ -1,7 +1,7 @@
 // Pure: what the ImageJob controller accepts as "created by the ImageList controller".
 import assert from 'node:assert/strict';
-import { ownerProblem } from '../../src/core/erase/imagejob/trust.js';
-import type { ImageJob, OwnerReference } from '../../src/core/erase/api/types.js';
+import { ownerProblem, specProblem } from '../../src/core/erase/imagejob/trust.js';
+import type { ImageJob, ImageList, OwnerReference } from '../../src/core/erase/api/types.js';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 
 const job = (refs: OwnerReference[] | undefined): ImageJob => ({
@@ -42,5 +42,49 @@ describe('erase: trusted ImageJobs', () => {
   it('refuses a reference that does not match spec.imageList (name or UID)', () => {
     assert.match(ownerProblem(job([ref({ uid: 'u2' })]))!, /does not match spec\.imageList/);
     assert.match(ownerProblem(job([ref({ name: 'other' })]))!, /does not match spec\.imageList/);
+  });
+
+  it('a job not started yet asks for exactly what its list asks for', () => {
+    const list = (spec: Partial<ImageList['spec']>, generation = 1): ImageList => ({
+      metadata: { name: 'l', uid: 'u1', generation },
+      spec: { images: ['x'], ...spec },
+    });
+    const j = (spec: Partial<ImageJob['spec']>): ImageJob => {
+      const base = job([ref()]);
+      return { ...base, spec: { ...base.spec, ...spec } };
+    };
+    // Defaults and absent fields compare equal (the ImageList controller writes them so).
+    assert.equal(
+      specProblem(j({ dryRun: false }), list({ nodeSelector: '', protectInventory: true })),
+      undefined,
+    );
+    assert.equal(
+      specProblem(
+        j({
+          scan: { scanner: 'trivy' },
+          rollout: { maxParallel: 2 },
+          config: { ...DEFAULT_CONFIG, jobTimeoutSeconds: 60 },
+        }),
+        list({ scan: { scanner: 'trivy' }, rollout: { maxParallel: 2 }, jobTimeout: '1m' }),
+      ),
+      undefined,
+    );
+    // The administrator's default rollout is not the list's to decide.
+    assert.equal(specProblem(j({ rollout: { maxParallel: '10%' } }), list({})), undefined);
+    assert.equal(
+      specProblem(
+        j({ images: ['*'], protectInventory: false, scan: { scanner: 'other' } }),
+        list({ scan: { scanner: 'trivy' } }),
+      ),
+      'its spec differs from what ImageList l asks for (images, protectInventory, scan)',
+    );
+    assert.equal(
+      specProblem(j({ config: { ...DEFAULT_CONFIG, jobTimeoutSeconds: 99999 } }), list({ jobTimeout: '1m' })),
+      'its spec differs from what ImageList l asks for (jobTimeout)',
+    );
+    assert.match(
+      specProblem(j({}), list({}, 2))!,
+      /^made for generation 1 of ImageList l, which is at generation 2/,
+    );
   });
 });

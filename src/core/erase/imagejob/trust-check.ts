@@ -11,8 +11,8 @@ export async function checkTrust(ctx: JobContext, p: Pass): Promise<void> {
   const { job, name, st } = p;
   if (!(!st.planned || (st.phase === 'Running' && p.inv.applying))) return;
   // A refusal is for good: a verdict read from a cache is confirmed at the server first.
-  let problem = await trustProblem(ctx.reader, job);
-  if (problem && ctx.reader !== ctx.direct) problem = await trustProblem(ctx.direct, job);
+  let problem = await trustProblem(ctx.reader, job, !st.planned);
+  if (problem && ctx.reader !== ctx.direct) problem = await trustProblem(ctx.direct, job, !st.planned);
   if (!problem) return;
   if (!st.planned) {
     st.phase = 'Failed';

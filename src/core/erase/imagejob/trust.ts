@@ -3,9 +3,13 @@
 // records. Anyone else's ImageJob is refused (marked Failed, nothing created). Even a trusted
 // job's worker settings come from the administrator's configuration (settings.ts), so an
 // ImageJob, forged or not, can choose which images go and on which nodes (narrowing only), never
-// what runs there.
+// what runs there. A job not started yet must also ask for exactly what its list asks for
+// (specProblem): a copy of a live dry-run list's owner and UID that asks for other images, or
+// for a real run, is refused.
+import { isDeepStrictEqual } from 'node:util';
 import type { EraseReader } from '../reader.js';
-import { API_VERSION, type ImageJob } from '../api/types.js';
+import { parseDuration } from '../config/config.js';
+import { API_VERSION, type ImageJob, type ImageList } from '../api/types.js';
 
 /** Pure: what is wrong with the job's claim to come from an ImageList, or undefined. */
 export function ownerProblem(job: ImageJob): string | undefined {
@@ -21,13 +25,58 @@ export function ownerProblem(job: ImageJob): string | undefined {
   return undefined;
 }
 
-/** ownerProblem, then the live check: the ImageList exists with that UID. */
-export async function trustProblem(reader: EraseReader, job: ImageJob): Promise<string | undefined> {
+/**
+ * Pure: where the job's request differs from what the ImageList controller makes of the list
+ * (imagelist/controller.ts), or undefined. Settings the administrator's configuration supplies
+ * (exclusions, which only keep images; a default rollout, which only slows a job) are not the
+ * list's to decide and are not compared; the worker's settings are never read from a job.
+ */
+export function specProblem(job: ImageJob, list: ImageList): string | undefined {
+  const name = list.metadata.name;
+  const gen = list.metadata.generation ?? 1;
+  if (job.spec.imageList.generation !== gen)
+    return `made for generation ${job.spec.imageList.generation} of ImageList ${name}, which is at generation ${gen}: its request can no longer be checked against the list`;
+  const j = job.spec;
+  const l = list.spec;
+  const fields: [string, unknown, unknown][] = [
+    ['images', j.images, l.images],
+    ['dryRun', j.dryRun ?? false, l.dryRun ?? false],
+    ['nodeSelector', j.nodeSelector || undefined, l.nodeSelector || undefined],
+    ['protectInventory', j.protectInventory !== false, l.protectInventory !== false],
+    ['scan', j.scan, l.scan || undefined],
+    ['imageFs', j.imageFs, l.imageFs || undefined],
+    ['minUnusedAge', j.minUnusedAge || undefined, l.minUnusedAge || undefined],
+  ];
+  if (l.rollout) fields.push(['rollout', j.rollout, l.rollout]);
+  if (l.jobTimeout) {
+    let want: number | undefined;
+    try {
+      want = parseDuration(l.jobTimeout, 'spec.jobTimeout');
+    } catch {
+      want = undefined;
+    }
+    fields.push(['jobTimeout', j.config?.jobTimeoutSeconds, want]);
+  }
+  const differ = fields.filter(([, a, b]) => !isDeepStrictEqual(a, b)).map(([f]) => f);
+  return differ.length
+    ? `its spec differs from what ImageList ${name} asks for (${differ.join(', ')})`
+    : undefined;
+}
+
+/**
+ * ownerProblem, then the live check: the ImageList exists with that UID; with `checkSpec` (a
+ * job not started yet), its request is the list's (specProblem).
+ */
+export async function trustProblem(
+  reader: EraseReader,
+  job: ImageJob,
+  checkSpec = false,
+): Promise<string | undefined> {
   const problem = ownerProblem(job);
   if (problem) return problem;
   const { name, uid } = job.spec.imageList;
   const list = await reader.list(name);
   if (!list) return `ImageList ${name} (UID ${uid}) does not exist`;
   if (list.metadata.uid !== uid) return `ImageList ${name} has UID ${list.metadata.uid}, not ${uid}`;
-  return undefined;
+  return checkSpec ? specProblem(job, list) : undefined;
 }
