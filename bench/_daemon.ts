@@ -19,19 +19,20 @@ export interface Daemon {
 
 /**
  * Starts `inv watch --kubeconfig kubeconfig ...args`. `nodeOptions` replaces NODE_OPTIONS (a
- * bench runs the daemon with deploy/'s V8 settings that way; see _proc.ts).
+ * bench runs the daemon with deploy/'s V8 settings that way; see _proc.ts); `root` runs another
+ * built checkout's daemon (a side-by-side baseline).
  */
 export function startWatchDaemon(
   kubeconfig: string,
   args: readonly string[],
-  opts: { nodeOptions?: string } = {},
+  opts: { nodeOptions?: string; root?: string } = {},
 ): Promise<Daemon> {
   const env =
     opts.nodeOptions === undefined ? process.env : { ...process.env, NODE_OPTIONS: opts.nodeOptions };
   const proc = spawn(
     process.execPath,
     [
-      path.join(repoRoot, 'bin', 'run.js'),
+      path.join(opts.root ?? repoRoot, 'bin', 'run.js'),
       'watch',
       '--kubeconfig',
       kubeconfig,

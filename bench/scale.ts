@@ -11,8 +11,10 @@
 //   - a Deployment change → its Image, p50/p99 over 50 changes, while 100 Pods per second are
 //     created and deleted in other namespaces.
 // Full size takes longer than one session's bench slot on 2 shared cores: pass smaller --pods and
-// --namespaces (same density) and say so; --phases startup stops after the first build. Prints
-// figures against targets; never fails on them.
+// --namespaces (same density) and say so; --phases startup stops after the first build. With
+// INV_BENCH_BASELINE=<dir> (a built checkout), the first build is followed by daemon restarts of
+// this checkout and the baseline side by side, and nothing else. Prints figures against
+// targets; never fails on them.
 import { KubeConfig } from '@kubernetes/client-node';
 import path from 'node:path';
 import { imagesPath, type ImageResource } from '../src/core/inventory/image-resource.js';
@@ -70,6 +72,67 @@ const template = (ns: number, k: number): PodTemplate => ({
   metadata: { labels: { app: `a${k}` } },
   spec: { containers: [{ name: 'app', image: `registry.example.com/team${ns % 20}/web${k}:v1` }, SIDECAR] },
 });
+
+/**
+ * Restarts of this checkout's daemon and of each INV_BENCH_BASELINE checkout's (built), in
+ * alternating rounds over the same objects, after the first build: each lists and caches every
+ * Pod, then settles a build that writes nothing (the Images exist). Medians of 3, and ratios.
+ */
+async function sideBySide(
+  kubeconfig: string,
+  pods: number,
+  nss: number,
+  pass: string[],
+): Promise<Record<string, number | string>> {
+  const forms = [
+    { name: 'this checkout', root: undefined as string | undefined },
+    ...process.env
+      .INV_BENCH_BASELINE!.split(',')
+      .filter(Boolean)
+      .map((dir) => ({ name: `baseline ${path.basename(dir)}`, root: path.resolve(dir) })),
+  ];
+  const figures = new Map(
+    forms.map((f) => [f.name, { cached: [] as number[], settled: [] as number[], hwm: [] as number[] }]),
+  );
+  for (let round = 0; round < 3; round++)
+    for (const form of round % 2 ? [...forms].reverse() : forms) {
+      const t0 = Date.now();
+      const d = await startWatchDaemon(kubeconfig, ['--resync-period', '30m', ...pass], {
+        nodeOptions: deployedNodeOptions(),
+        root: form.root,
+      });
+      try {
+        await until('every Pod cached', async () => (await cachedPods(d)) >= pods, 1_800_000, 250);
+        const fig = figures.get(form.name)!;
+        fig.cached.push(Date.now() - t0);
+        await settle(d, nss);
+        fig.settled.push(Date.now() - t0 - 5000);
+        fig.hwm.push(hwm(d.proc.pid!).hwm);
+        log(`side by side, round ${round + 1}: ${form.name} cached every Pod in ${fig.cached.at(-1)} ms`);
+      } finally {
+        d.proc.kill('SIGTERM');
+        await d.exited;
+      }
+    }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
+  const out: Record<string, number | string> = {};
+  const mine = figures.get('this checkout')!;
+  for (const form of forms) {
+    const fig = figures.get(form.name)!;
+    out[`${form.name}: restart, every Pod cached / no-op build settled (ms, median of 3)`] =
+      `${med(fig.cached)} / ${med(fig.settled)}`;
+    out[`${form.name}: daemon peak RSS (MB, median of 3)`] = med(fig.hwm);
+    if (form.root)
+      out[`this checkout / ${form.name}: cached, settled, peak RSS`] = [
+        med(mine.cached) / med(fig.cached),
+        med(mine.settled) / med(fig.settled),
+        med(mine.hwm) / med(fig.hwm),
+      ]
+        .map((x) => x.toFixed(3))
+        .join(', ');
+  }
+  return out;
+}
 
 export async function main(ctx: {
   kubeconfig: string;
@@ -172,6 +235,12 @@ export async function main(ctx: {
       [...da].map(([k, v]) => `${k} ${v - (db.get(k) ?? 0)}`).join(', ') || 'n/a';
     Object.assign(out, apfFigures(before, after, peaks));
     log(JSON.stringify(out));
+    if (process.env.INV_BENCH_BASELINE) {
+      d.proc.kill('SIGTERM');
+      await d.exited;
+      Object.assign(out, await sideBySide(daemonConfig, PODS, NSS, [...pass]));
+      return out;
+    }
     if (f.phases === 'startup') return out;
 
     // A no-op resync of every namespace.

@@ -1,8 +1,10 @@
 // Benchmark for `inv scan`: seeds one namespace with 5,000 Pods and 1,000 workloads in the
 // real API server (the Pods owned by the Deployments' ReplicaSets, as a cluster has them), then
 // times a first build, a no-op rebuild, and the bare LIST calls that any rebuild must make, and
-// reports the ratio. Prints figures; never fails on timing.
+// reports the ratio; with INV_BENCH_BASELINE, no-op rebuilds side by side with other checkouts.
+// Prints figures; never fails on timing.
 import { KubeConfig } from '@kubernetes/client-node';
+import path from 'node:path';
 import { imagesPath } from '../src/core/inventory/image-resource.js';
 import { scanCluster } from '../src/core/inventory/scan.js';
 import { apiVersionOf, BUILTIN } from '../src/core/inventory/source-kinds.js';
@@ -165,6 +167,39 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
     bare.push(await bareOnce(true));
     bareNoOwners.push(await bareOnce(false));
   }
+  // Side by side with other checkouts (INV_BENCH_BASELINE=<dir>[,<dir>...], each built): their
+  // own scanCluster over their own KubeRest (paging, limits), no-op rebuilds in alternating
+  // rounds with this checkout's, in this process against the same objects.
+  const sideBySide: Record<string, number | string> = {};
+  type ScanModule = { scanCluster: typeof scanCluster };
+  type RestModule = { KubeRest: typeof KubeRest };
+  const forms: { name: string; scan: ScanModule['scanCluster']; Rest: typeof KubeRest }[] = [];
+  for (const dir of (process.env.INV_BENCH_BASELINE ?? '').split(',').filter(Boolean)) {
+    const root = path.join(path.resolve(dir), 'dist', 'src', 'core');
+    const m = (await import(path.join(root, 'inventory', 'scan.js'))) as ScanModule;
+    const r = (await import(path.join(root, 'kube', 'rest.js'))) as RestModule;
+    forms.push({ name: `baseline ${path.basename(dir)}`, scan: m.scanCluster, Rest: r.KubeRest });
+  }
+  if (forms.length) {
+    forms.unshift({ name: 'this checkout', scan: scanCluster, Rest: KubeRest });
+    const times = new Map(forms.map((f) => [f.name, [] as number[]]));
+    for (let round = 0; round < 9; round++)
+      for (const f of round % 2 ? [...forms].reverse() : forms) {
+        const r = new f.Rest(kc);
+        const [ms, report] = await timed(() => f.scan(r, { namespaces: [NS] }));
+        r.close();
+        if (report.failures.length) throw new Error(`${f.name}: scan failed`);
+        times.get(f.name)!.push(ms);
+      }
+    const base = median(times.get('this checkout')!);
+    for (const f of forms) {
+      sideBySide[`${f.name}: no-op rebuild, median of 9 (ms)`] = Math.round(median(times.get(f.name)!));
+      if (f.name !== 'this checkout')
+        sideBySide[`this checkout / ${f.name} (no-op rebuild)`] = Number(
+          (base / median(times.get(f.name)!)).toFixed(3),
+        );
+    }
+  }
   rest.close();
   const noopMs = median(noops.map((n) => n.ms));
   const alwaysMs = median(always);
@@ -184,5 +219,6 @@ export async function main(ctx: BenchContext): Promise<Record<string, number | s
     'no-op / bare LIST without ReplicaSets': (noopMs / bareNoOwnersMs).toFixed(2),
     'always-listing no-op / bare LIST without RS': (alwaysMs / bareNoOwnersMs).toFixed(2),
     'peak RSS (MB)': Math.round(process.resourceUsage().maxRSS / 1024),
+    ...sideBySide,
   };
 }

@@ -86,5 +86,12 @@ describe('erase: trusted ImageJobs', () => {
       specProblem(j({}), list({}, 2))!,
       /^made for generation 1 of ImageList l, which is at generation 2/,
     );
+    // The job the list's controller made from generation 1, as the list's status says.
+    const moved = { ...list({}, 2), status: { lastJob: 'j', lastJobGeneration: 1 } };
+    assert.equal(specProblem(j({ images: ['y'] }), moved), undefined);
+    assert.match(
+      specProblem(j({}), { ...moved, status: { lastJob: 'other', lastJobGeneration: 1 } })!,
+      /not the job/,
+    );
   });
 });

@@ -34,8 +34,15 @@ export function ownerProblem(job: ImageJob): string | undefined {
 export function specProblem(job: ImageJob, list: ImageList): string | undefined {
   const name = list.metadata.name;
   const gen = list.metadata.generation ?? 1;
-  if (job.spec.imageList.generation !== gen)
-    return `made for generation ${job.spec.imageList.generation} of ImageList ${name}, which is at generation ${gen}: its request can no longer be checked against the list`;
+  if (job.spec.imageList.generation !== gen) {
+    // The list moved on before this job started (it waited in the queue, or the update came
+    // within milliseconds). The list's status, which only the ImageList controller writes, says
+    // whether that controller made this job from that generation; only then does it run.
+    const st = list.status;
+    if (st?.lastJob === job.metadata.name && st.lastJobGeneration === job.spec.imageList.generation)
+      return undefined;
+    return `made for generation ${job.spec.imageList.generation} of ImageList ${name}, which is at generation ${gen}, and not the job its controller started: its request cannot be checked against the list`;
+  }
   const j = job.spec;
   const l = list.spec;
   const fields: [string, unknown, unknown][] = [

@@ -8,7 +8,8 @@
 // - inv erase --standalone (and any other case): a fresh in-memory scan that writes nothing.
 //
 // Either fails loudly rather than returning a partial set: the ImageJob controller then does
-// not start the prune (fail closed).
+// not start the prune (fail closed), and says which namespace's objects block it
+// (blocking-namespaces.ts).
 import { isNotFound, type KubeRest } from '../../kube/rest.js';
 import { imagesPath, type ImageResource } from '../../inventory/image-resource.js';
 import { desiredImages } from '../../inventory/rules.js';
@@ -16,6 +17,7 @@ import type { SourceKinds } from '../../inventory/source-kinds.js';
 import { listKind, readKinds } from '../../inventory/sources.js';
 import { emptyNamespaceObjects, type NamespaceObjects } from '../../inventory/types.js';
 import type { ProtectedUse } from './protected-set.js';
+import { namingBlockers } from './blocking-namespaces.js';
 
 export interface ProtectionSource {
   /** Every (namespace, ref, kinds) the cluster's workloads and Image resources reference. */
@@ -67,7 +69,10 @@ export class ScanProtection implements ProtectionSource {
     const byNamespace = new Map<string, NamespaceObjects>();
     await Promise.all(
       readKinds(this.kinds).map(async (kind) => {
-        const { items } = await listKind(this.rest, kind);
+        // A failed cluster-wide LIST still fails the set (closed), naming whose objects block it.
+        const { items } = await listKind(this.rest, kind).catch(async (e: unknown) =>
+          Promise.reject(await namingBlockers(this.rest, kind, e)),
+        );
         for (const o of items) {
           const ns = o.metadata.namespace ?? '';
           let objs = byNamespace.get(ns);
