@@ -21,13 +21,17 @@
 //     has stayed open for a second. A cache relisted over and over is not a synced cache.
 //   - The cache is updated before handlers run, so a handler (or a work-queue worker woken by
 //     it) always reads a cache that already contains the event.
+//   - A cluster-wide LIST that fails twice in a row is made one namespace at a time
+//     (perNamespace): the namespaces that cannot be read are reported, the rest is cached.
 //   - Every `resyncPeriodMs` (if set) onResync fires: the controller uses it to rebuild every
 //     namespace periodically, which repairs drift that produced no event of interest.
 import { METADATA_LIST_ACCEPT, type KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { isGone, runWatch, type WatchEvent } from './watch-stream.js';
 import { asCrdMissing } from '../kube/crds.js';
-import { Backoff } from './backoff.js';
+import { Backoff, sleep } from './backoff.js';
+import { intern } from './intern.js';
+import { listCollection, type PerNamespaceList } from './namespace-list.js';
 
 export interface CachedObject {
   metadata: { name: string; namespace?: string };
@@ -57,6 +61,8 @@ export interface InformerOptions<T extends CachedObject> {
   query?: Record<string, string>;
   /** Reduces a raw API object to what the cache keeps. */
   strip(raw: unknown): T;
+  /** Cluster-wide: after two failed LISTs in a row, one namespace at a time (namespace-list.ts). */
+  perNamespace?: PerNamespaceList;
   resyncPeriodMs?: number;
   logger?: Logger;
   pageSize?: number;
@@ -81,18 +87,6 @@ export interface InformerStats {
   watchErrors: number;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-
 /** A watch open this long counts as held: the informer is in sync again (client-go's "very short watch"). */
 const WATCH_HELD_MS = 1000;
 /** Failed rounds in a row from which the informer reports itself unhealthy. */
@@ -112,6 +106,8 @@ export class Informer<T extends CachedObject> {
   readonly stats: InformerStats = { lists: 0, watches: 0, events: 0, watchErrors: 0 };
   /** The resourceVersion the cache is current to (last list, event or bookmark). */
   resourceVersion = '';
+  /** Namespaces the last LIST could not read, with the reason (perNamespace). */
+  private unreadableNs = new Map<string, string>();
 
   constructor(private readonly opts: InformerOptions<T>) {
     this.log = (opts.logger ?? noopLogger).child({ informer: opts.name });
@@ -163,6 +159,11 @@ export class Informer<T extends CachedObject> {
 
   namespaces(): string[] {
     return [...this.store.keys()];
+  }
+
+  /** Namespaces whose objects the last LIST could not read, with the reason (see perNamespace). */
+  unreadable(): ReadonlyMap<string, string> {
+    return this.unreadableNs;
   }
 
   size(): number {
@@ -337,16 +338,31 @@ export class Informer<T extends CachedObject> {
   /** LIST, replace the cache, and deliver the differences as events. */
   private async relist(signal: AbortSignal): Promise<void> {
     this.stats.lists++;
-    const { items, resourceVersion } = await this.opts.rest.list<unknown, T>(this.opts.path, {
-      query: this.opts.query,
-      ...(this.opts.metadataOnly ? { accept: METADATA_LIST_ACCEPT } : {}),
-      map: (o) => this.opts.strip(o),
-      pageSize: this.opts.pageSize ?? 500,
+    const listed = await listCollection(
+      (path) =>
+        this.opts.rest.list<unknown, T>(path, {
+          query: this.opts.query,
+          ...(this.opts.metadataOnly ? { accept: METADATA_LIST_ACCEPT } : {}),
+          map: (o) => this.opts.strip(o),
+          pageSize: this.opts.pageSize ?? 500,
+          signal,
+        }),
+      this.opts.path,
+      this.failures >= 1 ? this.opts.perNamespace : undefined, // a blip is retried whole
+
+      this.log,
       signal,
-    });
+    );
+    const { items, resourceVersion } = listed;
     const old = this.store;
     this.store = new Map();
     this.count = 0;
+    // What was cached of a namespace that cannot be read now stays (stale, never deleted).
+    for (const ns of listed.unreadable.keys()) {
+      for (const obj of old.get(ns)?.values() ?? []) this.put(obj);
+      old.delete(ns);
+    }
+    this.unreadableNs = listed.unreadable;
     const added: T[] = [];
     const updated: [T, T][] = [];
     for (const obj of items) {
@@ -379,15 +395,4 @@ export class Informer<T extends CachedObject> {
       }
     }
   }
-}
-
-// Strings repeated across many cached objects (namespaces, owner kinds, image refs): JSON.parse
-// gives every object its own copy; interning keeps one. Bounded by what the cluster contains.
-const interned = new Map<string, string>();
-export function intern(s: string): string {
-  const have = interned.get(s);
-  if (have !== undefined) return have;
-  if (interned.size > 200_000) interned.clear();
-  interned.set(s, s);
-  return s;
 }

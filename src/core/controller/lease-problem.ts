@@ -2,19 +2,7 @@
 // status code of a failed call, and why a Lease call failed in words an operator can act on.
 import { KubeApiError } from '../kube/rest.js';
 
-/** An abortable sleep that resolves early (never rejects) when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+export { sleep } from './backoff.js';
 
 export const statusCode = (err: unknown): number | undefined =>
   err instanceof KubeApiError ? err.code : undefined;

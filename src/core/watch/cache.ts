@@ -17,7 +17,10 @@ import type { NamespaceObjects } from '../inventory/types.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { sharedOwners, sharedSpec } from './shared-parts.js';
-import { Informer, intern, type CachedObject, type InformerHandlers } from '../controller/informer.js';
+import { Informer, type CachedObject, type InformerHandlers } from '../controller/informer.js';
+import { intern } from '../controller/intern.js';
+import { MAX_NAMESPACES, type PerNamespaceList } from '../controller/namespace-list.js';
+import { METADATA_LIST_ACCEPT } from '../kube/paginate.js';
 import type { Runnable } from '../controller/manager.js';
 
 /** A watched kind's name: the kind for built-in and owner kinds, `Kind.group` for declared ones. */
@@ -92,6 +95,21 @@ export class InventoryCache implements Runnable {
     this.kinds = opts.kinds ?? BUILTIN;
     this.read = readKinds(this.kinds);
     const scopes: (string | undefined)[] = namespaces ?? [undefined];
+    // A cluster-wide informer falls back to one namespace at a time (namespace-list.ts).
+    const perNamespace = (path: (ns: string) => string): PerNamespaceList | undefined =>
+      namespaces
+        ? undefined
+        : {
+            path,
+            namespaces: async () =>
+              (
+                await opts.rest.list<{ metadata: { name: string } }, string>('/api/v1/namespaces', {
+                  accept: METADATA_LIST_ACCEPT,
+                  map: (n) => n.metadata.name,
+                  bounds: { maxItems: MAX_NAMESPACES },
+                })
+              ).items,
+          };
     const add = (kind: WatchedKind, make: (ns: string | undefined) => Informer<CachedObject>) =>
       this.informers.set(kind, scopes.map(make));
     for (const k of this.read) {
@@ -105,6 +123,7 @@ export class InventoryCache implements Runnable {
             path: collectionPath(k, ns),
             metadataOnly: !('podSpecs' in k),
             strip: stripper(k),
+            ...(ns ? {} : { perNamespace: perNamespace((n) => collectionPath(k, n)) }),
             // One resync signal is enough: the Pod informers carry it.
             resyncPeriodMs: kind === 'Pod' ? opts.resyncPeriodMs : undefined,
             logger: opts.logger,
@@ -119,6 +138,7 @@ export class InventoryCache implements Runnable {
           rest: opts.rest,
           path: imagesPath(ns),
           strip: (raw) => stripImage(raw as ImageResource) as CachedObject,
+          ...(ns ? {} : { perNamespace: perNamespace((n) => imagesPath(n)) }),
           logger: opts.logger,
         }),
     );
@@ -177,6 +197,18 @@ export class InventoryCache implements Runnable {
     const out = new Set<string>();
     for (const list of this.informers.values())
       for (const inf of list) for (const ns of inf.namespaces()) out.add(ns);
+    return out;
+  }
+
+  /**
+   * Namespaces some watched kind could not read at its last LIST, with the first reason
+   * (`Deployment: ...`). Their cached objects are stale: the controller does not rebuild them.
+   */
+  unreadable(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [kind, list] of this.informers)
+      for (const inf of list)
+        for (const [ns, why] of inf.unreadable()) if (!out.has(ns)) out.set(ns, `${kind}: ${why}`);
     return out;
   }
 

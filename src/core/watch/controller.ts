@@ -265,6 +265,15 @@ export class InventoryController implements Runnable {
     const namespace = key.slice(0, key.lastIndexOf('/'));
     const { cache, metrics } = this.opts;
     if (!cache.inScope(namespace)) return;
+    // Objects that cannot be read (namespace-list.ts) are not "no objects": its Images stay.
+    const unreadable = cache.unreadable().get(namespace);
+    if (unreadable !== undefined) {
+      this.log.warn('namespace not rebuilt: its objects cannot be read; its Images are kept as they are', {
+        namespace,
+        reason: unreadable,
+      });
+      return;
+    }
     // Paired with "namespace rebuilt": an operator (or a test) can tell which events a rebuild saw.
     this.log.debug('rebuilding namespace', { namespace });
     const t0 = performance.now();

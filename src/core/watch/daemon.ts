@@ -80,6 +80,14 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
       for (const kind of cache.watched()) this.set({ kind }, sizes[kind] ?? 0);
     },
   });
+  new Gauge({
+    name: 'inv_unreadable_namespaces',
+    help: 'Namespaces whose objects the daemon could not read at its last LIST (their Images are kept, not rebuilt; a * prune waits).',
+    registers: [metrics.registry],
+    collect() {
+      this.set(cache.unreadable().size);
+    },
+  });
   const controller = new InventoryController({
     cache,
     rest,

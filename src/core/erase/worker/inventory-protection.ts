@@ -36,6 +36,8 @@ export interface InventoryCacheView {
   /** The source kinds the cache watches (built-in plus declared). */
   readonly kinds?: SourceKinds;
   images(namespace: string): ImageResource[];
+  /** Namespaces whose objects the cache could not read (then the cache is not the whole set). */
+  unreadable(): ReadonlyMap<string, string>;
 }
 
 function usesOf(
@@ -94,8 +96,8 @@ export class ScanProtection implements ProtectionSource {
 
 /**
  * The daemon's cache when it covers the whole cluster and has synced; otherwise (a
- * --namespaces filter, or not synced yet) a fresh scan, since a partial view would leave the
- * other namespaces' images unprotected.
+ * --namespaces filter, not synced yet, or namespaces it could not read) a fresh scan, since a
+ * partial view would leave the other namespaces' images unprotected.
  */
 export class CacheProtection implements ProtectionSource {
   private readonly fallback: ScanProtection;
@@ -112,7 +114,7 @@ export class CacheProtection implements ProtectionSource {
   }
 
   private usable(): boolean {
-    return this.cache.clusterWide && this.cache.hasSynced();
+    return this.cache.clusterWide && this.cache.hasSynced() && this.cache.unreadable().size === 0;
   }
 
   async uses(): Promise<ProtectedUse[]> {

@@ -1,0 +1,81 @@
+// A cluster-wide LIST made one namespace at a time, for when the collection cannot be listed
+// whole: one tenant's object larger than the client takes in a response (even at a page of
+// one), or one a conversion webhook cannot serve, fails the whole collection, and with it every
+// other namespace's inventory. Listed namespace by namespace, only the namespaces that fail are
+// lost, and they are reported (Informer.unreadable()).
+//
+// The watch that follows is cluster-wide, from the oldest of the namespaces' resourceVersions
+// (etcd revisions, compared as numbers): events between that and a later namespace's LIST are
+// delivered again, which the cache absorbs as updates. Bounded: at most MAX_NAMESPACES, a few at
+// a time, each LIST under the client's own limits and deadlines.
+import { forEachConcurrent } from '../concurrency.js';
+import type { Logger } from '../observability/logger.js';
+
+/** The most namespaces listed one by one (far above a usual cluster). */
+export const MAX_NAMESPACES = 10_000;
+const CONCURRENCY = 4;
+
+export interface PerNamespaceList {
+  /** Every namespace's name now. */
+  namespaces(): Promise<string[]>;
+  /** The collection path of one namespace. */
+  path(namespace: string): string;
+}
+
+export async function listByNamespace<T>(
+  per: PerNamespaceList,
+  listPath: (path: string) => Promise<{ items: T[]; resourceVersion: string }>,
+  err: unknown,
+  signal: AbortSignal,
+): Promise<{ items: T[]; resourceVersion: string; unreadable: Map<string, string> }> {
+  let names: string[];
+  try {
+    names = (await per.namespaces()).slice(0, MAX_NAMESPACES);
+  } catch {
+    throw err;
+  }
+  const items: T[] = [];
+  const versions: bigint[] = [];
+  const unreadable = new Map<string, string>();
+  await forEachConcurrent(names, CONCURRENCY, async (ns) => {
+    if (signal.aborted) return;
+    try {
+      const r = await listPath(per.path(ns));
+      for (const it of r.items) items.push(it);
+      if (!/^\d{1,30}$/.test(r.resourceVersion))
+        throw new Error(`resourceVersion ${r.resourceVersion} is not a number`);
+      versions.push(BigInt(r.resourceVersion));
+    } catch (e) {
+      unreadable.set(ns, (e as Error).message);
+    }
+  });
+  if (signal.aborted || versions.length === 0 || unreadable.size === names.length) throw err;
+  const oldest = versions.reduce((a, b) => (a < b ? a : b));
+  return { items, resourceVersion: oldest.toString(), unreadable };
+}
+
+/**
+ * The whole collection at `path`; when that fails and `per` is given, one namespace at a time
+ * (rethrowing the failure when that cannot help either: no namespace readable, or no
+ * resourceVersion to watch from).
+ */
+export async function listCollection<T>(
+  listPath: (path: string) => Promise<{ items: T[]; resourceVersion: string }>,
+  path: string,
+  per: PerNamespaceList | undefined,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<{ items: T[]; resourceVersion: string; unreadable: Map<string, string> }> {
+  try {
+    return { ...(await listPath(path)), unreadable: new Map() };
+  } catch (err) {
+    if (!per || signal.aborted) throw err;
+    const listed = await listByNamespace(per, listPath, err, signal);
+    log.warn('listed one namespace at a time: some namespaces cannot be read', {
+      unreadable: [...listed.unreadable.keys()].slice(0, 10),
+      count: listed.unreadable.size,
+      err: (err as Error).message,
+    });
+    return listed;
+  }
+}
