@@ -76,13 +76,14 @@ const template = (ns: number, k: number): PodTemplate => ({
 /**
  * Restarts of this checkout's daemon and of each INV_BENCH_BASELINE checkout's (built), in
  * alternating rounds over the same objects, after the first build: each lists and caches every
- * Pod, then settles a build that writes nothing (the Images exist). Medians of 3, and ratios.
+ * Pod, then settles a build that writes nothing (the Images exist). Medians of --rounds (3), and ratios.
  */
 async function sideBySide(
   kubeconfig: string,
   pods: number,
   nss: number,
   pass: string[],
+  rounds: number,
 ): Promise<Record<string, number | string>> {
   const forms = [
     { name: 'this checkout', root: undefined as string | undefined },
@@ -94,7 +95,7 @@ async function sideBySide(
   const figures = new Map(
     forms.map((f) => [f.name, { cached: [] as number[], settled: [] as number[], hwm: [] as number[] }]),
   );
-  for (let round = 0; round < 3; round++)
+  for (let round = 0; round < rounds; round++)
     for (const form of round % 2 ? [...forms].reverse() : forms) {
       const t0 = Date.now();
       const d = await startWatchDaemon(kubeconfig, ['--resync-period', '30m', ...pass], {
@@ -114,14 +115,14 @@ async function sideBySide(
         await d.exited;
       }
     }
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const out: Record<string, number | string> = {};
   const mine = figures.get('this checkout')!;
   for (const form of forms) {
     const fig = figures.get(form.name)!;
-    out[`${form.name}: restart, every Pod cached / no-op build settled (ms, median of 3)`] =
+    out[`${form.name}: restart, every Pod cached / no-op build settled (ms, median of ${rounds})`] =
       `${med(fig.cached)} / ${med(fig.settled)}`;
-    out[`${form.name}: daemon peak RSS (MB, median of 3)`] = med(fig.hwm);
+    out[`${form.name}: daemon peak RSS (MB, median of ${rounds})`] = med(fig.hwm);
     if (form.root)
       out[`this checkout / ${form.name}: cached, settled, peak RSS`] = [
         med(mine.cached) / med(fig.cached),
@@ -238,7 +239,7 @@ export async function main(ctx: {
     if (process.env.INV_BENCH_BASELINE) {
       d.proc.kill('SIGTERM');
       await d.exited;
-      Object.assign(out, await sideBySide(daemonConfig, PODS, NSS, [...pass]));
+      Object.assign(out, await sideBySide(daemonConfig, PODS, NSS, [...pass], Number(f.rounds ?? 3)));
       return out;
     }
     if (f.phases === 'startup') return out;

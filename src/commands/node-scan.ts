@@ -5,6 +5,11 @@ import { Command, Flags } from '@oclif/core';
 import { EXIT_OK } from '../cli/exit-codes.js';
 import { paragraphs } from '../cli/help-text.js';
 import { runNodeScan } from '../cli/node-scan-run.js';
+import {
+  CRI_SOCKET_IN_SCANNER,
+  DEFAULT_CONFIG_PATH,
+  SHARED_DIR,
+} from '../core/erase/api/scanner-contract.js';
 
 export default class NodeScan extends Command {
   static override hidden = true;
@@ -36,15 +41,15 @@ time, a bad list, no completion); 2 unusable configuration.`);
   static override flags = {
     config: Flags.string({
       description: 'EraserConfig YAML whose components.scanner.config holds the Trivy settings.',
-      default: '/config/controller_manager_config.yaml',
+      default: DEFAULT_CONFIG_PATH,
     }),
     'shared-dir': Flags.string({
       description: 'The folder shared with the collector and remover.',
-      default: '/run/eraser.sh/shared-data',
+      default: SHARED_DIR,
     }),
     'cri-socket': Flags.string({
       description: "The node's containerd socket, as mounted in this container.",
-      default: '/run/cri/cri.sock',
+      default: CRI_SOCKET_IN_SCANNER,
     }),
     trivy: Flags.string({ description: 'The Trivy binary.', default: '/trivy' }),
     'finish-timeout': Flags.string({

@@ -102,4 +102,25 @@ describe('the import graph of src/', () => {
     for (const f of files) if (!state.has(f)) visit(f);
     assert.deepEqual(cycles, []);
   });
+
+  it("states Eraser's scanner contract once (erase/api/scanner-contract.ts)", () => {
+    // The paths and file names of the contract as string literals (comments and help text may
+    // name them): they were written in three files, with two different limits on the list.
+    const literals = [
+      "'/run/eraser.sh/shared-data'",
+      "'/run/cri/cri.sock'",
+      "'/config/controller_manager_config.yaml'",
+      "'collectScan'",
+      "'scanErase'",
+      "'eraseCompleteScan'",
+    ];
+    const home = path.join(src, 'core', 'erase', 'api', 'scanner-contract.ts');
+    const elsewhere = files
+      .filter((f) => f !== home)
+      .flatMap((f) => {
+        const text = fs.readFileSync(f, 'utf8');
+        return literals.filter((l) => text.includes(l)).map((l) => `${rel(f)}: ${l}`);
+      });
+    assert.deepEqual(elsewhere, []);
+  });
 });

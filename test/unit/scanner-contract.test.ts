@@ -3,7 +3,8 @@
 // EraserConfig the way Eraser's Trivy scanner reads them but stricter, Trivy's command line,
 // and the verdict from Trivy's JSON report.
 import assert from 'node:assert/strict';
-import { MAX_IMAGES, parseImageList, scanRefs, serializeAnswer } from '../../src/core/scanner/contract.js';
+import { parseImageList, scanRefs, serializeAnswer } from '../../src/core/scanner/contract.js';
+import { MAX_LIST_IMAGES as MAX_IMAGES } from '../../src/core/erase/api/scanner-contract.js';
 import { trivyArgs, trivyEnv } from '../../src/core/scanner/trivy-args.js';
 import {
   DEFAULT_TRIVY_CONFIG,

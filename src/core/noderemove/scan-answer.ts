@@ -11,23 +11,25 @@
 //                               deleteEOLImages); otherwise kept as scan-failed / clean
 import { severityRank } from '../erase/api/scan.js';
 import type { ScanFailure } from '../erase/api/scan-failures.js';
+import {
+  MAX_CVES,
+  MAX_LIST_IMAGES,
+  SCAN_STATUSES,
+  type ContractImage,
+  type ScanStatus,
+} from '../erase/api/scanner-contract.js';
 import type { Decision, VulnInfo } from './types.js';
 
 /** One image in Eraser's list shape (api/unversioned Image). */
-export interface ScanImage {
-  image_id: string;
-  names?: string[];
-  digests?: string[];
-}
+export type ScanImage = ContractImage;
 
 export interface AnswerEntry {
   id: string;
   vuln: VulnInfo;
 }
 
-/** The most images an answer may name, and CVE IDs kept per image. */
-export const MAX_ANSWER_IMAGES = 50_000;
-export const MAX_CVE_IDS = 5;
+/** The most images an answer may name (the contract's list limit), and CVE IDs kept per image. */
+export const MAX_ANSWER_IMAGES = MAX_LIST_IMAGES;
 
 export class AnswerError extends Error {}
 
@@ -89,10 +91,9 @@ export function parseAnswer(text: string): AnswerEntry[] {
     if (!isObj(e) || typeof e.image_id !== 'string' || e.image_id === '' || e.image_id.length > 512)
       throw new AnswerError(`entry ${i} of the scanner's answer has no image_id: ${short(e)}`);
     const ext = isObj(e.inv) ? e.inv : {};
-    const status =
-      ext.status === 'eol' || ext.status === 'scan-failed' || ext.status === 'vulnerable'
-        ? ext.status
-        : 'vulnerable';
+    const status: ScanStatus = SCAN_STATUSES.includes(ext.status as ScanStatus)
+      ? (ext.status as ScanStatus)
+      : 'vulnerable';
     const vuln: VulnInfo = { status };
     if (typeof ext.cveCount === 'number' && Number.isSafeInteger(ext.cveCount) && ext.cveCount >= 0)
       vuln.cveCount = ext.cveCount;
@@ -101,7 +102,7 @@ export function parseAnswer(text: string): AnswerEntry[] {
     if (Array.isArray(ext.cves)) {
       const ids = ext.cves
         .filter((c): c is string => typeof c === 'string' && c.length <= 64)
-        .slice(0, MAX_CVE_IDS);
+        .slice(0, MAX_CVES);
       if (ids.length) vuln.cves = ids;
     }
     return { id: e.image_id, vuln };

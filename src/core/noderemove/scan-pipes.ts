@@ -15,12 +15,16 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_SCAN_FAILED_BYTES, SCAN_FAILED_FILE } from '../erase/api/scan-failures.js';
 
-export const COLLECT_SCAN = 'collectScan';
-export const SCAN_ERASE = 'scanErase';
-export const ERASE_COMPLETE_SCAN = 'eraseCompleteScan';
-export const COMPLETE_MESSAGE = 'complete';
-/** The most bytes of an answer read: a 50,000-image answer with its extension fits. */
-export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+import {
+  COLLECT_SCAN,
+  COMPLETE_MESSAGE,
+  ERASE_COMPLETE_SCAN,
+  MAX_LIST_BYTES,
+  SCAN_ERASE,
+} from '../erase/api/scanner-contract.js';
+
+/** The most bytes of an answer read: the contract's list limit (a full answer with its extension fits). */
+export const MAX_ANSWER_BYTES = MAX_LIST_BYTES;
 const POLL_MS = 50;
 const CHUNK = 64 * 1024;
 

@@ -3,18 +3,16 @@
 // and the rules are those of Eraser's template and Trivy scanner (ReceiveImages, scan, SendImages,
 // Finish); the deadline is the configuration's timeout.total for the scanning, as in Eraser.
 import path from 'node:path';
+import { parseImageList, scanRefs, serializeAnswer } from './contract.js';
 import {
   COLLECT_SCAN,
   COMPLETE_MESSAGE,
   ERASE_COMPLETE_SCAN,
   MAX_LIST_BYTES,
   SCAN_ERASE,
-  parseImageList,
-  scanRefs,
-  serializeAnswer,
   type AnsweredImage,
   type ContractImage,
-} from './contract.js';
+} from '../erase/api/scanner-contract.js';
 import {
   SCAN_FAILED_FILE,
   serializeScanFailures,

@@ -163,7 +163,7 @@ export function parseTrivySettings(yamlText: string): TrivyScannerConfig {
     c.totalMs = duration(t, 'total', w) ?? c.totalMs;
     c.perImageMs = duration(t, 'perImage', w) ?? c.perImageMs;
   }
-  // runtime: Eraser's scanner ignores its address too (the socket is always CRI_SOCKET) and takes
+  // runtime: Eraser's scanner ignores its address too (the socket is always CRI_SOCKET_IN_SCANNER) and takes
   // the runtime's name from ERASER_RUNTIME_NAME.
   return c;
 }

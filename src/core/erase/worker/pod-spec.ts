@@ -12,11 +12,11 @@ import {
   SCANNER_CONFIG_DIR,
   SCANNER_CONFIG_FILE,
   SCANNER_ROLE,
-  SHARED_DIR,
   scanArgs,
   scannerContainer,
   scanVolumes,
 } from './scanner-container.js';
+import { SHARED_DIR } from '../api/scanner-contract.js';
 
 export const IMAGES_DIR = '/run/inv/images';
 export const EXCLUDE_DIR = '/run/inv/exclude';

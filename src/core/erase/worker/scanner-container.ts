@@ -7,9 +7,8 @@ import { stringify } from 'yaml';
 import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
 import { severitiesOf, type ScanSpec } from '../api/scan.js';
 import { DEFAULT_SCAN_TOTAL, type ScannerConfig } from '../config/scanners.js';
+import { CRI_SOCKET_IN_SCANNER, SHARED_DIR } from '../api/scanner-contract.js';
 
-export const SHARED_DIR = '/run/eraser.sh/shared-data';
-export const CRI_SOCKET_IN_SCANNER = '/run/cri/cri.sock';
 export const SCANNER_CONFIG_DIR = '/run/inv/scanner';
 export const SCANNER_CONFIG_FILE = 'config.yaml';
 export const SCANNER_ROLE = 'scanner-config';
