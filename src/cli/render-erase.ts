@@ -1,6 +1,7 @@
 // How `inv erase` and `inv erase status` draw an EraseReport: a few summary lines, one row per
 // node, and each node's targets and images (a dry run's point: which images would go). Also the
 // one-line progress the spinner and non-TTY stderr show while a job runs.
+import type { Outcome } from '../core/erase/api/worker-summary.js';
 import { printOut } from './wrap.js';
 import type { JobEvent } from '../core/erase/requester/follow.js';
 import type { EraseReport, ImageOutcome, NodeReport } from '../core/erase/requester/report.js';
@@ -98,7 +99,7 @@ const imageColumns: Column[] = [
 interface ImageGroup {
   name: string;
   id: string;
-  outcome: string;
+  outcome: Outcome;
   size: number;
   nodes: string[];
   targets: Set<string>;

@@ -1,5 +1,6 @@
 // `inv erase`: writes an ImageList request and (unless --no-wait) follows its ImageJob.
 // Thin: validation, a call into src/core/erase, rendering.
+import { rfc3339 } from '../core/timestamps.js';
 import { scanFlags } from '../cli/erase-scan-flags.js';
 import { eraseDryRunProblem } from '../cli/dry-run-flag.js';
 import { printErr, printOut } from '../cli/wrap.js';
@@ -221,7 +222,7 @@ export default class Erase extends Command {
         generation,
         ...spec,
         suspended: Boolean(flags.suspend),
-        nextRun: next?.toISOString().replace(/\.\d{3}Z$/, 'Z') ?? null,
+        nextRun: next ? rfc3339(next) : null,
       };
       return void (output === 'table' || output === 'wide'
         ? printOut(renderScheduled(s, output))

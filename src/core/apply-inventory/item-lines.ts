@@ -1,4 +1,5 @@
 // The compact line encoding of an inventory (items.ts), as the owner's status stores it.
+import { rfc3339 } from '../timestamps.js';
 import { type InventoryItem, type Inventory, PHASES, type Phase, sortInventory } from './items.js';
 
 // ---- Compact encoding -------------------------------------------------------------------------
@@ -62,7 +63,7 @@ export function decodeItem(line: string): InventoryItem {
     digest,
     phase: phase as Phase,
   };
-  if (at) item.lastAppliedAt = new Date(Number(at) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  if (at) item.lastAppliedAt = rfc3339(new Date(Number(at) * 1000));
   if (uid) item.uid = uid;
   return item;
 }

@@ -15,6 +15,7 @@
 // process killed between the two finds the item on restart and creates (or adopts) the object
 // instead of forgetting it; deletion likewise is persisted (ScheduledForDeletion) before the
 // first DELETE is sent.
+import { rfc3339 } from '../timestamps.js';
 
 // Only the phases this reconciler produces. component-operator-runtime also has
 // ScheduledForApplication, ScheduledForCompletion and Completing (its purge path); here an item
@@ -216,7 +217,7 @@ function update(
 export function markApplied(inv: Inventory, keys: Keys, now: Date): InventoryItem[] {
   return update(inv, keys, (item, key) => {
     if (!isApplyPending(item.phase)) throw new Error(`inventory: ${key} is ${item.phase}, not being applied`);
-    return { ...item, phase: 'Ready', lastAppliedAt: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    return { ...item, phase: 'Ready', lastAppliedAt: rfc3339(now) };
   });
 }
 
@@ -242,7 +243,7 @@ export function markAdopted(
     if (!isApplyPending(item.phase)) throw new Error(`inventory: ${key} is ${item.phase}, not being applied`);
     const digest = digests.get(key)!;
     if (!digest) throw new Error(`inventory: adopting ${key} with an empty digest`);
-    return { ...item, digest, phase: 'Ready', lastAppliedAt: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    return { ...item, digest, phase: 'Ready', lastAppliedAt: rfc3339(now) };
   });
 }
 

@@ -4,6 +4,7 @@
 // `!!binary` into bytes, and JSON can say `"image": 125`. Such a container is taken out of the
 // document (the rest of the document still counts) and reported, so one unquoted tag cannot
 // crash the whole scan. Pure: the parsed document in, the problems out.
+import { isObj } from '../guards.js';
 import { atPath, type OwnerKindSpec, type SourceKindSpec } from './source-kinds.js';
 
 export interface ContainerProblem {
@@ -15,7 +16,6 @@ export interface ContainerProblem {
 const LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The pod specs inside a source object, where the kind registry says it keeps them. */
 function podSpecsOf(doc: Obj, kind: SourceKindSpec | OwnerKindSpec): Obj[] {

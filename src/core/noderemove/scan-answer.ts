@@ -9,6 +9,7 @@
 //                               it could not judge it (inv's extension file, scan-failures.ts)
 //   scan-failed / eol named  -> removed only when the policy says so (deleteFailedImages,
 //                               deleteEOLImages); otherwise kept as scan-failed / clean
+import { isObj } from '../guards.js';
 import { severityRank } from '../erase/api/scan.js';
 import type { ScanFailure } from '../erase/api/scan-failures.js';
 import {
@@ -67,7 +68,6 @@ export function candidateList(decisions: readonly Decision[]): ScanImage[] {
   return out;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const short = (v: unknown) => JSON.stringify(v)?.slice(0, 80) ?? String(v);
 
 /**

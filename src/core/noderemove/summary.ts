@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describeAge } from './trigger.js';
 import { bytesFreed, imageCounts, imageNames, type Outcome, type Report, type Result } from './types.js';
+import type { SummaryRow, SummaryScan } from '../erase/api/worker-summary.js';
 
 export const TERMINATION_MESSAGE_LIMIT = 4096;
 
@@ -20,11 +21,8 @@ const EXPLAINED = new Set<Outcome>([
 /** A removal in a threshold or age run: how long it had been unused ("unused for 9d"). */
 const age = (r: Result) => (r.unusedForMs !== undefined ? describeAge(r.unusedForMs) : '');
 
-// Short keys: the budget is tight. t=target, i=image ID, o=outcome, e=error (or, for
-// protected, vulnerable-kept and the trigger's outcomes, the reason; for a removal by a trigger,
-// its age), n=the image's names (repo tags, else repo digests; at most 3), s=its size in bytes;
-// in scan mode v = [CVE count or null, highest severity, first CVE IDs] (what the scanner said).
-const row = (r: Result, cves = 5) => {
+// Short keys, as the contract spells them (erase/api/worker-summary.ts SummaryRow).
+const row = (r: Result, cves = 5): SummaryRow => {
   const e = r.error || (EXPLAINED.has(r.outcome) ? r.detail : '') || age(r);
   const n = imageNames(r.aliases, r.imageId).slice(0, 3);
   return {
@@ -41,7 +39,7 @@ const row = (r: Result, cves = 5) => {
 };
 
 /** Scan mode's head: candidates, vulnerable, kept, CVEs, highest severity, ms, why it failed. */
-const scanHead = (report: Report) =>
+const scanHead = (report: Report): { scan?: SummaryScan } =>
   report.scan
     ? {
         scan: {

@@ -1,30 +1,9 @@
 // Shapes of `inv node-remove`: what the decision step produces and what the report carries.
 import type { ScanFailureCounts } from '../erase/api/scan-failures.js';
 
-export type Outcome =
-  | 'removed'
-  | 'would-remove'
-  | 'in-use'
-  | 'pinned'
-  /** The sandbox (pause) image: the runtime's configured one, or the upstream pause image. */
-  | 'sandbox-image'
-  | 'excluded'
-  /** A `*` prune kept it: a workload in the cluster references it (the job's protected set). */
-  | 'protected'
-  /** A threshold run (spec.imageFs): the node's image file system is under the high mark. */
-  | 'below-threshold'
-  /** A threshold run: the removals before it bring usage to the low mark. */
-  | 'low-mark-reached'
-  /** spec.minUnusedAge: not seen unused for that long yet on this node. */
-  | 'recently-unused'
-  | 'not-present'
-  | 'invalid'
-  | 'failed'
-  /** Scan mode: the scanner found it vulnerable, but a keep rule holds it (detail says which). */
-  | 'vulnerable-kept'
-  /** Scan mode: a candidate the scanner did not name (or could not judge, kept by policy). */
-  | 'clean'
-  | 'scan-failed';
+import type { Outcome } from '../erase/api/worker-summary.js';
+
+export type { Outcome };
 
 /** A parsed removal target. */
 export type Target =

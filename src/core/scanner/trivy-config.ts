@@ -6,6 +6,7 @@
 // an unknown key or a wrong type is an error naming it (Eraser ignores them), and what cannot be
 // judged is kept (deleteFailedImages and deleteEOLImages default to false; Eraser's to true).
 // Pure: text in, settings out.
+import { isObj } from '../guards.js';
 import { parse } from 'yaml';
 import { parseDurationMs } from '../duration.js';
 
@@ -59,7 +60,6 @@ export const DEFAULT_TRIVY_CONFIG: Readonly<TrivyScannerConfig> = Object.freeze(
 });
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function only(o: Obj, where: string, keys: readonly string[]): void {
   for (const k of Object.keys(o)) {

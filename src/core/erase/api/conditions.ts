@@ -10,11 +10,12 @@
 // ImageList: Accepted     False (reason Rejected) when its current generation was refused as a
 //                         bad request or configuration, True otherwise;
 //            Succeeded    the last job's result: True (Completed), False (Failed), Unknown (running).
+import { rfc3339 } from '../../timestamps.js';
 import type { Condition, ImageJobStatus, ImageListStatus } from './types.js';
 
 export type { Condition } from './types.js';
 
-const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const iso = rfc3339;
 
 /** Sets one condition in place, keeping lastTransitionTime when its status did not change. */
 export function setCondition(

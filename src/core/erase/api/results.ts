@@ -4,6 +4,13 @@
 import { triggerResult } from './trigger-results.js';
 import { cleanText, summaryProblem } from './report-check.js';
 import { isScanFailureReason, type ScanFailureCounts } from './scan-failures.js';
+import {
+  OUTCOME_COUNTS,
+  OUTCOMES as IMAGE_OUTCOMES,
+  type SummaryRow,
+  type SummaryScan,
+  type Untrusted,
+} from './worker-summary.js';
 
 export type NodeOutcome = 'Pending' | 'Succeeded' | 'Failed' | 'Skipped';
 
@@ -54,7 +61,7 @@ export interface NodeResult {
   recentlyUnused?: number;
 }
 
-const OUTCOMES: readonly NodeOutcome[] = ['Pending', 'Succeeded', 'Failed', 'Skipped'];
+const NODE_OUTCOMES: readonly NodeOutcome[] = ['Pending', 'Succeeded', 'Failed', 'Skipped'];
 
 export const pendingResult = (node: string): NodeResult => ({
   node,
@@ -88,7 +95,7 @@ export function encodeResult(r: NodeResult, maxReason = MAX_REASON): string {
 
 export function decodeResult(line: string): NodeResult {
   const f = line.split('|');
-  if ((f.length !== 7 && f.length !== 9) || !OUTCOMES.includes(f[1] as NodeOutcome))
+  if ((f.length !== 7 && f.length !== 9) || !NODE_OUTCOMES.includes(f[1] as NodeOutcome))
     throw new Error(`malformed node result ${JSON.stringify(line)}`);
   const num = (s: string | undefined) => {
     const n = Number(s);
@@ -113,8 +120,8 @@ interface Summary {
   fs?: unknown;
   counts?: Record<string, unknown>;
   bytes?: unknown;
-  scan?: { v?: unknown; k?: unknown; n?: unknown; s?: unknown; ms?: unknown; f?: unknown; x?: unknown };
-  results?: { t?: unknown; o?: unknown; e?: unknown }[];
+  scan?: Untrusted<SummaryScan>;
+  results?: Untrusted<SummaryRow>[];
 }
 
 /** What a finished worker Pod tells us. */
@@ -154,12 +161,11 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
   }
   if (summary && summary.counts && typeof summary.counts === 'object') {
     const c = summary.counts;
-    r.removed = count(c, 'removed', 'would-remove');
-    // The sandbox image is one the runtime uses (for every pod it starts).
-    r.inUse = count(c, 'in-use', 'pinned', 'sandbox-image');
-    r.excluded = count(c, 'excluded');
-    r.failed = count(c, 'failed', 'invalid');
-    r.protected = count(c, 'protected');
+    // Each outcome adds to one count, as the contract says (worker-summary.ts).
+    for (const o of IMAGE_OUTCOMES) {
+      const into = OUTCOME_COUNTS[o];
+      if (into) r[into] += count(c, o);
+    }
     const b = summary.bytes;
     r.bytes = typeof b === 'number' && Number.isSafeInteger(b) && b >= 0 ? b : 0;
     const sc = summary.scan;

@@ -37,6 +37,7 @@
 //     priorityClassName: ''                          # optional
 //     imagePullSecrets: [regcred]                    # Secrets in the workers' namespace, by name
 //   scanners: {trivy: {image: ..., config: {...}}}     # scan mode's scanners (scanners.ts)
+import { isObj } from '../../guards.js';
 import { parse } from 'yaml';
 import { DEFAULT_RUNTIME_SOCKET } from '../../constants.js';
 import { parseDurationMs } from '../../duration.js';
@@ -130,8 +131,6 @@ export function parseDuration(v: unknown, key: string): number {
     throw new ConfigError((e as Error).message);
   }
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function bool(v: unknown, key: string): boolean {
   if (typeof v !== 'boolean')

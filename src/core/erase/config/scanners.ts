@@ -13,6 +13,7 @@
 //         cacheDir: /var/lib/trivy
 //         dbRepo: ghcr.io/aquasecurity/trivy-db
 //         timeout: {total: 30m, perImage: 5m}
+import { isObj } from '../../guards.js';
 import { parseDurationMs } from '../../duration.js';
 import { SCANNER_NAME } from '../api/scan.js';
 
@@ -34,8 +35,6 @@ export const DEFAULT_CACHE_DIR = '/var/lib/trivy';
 const RUNTIMES = ['containerd', 'crio', 'dockershim'];
 
 export class ScannerConfigError extends Error {}
-
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 const fail = (msg: string): never => {
   throw new ScannerConfigError(msg);

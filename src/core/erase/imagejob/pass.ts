@@ -2,6 +2,7 @@
 // what the phases (plan, apply, observe, finish, clean up) hand on to each other. At the bottom
 // of the controller: the one status writer (every status PUT of the controller goes through
 // putStatus) and the one "fail the pending nodes and stop their workers" step.
+import { rfc3339 } from '../../timestamps.js';
 import type { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import type { KubeObject, Owner } from '../../apply-inventory/objects.js';
 import type { InventoryItem } from '../../apply-inventory/apply-inventory.js';
@@ -49,7 +50,7 @@ export interface Pass {
   queued?: boolean;
 }
 
-export const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+export const iso = rfc3339;
 
 /** PUTs the job's status (the only status write of the controller); `job` takes the new resourceVersion. */
 export async function putStatus(ctx: JobContext, job: ImageJob, signal?: AbortSignal): Promise<void> {

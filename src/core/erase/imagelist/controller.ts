@@ -7,6 +7,7 @@
 // A finished job's phase and counts are copied into the list's status.
 // A list with spec.schedule is different: its generations start nothing, its ticks do
 // (scheduled-runs.ts); removing the schedule is not a request either, the next generation is.
+import { rfc3339 } from '../../timestamps.js';
 import { isAlreadyExists, isTransient, type KubeRest } from '../../kube/rest.js';
 import {
   requeueAfter,
@@ -57,7 +58,7 @@ export interface ListControllerOptions {
   now?: () => Date;
 }
 
-const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const iso = rfc3339;
 
 export class ImageListController implements Reconciler {
   private readonly log: Logger;

@@ -16,6 +16,7 @@
 //
 // Cron expressions are parsed by croner (zero dependencies, IANA zones through Intl, explicit DST
 // rules); this module only narrows what it accepts to the standard 5 fields.
+import { rfc3339 } from '../../timestamps.js';
 import { Cron } from 'croner';
 
 export const DEFAULT_TIME_ZONE = 'UTC';
@@ -65,7 +66,7 @@ const NUMERIC_ITEM = /^(\*|\d+)(-\d+)?(\/\d+)?$/;
 const NAMED_ITEM = /^(\*|\d+|[a-z]{3})(-(\d+|[a-z]{3}))?(\/\d+)?$/i;
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
-export const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+export const iso = rfc3339;
 
 function checkTimeZone(tz: string): void {
   let known = ZONE_NAME.test(tz);

@@ -4,6 +4,7 @@
 // namespace. Order: the job is deleted first (its deletionTimestamp stops the controller from
 // starting more workers; its finalizer makes the controller delete the job's ConfigMaps and
 // PodTemplate), then its running workers, so removal stops now even when no controller runs.
+import { rfc3339 } from '../../timestamps.js';
 import { isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
 import {
   CANCELLED_ANNOTATION,
@@ -132,7 +133,7 @@ async function markCancelled(rest: KubeRest, job: ImageJob): Promise<void> {
   const value = JSON.stringify({
     job: job.metadata.name,
     by: (await whoAmI(rest)) ?? 'unknown',
-    at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    at: rfc3339(new Date()),
   });
   try {
     await rest.request('PATCH', `${IMAGELISTS_PATH}/${ref.name}`, {

@@ -4,6 +4,7 @@
 // node) and, while they exist, the job's worker Pods, whose termination messages carry each
 // node's list of targets, images and outcomes (the worker's compact summary,
 // src/core/noderemove/summary.ts). Removed and would-remove are separate numbers.
+import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../api/worker-summary.js';
 import { decodeNodes } from '../api/node-status.js';
 import type { ImageJob, ImageList } from '../api/types.js';
 
@@ -21,8 +22,8 @@ export interface ImageOutcome {
   names: string[];
   /** The image's size in bytes as the node's runtime listed it; 0 when unknown or none. */
   size: number;
-  /** node-remove's outcome: removed, would-remove, in-use, pinned, excluded, protected, not-present, invalid, failed. */
-  outcome: string;
+  /** node-remove's outcome (erase/api/worker-summary.ts OUTCOMES). */
+  outcome: Outcome;
   /** Why (failed, invalid, protected); absent otherwise. */
   detail?: string;
   /** Scan mode: what the scanner said (cves null: it did not count them). */
@@ -109,7 +110,7 @@ export interface WorkerPod {
 
 interface Summary {
   truncated?: unknown;
-  results?: { t?: unknown; i?: unknown; o?: unknown; e?: unknown; n?: unknown; s?: unknown; v?: unknown }[];
+  results?: Untrusted<SummaryRow>[];
 }
 
 /** A summary row's `v`: [CVE count or null, highest severity, first CVE IDs]. */
@@ -141,8 +142,11 @@ export function podImages(pod: WorkerPod): { images: ImageOutcome[]; truncated: 
       image: str(r.i),
       names: Array.isArray(r.n) ? r.n.filter((x): x is string => typeof x === 'string') : [],
       size: typeof r.s === 'number' && Number.isSafeInteger(r.s) && r.s >= 0 ? r.s : 0,
-      outcome: str(r.o),
-      ...(str(r.e) ? { detail: str(r.e) } : {}),
+      // An outcome this version does not know (another worker image) reads as failed, saying so.
+      outcome: isOutcome(r.o) ? r.o : 'failed',
+      ...(str(r.e) || !isOutcome(r.o)
+        ? { detail: str(r.e) || `unknown outcome ${JSON.stringify(str(r.o).slice(0, 40))}` }
+        : {}),
       ...(vulnOf(r.v) ? { vulnerability: vulnOf(r.v) } : {}),
     })),
     truncated: s.truncated === true,

@@ -3,6 +3,7 @@
 // at /run/eraser.sh/shared-data shared by both, the node's CRI socket at /run/cri/cri.sock, the
 // configuration file passed with --config in the shape Eraser's scanners read (an EraserConfig
 // whose components.scanner.config is a YAML string), and Eraser's environment variables. PURE.
+import { isObj } from '../../guards.js';
 import { stringify } from 'yaml';
 import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
 import { severitiesOf, type ScanSpec } from '../api/scan.js';
@@ -15,8 +16,6 @@ export const SCANNER_ROLE = 'scanner-config';
 export const SCANNER_CONTAINER = 'scanner';
 /** What the scanner may add to its own deadline before the Pod is stopped (activeDeadlineSeconds). */
 export const SCAN_POD_GRACE_SECONDS = 120;
-
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The scanner's own settings: the administrator's mapping, with the requester's policy on top
