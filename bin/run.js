@@ -60,7 +60,7 @@ if (process.argv[2] === '--version') {
   // through our handler (one `error: ...` line, never wrapped), not oclif's; it exits only once
   // stdout and stderr are drained, so a slow pipe gets the whole output.
   const { run, flush } = await import('@oclif/core');
-  const { handleError } = await import('../dist/src/cli/handle-error.js');
+  const { handleError } = await import('../dist/src/cli/process/handle-error.js');
   try {
     await run(process.argv.slice(2), { root: fileURLToPath(new URL('..', import.meta.url)), pjson });
     await flush();

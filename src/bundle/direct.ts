@@ -3,7 +3,7 @@
 // start-up, on every node of every erase). The flags are read against the command's entry in
 // the bundle's oclif manifest (src/cli/direct-args.ts); a command line that reader does not
 // fully understand, `--help` included, goes to oclif as before. Both paths run the same code
-// (src/cli/node-remove-run.ts) and end in the same error handler.
+// (src/cli/worker/node-remove-run.ts) and end in the same error handler.
 // Every command of the bundle passes through here first, so our own modules are imported only
 // once the command is one of the direct ones.
 import { readFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ interface DirectCommand {
 /** Commands with a direct start, and what runs them. */
 const DIRECT: Record<string, DirectCommand> = {
   'node-remove': {
-    run: async (flags) => (await import('../cli/node-remove-run.js')).runNodeRemove(flags),
+    run: async (flags) => (await import('../cli/worker/node-remove-run.js')).runNodeRemove(flags),
     v8Flags: ['--no-opt', '--no-maglev'],
   },
 };
@@ -42,7 +42,7 @@ export async function runDirect(argv: readonly string[], manifest: URL): Promise
   if (!command || process.env.INV_NO_DIRECT === '1') return false;
   const [{ parseDirect }, { handleError }] = await Promise.all([
     import('../cli/direct-args.js'),
-    import('../cli/handle-error.js'),
+    import('../cli/process/handle-error.js'),
   ]);
   let spec: Record<string, ManifestFlag> | undefined;
   try {

@@ -2,7 +2,7 @@
 // namespace, else "default", said on stderr so it is never a surprise and never in the way of
 // -o json. Shared by `inv scan` and `inv images`.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { colors } from './style.js';
+import { colors } from './output/style.js';
 
 /** The namespace to read, announced on stderr as "<verb> namespace X (why; ...)". */
 export function contextNamespace(kc: KubeConfig, verb: 'Reading' | 'Scanning'): string {

@@ -2,8 +2,8 @@
 import { Flags } from '@oclif/core';
 import { parseDurationMs } from '../core/duration.js';
 import type { KubeRestOptions } from '../core/kube/rest.js';
-import { EXIT_USAGE } from './exit-codes.js';
-import { terminalWidth, type TableOptions } from './table.js';
+import { EXIT_USAGE } from './process/exit-codes.js';
+import { terminalWidth, type TableOptions } from './output/table.js';
 
 export const kubeFlags = {
   kubeconfig: Flags.string({
@@ -29,7 +29,7 @@ export function restOptions(flags: { 'request-timeout'?: string }): KubeRestOpti
 
 /** Every output format a command may offer; each command lists the ones it supports. */
 export type OutputFormat = 'table' | 'wide' | 'name' | 'json' | 'yaml';
-/** What `-o` holds after parsing: a listed format, or a template (src/cli/print-data.ts). */
+/** What `-o` holds after parsing: a listed format, or a template (src/cli/output/print-data.ts). */
 export type TemplateOutput = `jsonpath=${string}` | `custom-columns=${string}`;
 export type Output = OutputFormat | TemplateOutput;
 
@@ -62,7 +62,7 @@ const TEMPLATE_HELP =
 
 /**
  * `-o/--output` with the formats a command lists, and kubectl's template formats, which every
- * data-printing command takes (src/cli/print-data.ts draws them). The value is checked when it is
+ * data-printing command takes (src/cli/output/print-data.ts draws them). The value is checked when it is
  * parsed: a bad template fails before any API call, and the -file forms arrive read, as
  * `jsonpath=...` and `custom-columns=...`.
  */
@@ -76,7 +76,7 @@ function outputOption(formats: readonly string[], help: string) {
     parse: async (value) =>
       formats.includes(value)
         ? value
-        : usage(async () => (await import('./print-data.js')).parseOutputValue(value, formats)),
+        : usage(async () => (await import('./output/print-data.js')).parseOutputValue(value, formats)),
   });
 }
 
@@ -106,7 +106,7 @@ export function sortByFlag(items: string, example: string) {
       description: `Sort the ${items} by this JSONPath expression over each of them (e.g. '${example}'), as kubectl does; in every output format.`,
       parse: async (value) =>
         usage(async () => {
-          (await import('./print-data.js')).parseSortBy(value);
+          (await import('./output/print-data.js')).parseSortBy(value);
           return value;
         }, '--sort-by: '),
     }),

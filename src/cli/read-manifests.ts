@@ -2,12 +2,12 @@
 // warning about every document that was skipped, and the exit codes: 2 when an input cannot be
 // read or parsed, 1 when it was read but held no Kubernetes object at all (an empty stdin, a
 // file of something else), which would otherwise pass for "no images".
-import { printErr } from './wrap.js';
+import { printErr } from './output/wrap.js';
 import type { SourceKinds } from '../core/inventory/source-kinds.js';
 import { Flags, type Command } from '@oclif/core';
-import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from './exit-codes.js';
-import { failLine } from './fail.js';
-import { colors } from './style.js';
+import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from './process/exit-codes.js';
+import { failLine } from './process/fail.js';
+import { colors } from './output/style.js';
 import {
   DEFAULT_MAX_INPUT_BYTES,
   describeSkipped,

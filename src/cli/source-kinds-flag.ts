@@ -3,8 +3,8 @@
 // that is not served is reported once on stderr and skipped.
 import fs from 'node:fs/promises';
 import { Flags, type Command } from '@oclif/core';
-import { failLine } from './fail.js';
-import { EXIT_USAGE } from './exit-codes.js';
+import { failLine } from './process/fail.js';
+import { EXIT_USAGE } from './process/exit-codes.js';
 import {
   parseSourceKinds,
   SOURCE_KINDS_MAX_BYTES,

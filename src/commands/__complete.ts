@@ -1,6 +1,6 @@
 // `inv __complete WORDS... CURRENT`: the hidden command the completion scripts of
 // `inv completion` (and kubectl's plugin completion, through kubectl_complete-inv) call on every
-// TAB, as cobra's programs do. It prints candidates in cobra's format (src/cli/complete.ts).
+// TAB, as cobra's programs do. It prints candidates in cobra's format (src/cli/completion/complete.ts).
 // Namespaces, ImageList and ImageJob names come from the cluster, and contexts from the
 // kubeconfig, each under a short deadline: a slow or unreachable cluster costs the shell at most
 // DEADLINE_MS and gives no candidates, never a hang and never an error on the terminal.
@@ -13,7 +13,7 @@ import {
   type CompletionCommand,
   type DynamicSource,
   type LineTarget,
-} from '../cli/complete.js';
+} from '../cli/completion/complete.js';
 
 /** From the first request on (start-up and module loading excluded); then it prints what it has and exits. */
 const DEADLINE_MS = 2500;

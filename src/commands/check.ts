@@ -1,16 +1,16 @@
 // `inv check`: preflight and health report. Thin: flags, core/check, rendering.
-import { printOut } from '../cli/wrap.js';
+import { printOut } from '../cli/output/wrap.js';
 import { readSourceKindsFile, sourceKindsFlag } from '../cli/source-kinds-flag.js';
 import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
-import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/interrupt.js';
-import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { failLine } from '../cli/fail.js';
+import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
+import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
+import { failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
-import { renderChecks } from '../cli/render-check.js';
-import { spinner } from '../cli/style.js';
+import { renderChecks } from '../cli/output/render-check.js';
+import { spinner } from '../cli/output/style.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import type { KubeRest } from '../core/kube/rest.js';
 

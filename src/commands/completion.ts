@@ -2,7 +2,7 @@
 // the shell loads, which asks `inv __complete` for candidates on every TAB (commands, flags,
 // -o formats, and from the cluster: namespaces, ImageList and ImageJob names, contexts).
 import { Args, Command } from '@oclif/core';
-import { bashScript, fishScript, zshScript } from '../cli/completion-scripts.js';
+import { bashScript, fishScript, zshScript } from '../cli/completion/completion-scripts.js';
 import { paragraphs } from '../cli/help-text.js';
 
 export default class Completion extends Command {

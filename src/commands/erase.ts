@@ -1,9 +1,9 @@
 // `inv erase`: writes an ImageList request and (unless --no-wait) follows its ImageJob.
 // Thin: validation, a call into src/core/erase, rendering.
 import { rfc3339 } from '../core/timestamps.js';
-import { scanFlags } from '../cli/erase-scan-flags.js';
+import { scanFlags } from '../cli/erase/scan-flags.js';
 import { eraseDryRunProblem } from '../cli/dry-run-flag.js';
-import { printErr, printOut } from '../cli/wrap.js';
+import { printErr, printOut } from '../cli/output/wrap.js';
 import { Command, Flags } from '@oclif/core';
 import {
   eraseOutputFlags,
@@ -12,18 +12,18 @@ import {
   printReport,
   standaloneFlag,
   workersNamespaceFlag,
-} from '../cli/erase-common.js';
-import { completeErase, validateErase, type EraseFlags, type EraseOptions } from '../cli/erase-options.js';
-import { EraseSession } from '../cli/erase-session.js';
-import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
-import { failLine } from '../cli/fail.js';
+} from '../cli/erase/common.js';
+import { completeErase, validateErase, type EraseFlags, type EraseOptions } from '../cli/erase/options.js';
+import { EraseSession } from '../cli/erase/session.js';
+import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
+import { failLine } from '../cli/process/fail.js';
 import { kubeFlags } from '../cli/flags.js';
 import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
-import { ERASE_DESCRIPTION, ERASE_EXAMPLES } from '../cli/erase-help.js';
-import { exitOnInterrupt, setInterruptHint } from '../cli/interrupt.js';
-import { confirm } from '../cli/prompt.js';
-import { renderScheduled, renderSubmitted } from '../cli/render-erase.js';
-import { colors, spinner } from '../cli/style.js';
+import { ERASE_DESCRIPTION, ERASE_EXAMPLES } from '../cli/erase/help.js';
+import { exitOnInterrupt, setInterruptHint } from '../cli/process/interrupt.js';
+import { confirm } from '../cli/process/prompt.js';
+import { renderScheduled, renderSubmitted } from '../cli/erase/render.js';
+import { colors, spinner } from '../cli/output/style.js';
 import { PRUNE_ALL } from '../core/erase/api/images.js';
 import { DEFAULT_IMAGELIST, IMAGELISTS_PATH, type ImageList } from '../core/erase/api/types.js';
 import { DEFAULT_TIME_ZONE, nextTick } from '../core/erase/imagelist/schedule.js';

@@ -1,7 +1,7 @@
 // `inv help [COMMAND...]`, kubectl's and git's habit: the same text as `inv COMMAND --help`.
 // oclif's core renders it; this command only passes the words on (no plugin needed).
 import { Args, Command, Help } from '@oclif/core';
-import { failLine } from '../cli/fail.js';
+import { failLine } from '../cli/process/fail.js';
 
 export default class HelpCommand extends Command {
   static override summary = 'Show help for inv or for a command.';

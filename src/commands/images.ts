@@ -1,13 +1,13 @@
 import { Command, Flags } from '@oclif/core';
-import { printOut } from '../cli/wrap.js';
-import { exitIfCrdMissing, failLine } from '../cli/fail.js';
+import { printOut } from '../cli/output/wrap.js';
+import { exitIfCrdMissing, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { contextNamespace } from '../cli/context-namespace.js';
 import { kubeFlags, outputFlags, sortByFlag, tableOptions } from '../cli/flags.js';
-import { parseSortBy, sortItems } from '../cli/print-data.js';
+import { parseSortBy, sortItems } from '../cli/output/print-data.js';
 import { BUILTIN } from '../core/inventory/source-kinds.js';
 import { paragraphs } from '../cli/help-text.js';
-import { renderImageReport, type ReportOutput } from '../cli/render-images.js';
+import { renderImageReport, type ReportOutput } from '../cli/output/render-images.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
 import { namespaceMissing } from '../core/kube/namespaces.js';

@@ -1,17 +1,17 @@
 // `inv install`: the CRDs (and with --daemon the deploy/ bundle) from inside the package.
 import { installDryRunProblem } from '../cli/dry-run-flag.js';
-import { printErr, printOut } from '../cli/wrap.js';
+import { printErr, printOut } from '../cli/output/wrap.js';
 import fs from 'node:fs';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
-import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { failLine } from '../cli/fail.js';
+import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
+import { failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
-import { colors } from '../cli/style.js';
+import { colors } from '../cli/output/style.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import type { InstallStep } from '../core/install/install.js';
 

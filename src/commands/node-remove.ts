@@ -1,12 +1,12 @@
 // `inv node-remove`: the per-node worker of an erase run. Thin on purpose: flags in, then
-// src/cli/node-remove-run.ts (a call into src/core/noderemove, a rendered report out). The
+// src/cli/worker/node-remove-run.ts (a call into src/core/noderemove, a rendered report out). The
 // worker Pod's own command line usually skips oclif altogether (src/bundle/direct.ts); both run
 // the same code.
 import { Command, Flags } from '@oclif/core';
-import { EXIT_OK } from '../cli/exit-codes.js';
+import { EXIT_OK } from '../cli/process/exit-codes.js';
 import { outputFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
-import { DEFAULT_TERMINATION_PATH, runNodeRemove } from '../cli/node-remove-run.js';
+import { DEFAULT_TERMINATION_PATH, runNodeRemove } from '../cli/worker/node-remove-run.js';
 
 export default class NodeRemove extends Command {
   static override summary =

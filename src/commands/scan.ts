@@ -1,13 +1,13 @@
 import { Command, Flags } from '@oclif/core';
-import { printErr, printOut } from '../cli/wrap.js';
-import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { exitIfCrdMissing, failLine } from '../cli/fail.js';
+import { printErr, printOut } from '../cli/output/wrap.js';
+import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
+import { exitIfCrdMissing, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { contextNamespace } from '../cli/context-namespace.js';
 import { kubeFlags, outputFlags, sortByFlag, tableOptions, type Output } from '../cli/flags.js';
-import { sortScanImages } from '../cli/print-data.js';
-import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/render-scan.js';
-import { spinner } from '../cli/style.js';
+import { sortScanImages } from '../cli/output/print-data.js';
+import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/output/render-scan.js';
+import { spinner } from '../cli/output/style.js';
 import { offlineInventory } from '../core/inventory/manifests.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
@@ -20,7 +20,7 @@ import { paragraphs } from '../cli/help-text.js';
 import { kindsPhrase, SourceKinds } from '../core/inventory/source-kinds.js';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { ScanStop } from '../core/inventory/scan-stop.js';
-import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/interrupt.js';
+import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
 import { readSourceKindsFile, reportSkippedKinds, sourceKindsFlag } from '../cli/source-kinds-flag.js';
 
 /**

@@ -1,15 +1,15 @@
 // `inv uninstall`: the daemon bundle, and the CRDs only with --crds after a confirmation.
-import { printErr, printOut } from '../cli/wrap.js';
+import { printErr, printOut } from '../cli/output/wrap.js';
 import { Command, Flags } from '@oclif/core';
 import { uninstallDryRunProblem } from '../cli/dry-run-flag.js';
-import { EXIT_PARTIAL_FAILURE } from '../cli/exit-codes.js';
-import { confirm } from '../cli/prompt.js';
-import { setInterruptHint } from '../cli/interrupt.js';
-import { failLine } from '../cli/fail.js';
+import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
+import { confirm } from '../cli/process/prompt.js';
+import { setInterruptHint } from '../cli/process/interrupt.js';
+import { failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
-import { colors } from '../cli/style.js';
+import { colors } from '../cli/output/style.js';
 import type { KubeRest } from '../core/kube/rest.js';
 
 export default class Uninstall extends Command {

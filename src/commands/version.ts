@@ -1,11 +1,11 @@
 // `inv version`: the client's version always; the server's and the installed CRD versions when
 // a cluster is reachable. `inv --version` stays the fast, offline form (oclif's own flag).
 import { Command, Flags } from '@oclif/core';
-import { failLine } from '../cli/fail.js';
+import { failLine } from '../cli/process/fail.js';
 import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
-import { reportDocument } from '../cli/output-shape.js';
-import { renderData } from '../cli/print-data.js';
+import { reportDocument } from '../cli/output/output-shape.js';
+import { renderData } from '../cli/output/print-data.js';
 
 interface VersionReport {
   client: { version: string; node: string; platform: string };

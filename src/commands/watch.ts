@@ -1,7 +1,7 @@
 import { Command, Flags } from '@oclif/core';
-import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/exit-codes.js';
-import { exitWhenFlushed } from '../cli/exit.js';
-import { failLine } from '../cli/fail.js';
+import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
+import { exitWhenFlushed } from '../cli/process/exit.js';
+import { failLine } from '../cli/process/fail.js';
 import { kubeFlags, restOptions } from '../cli/flags.js';
 import { setResponseBudget } from '../core/kube/rest.js';
 import { DEFAULT_KUBE_API_BURST, DEFAULT_KUBE_API_QPS, TokenBucket } from '../core/kube/rate-limit.js';

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { formatCompletion } from '../../src/cli/complete.js';
+import { formatCompletion } from '../../src/cli/completion/complete.js';
 import { repoRoot } from '../support/paths.js';
 import { runOnPty } from '../support/pty.js';
 

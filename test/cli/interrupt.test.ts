@@ -9,7 +9,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { EXIT_INTERRUPTED } from '../../src/cli/exit-codes.js';
+import { EXIT_INTERRUPTED } from '../../src/cli/process/exit-codes.js';
 import { repoRoot } from '../support/paths.js';
 import { CTRL_C, runOnPty } from '../support/pty.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { EXIT_INTERRUPTED } from '../../src/cli/exit-codes.js';
+import { EXIT_INTERRUPTED } from '../../src/cli/process/exit-codes.js';
 import { forEachConcurrent } from '../../src/core/concurrency.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { imagesPath } from '../../src/core/inventory/image-resource.js';

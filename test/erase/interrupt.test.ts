@@ -4,7 +4,7 @@
 // follow or cancel it; the prompt names the nodes and the kube context; the tables fit 80 and
 // 200 columns.
 import assert from 'node:assert/strict';
-import { EXIT_INTERRUPTED } from '../../src/cli/exit-codes.js';
+import { EXIT_INTERRUPTED } from '../../src/cli/process/exit-codes.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { CTRL_C, runOnPty } from '../support/pty.js';
 import { EraseEnv, eraseEnvPerTest, holdLease } from './helpers.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { EXIT_INTERRUPTED } from '../../src/cli/exit-codes.js';
+import { EXIT_INTERRUPTED } from '../../src/cli/process/exit-codes.js';
 import { CHECK_IMAGELIST, CHECK_LABEL, CHECK_LABEL_VALUE, nodesCheck } from '../../src/core/check/nodes.js';
 import { microTime } from '../../src/core/controller/lease.js';
 import { isNotFound } from '../../src/core/kube/rest.js';

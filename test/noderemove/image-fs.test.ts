@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { measureImageFs } from '../../src/core/noderemove/image-fs.js';
+import { measureImageFs } from '../../src/core/noderemove/trigger/image-fs.js';
 import { randomBytes } from 'node:crypto';
 import { connect, criAvailable, criEndpoint, RUNTIMES, useRuntime, waitForImages } from '../support/cri.js';
 import { addImages, type BuiltImage } from '../support/oci.js';

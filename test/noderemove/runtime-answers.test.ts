@@ -1,5 +1,5 @@
 // node-remove against the real containerd behind a proxy that rewrites its answers into
-// garbage (src/core/noderemove/runtime-answers.ts):
+// garbage (src/core/noderemove/remove/runtime-answers.ts):
 // - a running container whose image, imageRef and image ID are empty: nothing is removed on the
 //   node that run, `*` included (it once made every image "would-remove"), exit 1 and the reason
 //   in the JSON report;

@@ -5,7 +5,7 @@
 // per-node status fields; a worker that cannot mount the runtime socket fails its node after
 // workerStartGrace naming the socket and the setting.
 import assert from 'node:assert/strict';
-import { groupImages, renderEraseReport } from '../../src/cli/render-erase.js';
+import { groupImages, renderEraseReport } from '../../src/cli/erase/render.js';
 import { buildReport } from '../../src/core/erase/requester/report.js';
 import { workerPods } from '../../src/core/erase/requester/follow.js';
 import { IMAGELISTS_PATH, type ImageJob, type ImageList } from '../../src/core/erase/api/types.js';

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { withListedSizes } from '../../src/core/noderemove/image-fs.js';
+import { withListedSizes } from '../../src/core/noderemove/trigger/image-fs.js';
 import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
-import { STATE_FILE } from '../../src/core/noderemove/unused-state-file.js';
+import { STATE_FILE } from '../../src/core/noderemove/trigger/unused-state-file.js';
 import { hundredths } from '../../src/core/erase/api/trigger-results.js';
 import { podImages, type WorkerPod } from '../../src/core/erase/requester/report.js';
 import { kubectl, nodeCri, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';

@@ -2,7 +2,7 @@
 // targets that matched them; rows named by the image's tags (else digests, else ID) and grouped
 // across nodes; targets present on no node; the structured per-node status and its old lines.
 import assert from 'node:assert/strict';
-import { groupImages, renderEraseReport } from '../../src/cli/render-erase.js';
+import { groupImages, renderEraseReport } from '../../src/cli/erase/render.js';
 import { decodeNode, decodeNodes, encodeNodes, toNodeStatus } from '../../src/core/erase/api/node-status.js';
 import { encodeResult, pendingResult, resultFromPod } from '../../src/core/erase/api/results.js';
 import { buildReport, notPresentAnywhere, type NodeReport } from '../../src/core/erase/requester/report.js';

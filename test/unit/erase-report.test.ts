@@ -2,8 +2,8 @@
 // Pods; the Lease verdict of the preflight; what cancel may touch; the progress line; the
 // IMAGES printer column's summary; tables fitted to the width.
 import assert from 'node:assert/strict';
-import { progressDue } from '../../src/cli/erase-common.js';
-import { formatElapsed, progressLine, renderEraseReport, shortImageId } from '../../src/cli/render-erase.js';
+import { progressDue } from '../../src/cli/erase/common.js';
+import { formatElapsed, progressLine, renderEraseReport, shortImageId } from '../../src/cli/erase/render.js';
 import { foreignJob, ownedWorker } from '../../src/core/erase/requester/cancel.js';
 import { summarizeImages } from '../../src/core/erase/api/images.js';
 import { leaseHolder, neededPermissions } from '../../src/core/erase/requester/preflight.js';

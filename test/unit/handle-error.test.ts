@@ -1,7 +1,7 @@
-// src/cli/handle-error.ts: every error in one style, `error: <message>`, unwrapped.
+// src/cli/process/handle-error.ts: every error in one style, `error: <message>`, unwrapped.
 import assert from 'node:assert/strict';
 import { Errors } from '@oclif/core';
-import { errorText, exitCodeOf } from '../../src/cli/handle-error.js';
+import { errorText, exitCodeOf } from '../../src/cli/process/handle-error.js';
 
 describe('errorText', () => {
   it('prints oclif errors as one unwrapped error: line with their exit code', () => {

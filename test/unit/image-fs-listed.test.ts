@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { withListedSizes } from '../../src/core/noderemove/image-fs.js';
+import { withListedSizes } from '../../src/core/noderemove/trigger/image-fs.js';
 
 describe('image file system usage when the runtime counts only metadata (CRI-O)', () => {
   const usage = {

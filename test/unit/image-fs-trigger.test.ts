@@ -4,16 +4,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { removalOrder, takeUntil } from '../../src/core/noderemove/removal-order.js';
+import { removalOrder, takeUntil } from '../../src/core/noderemove/trigger/removal-order.js';
 import {
   parseState,
   serializeState,
   STATE_FORMAT,
   updateState,
   withoutImages,
-} from '../../src/core/noderemove/unused-state.js';
-import { readStateFile, STATE_FILE, writeStateFile } from '../../src/core/noderemove/unused-state-file.js';
-import { applyTrigger } from '../../src/core/noderemove/trigger.js';
+} from '../../src/core/noderemove/trigger/unused-state.js';
+import { readStateFile, STATE_FILE, writeStateFile } from '../../src/core/noderemove/trigger/unused-state-file.js';
+import { applyTrigger } from '../../src/core/noderemove/trigger/trigger.js';
 import { formatDurationMs, parseDurationMs } from '../../src/core/duration.js';
 import { pendingResult, resultFromPod } from '../../src/core/erase/api/results.js';
 import { imageFsSummary } from '../../src/core/erase/api/trigger-results.js';
@@ -366,7 +366,7 @@ describe("the controller's screen (no worker for a node surely under the high ma
 
 describe('inv erase --image-fs-above / --image-fs-down-to / --unused-for', () => {
   it('reads them into spec.imageFs and spec.minUnusedAge, with every problem named', async () => {
-    const { completeTrigger } = await import('../../src/cli/erase-trigger.js');
+    const { completeTrigger } = await import('../../src/cli/erase/trigger.js');
     const ok = completeTrigger({ 'image-fs-above': '80', 'image-fs-down-to': '70.5%', 'unused-for': '7d' }, [
       '*',
     ]);

@@ -1,12 +1,12 @@
-// kubectl's output habits over our documents (src/cli/jsonpath.ts, src/cli/print-data.ts): the
+// kubectl's output habits over our documents (src/cli/output/jsonpath.ts, src/cli/output/print-data.ts): the
 // JSONPath template dialect of `kubectl get -o jsonpath`, custom-columns, and --sort-by. The
 // expected strings are what kubectl prints for the same template over the same JSON.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execute, parseTemplate } from '../../src/cli/jsonpath.js';
-import { naturalCompare, parseOutputValue, renderData, sortItems } from '../../src/cli/print-data.js';
+import { execute, parseTemplate } from '../../src/cli/output/jsonpath.js';
+import { naturalCompare, parseOutputValue, renderData, sortItems } from '../../src/cli/output/print-data.js';
 
 const doc = {
   kind: 'List',

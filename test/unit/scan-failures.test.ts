@@ -8,7 +8,7 @@ import {
   serializeScanFailures,
 } from '../../src/core/erase/api/scan-failures.js';
 import { resultFromPod } from '../../src/core/erase/api/results.js';
-import { narrow } from '../../src/core/noderemove/scan-answer.js';
+import { narrow } from '../../src/core/noderemove/vuln-scan/answer.js';
 import type { Decision } from '../../src/core/noderemove/types.js';
 
 const id = (c: string) => `sha256:${c.repeat(64)}`;
@@ -108,7 +108,7 @@ describe('reading scanFailed', () => {
     const fs = await import('node:fs');
     const os = await import('node:os');
     const path = await import('node:path');
-    const { readScanFailed } = await import('../../src/core/noderemove/scan-pipes.js');
+    const { readScanFailed } = await import('../../src/core/noderemove/vuln-scan/pipes.js');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-scanfailed-'));
     try {
       assert.equal(readScanFailed(dir), undefined);

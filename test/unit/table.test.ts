@@ -1,8 +1,8 @@
-// src/cli/table.ts: kubectl-style borderless tables fitted to the terminal width.
+// src/cli/output/table.ts: kubectl-style borderless tables fitted to the terminal width.
 import assert from 'node:assert/strict';
-import { shortenRef } from '../../src/cli/shorten-ref.js';
-import { renderTable, terminalWidth, visibleLength, type Column } from '../../src/cli/table.js';
-import { fitText, wrapLine } from '../../src/cli/wrap.js';
+import { shortenRef } from '../../src/cli/output/shorten-ref.js';
+import { renderTable, terminalWidth, visibleLength, type Column } from '../../src/cli/output/table.js';
+import { fitText, wrapLine } from '../../src/cli/output/wrap.js';
 
 const columns: Column[] = [
   { header: 'NAMESPACE' },

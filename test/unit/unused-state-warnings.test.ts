@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { parseState } from '../../src/core/noderemove/unused-state.js';
-import { formatPercent } from '../../src/core/noderemove/image-fs.js';
+import { parseState } from '../../src/core/noderemove/trigger/unused-state.js';
+import { formatPercent } from '../../src/core/noderemove/trigger/image-fs.js';
 
 // Issue 39: a corrupt record's bytes never reach a warning; small percentages keep their digits.
 describe('unused-image record warnings and percent formatting', () => {

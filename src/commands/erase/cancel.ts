@@ -1,18 +1,18 @@
 // `inv erase cancel JOB`: stops a running erase job now. Only inv's own jobs and their own
 // worker Pods are touched (src/core/erase/requester/cancel.ts).
-import { printErr, printOut } from '../../cli/wrap.js';
+import { printErr, printOut } from '../../cli/output/wrap.js';
 import { parseDurationMs } from '../../core/duration.js';
 import { Command, Flags } from '@oclif/core';
-import { jobArg, jobNameFlag, jobSelectProblem, lastJobOf } from '../../cli/job-select.js';
-import { standaloneFlag, workersNamespaceFlag } from '../../cli/erase-common.js';
-import { EraseSession } from '../../cli/erase-session.js';
-import { EXIT_PARTIAL_FAILURE } from '../../cli/exit-codes.js';
-import { failLine } from '../../cli/fail.js';
+import { jobArg, jobNameFlag, jobSelectProblem, lastJobOf } from '../../cli/erase/job-select.js';
+import { standaloneFlag, workersNamespaceFlag } from '../../cli/erase/common.js';
+import { EraseSession } from '../../cli/erase/session.js';
+import { EXIT_PARTIAL_FAILURE } from '../../cli/process/exit-codes.js';
+import { failLine } from '../../cli/process/fail.js';
 import { kubeFlags, outputFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
-import { exitOnInterrupt, setInterruptHint } from '../../cli/interrupt.js';
-import { renderCancel } from '../../cli/render-erase.js';
-import { spinner } from '../../cli/style.js';
+import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
+import { renderCancel } from '../../cli/erase/render.js';
+import { spinner } from '../../cli/output/style.js';
 import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase/requester/cancel.js';
 import { isNotFound } from '../../core/kube/rest.js';
 

@@ -3,7 +3,7 @@
 // re-attaches to a running job as `inv erase` does.
 import { parseDurationMs } from '../../core/duration.js';
 import { Command, Flags } from '@oclif/core';
-import { jobArg, jobNameFlag, jobSelectProblem } from '../../cli/job-select.js';
+import { jobArg, jobNameFlag, jobSelectProblem } from '../../cli/erase/job-select.js';
 import {
   eraseOutputFlags,
   followWithProgress,
@@ -11,15 +11,15 @@ import {
   standaloneFlag,
   workersNamespaceFlag,
   type EraseOutput,
-} from '../../cli/erase-common.js';
-import { EXIT_PARTIAL_FAILURE } from '../../cli/exit-codes.js';
-import { EraseSession } from '../../cli/erase-session.js';
-import { failLine } from '../../cli/fail.js';
+} from '../../cli/erase/common.js';
+import { EXIT_PARTIAL_FAILURE } from '../../cli/process/exit-codes.js';
+import { EraseSession } from '../../cli/erase/session.js';
+import { failLine } from '../../cli/process/fail.js';
 import { kubeFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
-import { exitOnInterrupt, setInterruptHint } from '../../cli/interrupt.js';
-import { renderEvents } from '../../cli/render-erase.js';
-import { terminalWidth } from '../../cli/table.js';
+import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
+import { renderEvents } from '../../cli/erase/render.js';
+import { terminalWidth } from '../../cli/output/table.js';
 import {
   FollowTimeoutError,
   jobEvents,

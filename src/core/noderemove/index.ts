@@ -9,17 +9,17 @@ export {
   type ImageUser,
   type ImageView,
   type SandboxView,
-} from './decide.js';
-export { untaggedExclusionWarnings } from './exclusion-warnings.js';
+} from './remove/decide.js';
+export { untaggedExclusionWarnings } from './remove/exclusion-warnings.js';
 export {
   NO_ID_REASON,
   runtimeAnswerWarnings,
   unattributedContainers,
   unattributedReason,
   vetImages,
-} from './runtime-answers.js';
-export { execute, type RemovalRuntime } from './execute.js';
-export { compileAll, DEFAULT_SANDBOX_EXCLUSIONS, ExclusionError } from './exclusions.js';
+} from './remove/runtime-answers.js';
+export { execute, type RemovalRuntime } from './remove/execute.js';
+export { compileAll, DEFAULT_SANDBOX_EXCLUSIONS, ExclusionError } from './remove/exclusions.js';
 export {
   assessSandbox,
   isPauseLike,
@@ -27,8 +27,8 @@ export {
   sandboxImageFromStatusInfo,
   type SandboxFacts,
   type SandboxGuard,
-} from './sandbox.js';
-export { SandboxReader, type SandboxRead } from './sandbox-reader.js';
+} from './remove/sandbox.js';
+export { SandboxReader, type SandboxRead } from './remove/sandbox-reader.js';
 export {
   InputError,
   parseTimeout,

@@ -2,19 +2,19 @@
 // containers, sandboxes and sandbox image, decide, then remove (or not, with dryRun).
 import { connectCri } from '../cri/client.js';
 import { compileExclusion, type ExclusionMatcher } from '../refs/exclusion.js';
-import { decide } from './decide.js';
-import { untaggedExclusionWarnings } from './exclusion-warnings.js';
-import { execute } from './execute.js';
-import { runtimeAnswerWarnings } from './runtime-answers.js';
-import { compileAll, DEFAULT_SANDBOX_EXCLUSIONS } from './exclusions.js';
-import { SandboxReader, type SandboxRead } from './sandbox-reader.js';
-import { assessSandbox, sandboxImageFromStatusInfo, type SandboxFacts } from './sandbox.js';
+import { decide } from './remove/decide.js';
+import { untaggedExclusionWarnings } from './remove/exclusion-warnings.js';
+import { execute } from './remove/execute.js';
+import { runtimeAnswerWarnings } from './remove/runtime-answers.js';
+import { compileAll, DEFAULT_SANDBOX_EXCLUSIONS } from './remove/exclusions.js';
+import { SandboxReader, type SandboxRead } from './remove/sandbox-reader.js';
+import { assessSandbox, sandboxImageFromStatusInfo, type SandboxFacts } from './remove/sandbox.js';
 import type { CriContainer } from '../cri/types.js';
-import type { ContainerView } from './in-use.js';
+import type { ContainerView } from './remove/in-use.js';
 import type { Report } from './types.js';
 import type { ProtectedIndex } from '../erase/worker/protected-set.js';
-import { annotate, finishScan, scanAndNarrow, type ScanOptions, type ScanOutcome } from './scan.js';
-import { applyTriggerStep, type TriggerRunOptions } from './trigger-run.js';
+import { annotate, finishScan, scanAndNarrow, type ScanOptions, type ScanOutcome } from './vuln-scan/exchange.js';
+import { applyTriggerStep, type TriggerRunOptions } from './trigger/trigger-run.js';
 
 const containerView = (c: CriContainer): ContainerView => ({
   id: c.id,

@@ -4,7 +4,7 @@
 // non-trivial results, then counts plus failures, then counts alone.
 import fs from 'node:fs';
 import path from 'node:path';
-import { describeAge } from './trigger.js';
+import { describeAge } from './trigger/trigger.js';
 import { bytesFreed, imageCounts, imageNames, type Outcome, type Report, type Result } from './types.js';
 import type { SummaryRow, SummaryScan } from '../erase/api/worker-summary.js';
 

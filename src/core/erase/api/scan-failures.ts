@@ -91,7 +91,7 @@ export function countFailures(reasons: readonly ScanFailureReason[]): ScanFailur
 
 /**
  * The reason code of a whole node's failed scan, from the worker's or the controller's reason
- * text (scan.ts, scan-pipes.ts, pod.ts write these sentences).
+ * text (noderemove/vuln-scan/exchange.ts and pipes.ts, pod.ts write these sentences).
  */
 export function nodeFailureReason(text: string): ScanFailureReason {
   if (/the scanner exited with code/.test(text)) return 'scanner-exit';

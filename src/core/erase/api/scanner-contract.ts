@@ -2,7 +2,7 @@
 // the shared folder and its files, the completion message, the socket the scanner reaches the
 // runtime by, the image list's JSON shape and its limits, and inv's optional per-image
 // extension. Every side imports it: the worker Pod's spec (../worker/scanner-container.ts), the
-// collector and remover (noderemove/scan-pipes.ts, scan-answer.ts) and the scanner
+// collector and remover (noderemove/vuln-scan/pipes.ts, answer.ts) and the scanner
 // (scanner/contract.ts, scan-node.ts). docs/scanner-contract.md states it point by point; the
 // failed-scan extension file is ./scan-failures.ts.
 

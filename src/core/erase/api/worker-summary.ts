@@ -2,7 +2,7 @@
 // each counts in a node's result, and the keys of the compact summary it leaves in its
 // termination message (noderemove/summary.ts writes it; ./results.ts, the requester's report and
 // the renderers read it). Adding an outcome here fails to compile until it is counted
-// (OUTCOME_COUNTS), painted (cli/render-node-remove.ts) and in docs/schemas/EraseReport.json
+// (OUTCOME_COUNTS), painted (cli/worker/render-node-remove.ts) and in docs/schemas/EraseReport.json
 // (test/unit/worker-summary.test.ts checks the schema against OUTCOMES). PURE.
 
 export const OUTCOMES = [

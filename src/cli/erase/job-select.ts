@@ -1,0 +1,40 @@
+// How `inv erase status` and `inv erase cancel` pick the job they act on, the same way: a JOB
+// argument, or --name LIST for that ImageList's last job; never both. Status alone falls back
+// to the newest job (showing is harmless); cancel asks for one of the two (stopping someone
+// else's newest job by accident is not).
+import { Args, Flags } from '@oclif/core';
+import { newestJob } from '../../core/erase/requester/follow.js';
+import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/api/types.js';
+import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
+
+export const jobArg = (what: string) => ({
+  job: Args.string({ description: `ImageJob name (or --name LIST for its last job)${what}.` }),
+});
+
+export const jobNameFlag = {
+  name: Flags.string({ description: 'ImageList whose last job to use (instead of JOB).' }),
+};
+
+/** A problem with the selection as given, or undefined. */
+export function jobSelectProblem(
+  job: string | undefined,
+  list: string | undefined,
+  required: boolean,
+): string | undefined {
+  if (job && list) return 'give JOB or --name, not both';
+  if (required && !job && !list) return 'give the job: JOB, or --name LIST for the ImageList’s last job';
+  return undefined;
+}
+
+/** The last job of ImageList `list` (a scheduled list's last run, else its newest job). */
+export async function lastJobOf(rest: KubeRest, list: string): Promise<{ job?: string; problem?: string }> {
+  let l: ImageList;
+  try {
+    l = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${list}`);
+  } catch (e) {
+    if (isNotFound(e)) return { problem: `imagelist ${list} not found` };
+    throw e;
+  }
+  const job = l.status?.lastJob ?? (await newestJob(rest, list));
+  return job ? { job } : { problem: `imagelist ${list} has no job (yet)` };
+}

@@ -1,0 +1,180 @@
+// What `inv node-remove` does once its flags are read, shared by the oclif command
+// (src/commands/node-remove.ts) and the worker's direct start (src/bundle/direct.ts), so both
+// paths run the same code. Heavy modules (grpc, table rendering) are imported only when used.
+import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../process/exit-codes.js';
+
+export const DEFAULT_TERMINATION_PATH = '/dev/termination-log';
+
+/** The flags of `inv node-remove`, as oclif (or the direct reader) returns them. */
+export interface NodeRemoveFlags {
+  'runtime-endpoint'?: string;
+  'call-timeout': string;
+  images?: string[];
+  imagelist?: string;
+  exclude?: string[];
+  'exclude-file'?: string;
+  'protected-dir'?: string;
+  'imagelist-sha256'?: string;
+  'exclude-file-sha256'?: string;
+  'protected-sha256'?: string;
+  'dry-run'?: boolean;
+  'scan-dir'?: string;
+  'scan-timeout'?: string;
+  'scanner-config'?: string;
+  'scanner-config-sha256'?: string;
+  'scan-delete-failed'?: boolean;
+  'scan-delete-eol'?: boolean;
+  'image-fs-above'?: string;
+  'image-fs-down-to'?: string;
+  'unused-for'?: string;
+  'state-dir'?: string;
+  'image-fs-path'?: string;
+  'image-fs-host-path'?: string;
+  'node-name'?: string;
+  'termination-message-path': string;
+  output: string;
+  'no-headers'?: boolean;
+}
+
+/** Bad input or an unreachable runtime: nothing was removed (exit 2, printed as `error: …`). */
+export class NodeRemoveUsageError extends Error {
+  readonly oclif = { exit: EXIT_USAGE };
+}
+
+/** Runs the removal and prints the report; returns the exit code (0, 1 or 2). */
+export async function runNodeRemove(flags: NodeRemoveFlags): Promise<number> {
+  const output = flags.output as
+    'table' | 'wide' | 'json' | 'yaml' | `jsonpath=${string}` | `custom-columns=${string}`;
+  const core = await import('../../core/noderemove/index.js');
+
+  let targets: string[];
+  let exclude: string[];
+  let timeoutMs: number;
+  let protection;
+  let trigger;
+  try {
+    trigger = await triggerOptions(flags);
+    if (flags['protected-dir']) {
+      const { ProtectedIndex } = await import('../../core/erase/worker/protected-set.js');
+      const digests = flags['protected-sha256']?.split(',').filter((d) => d !== '');
+      protection = new ProtectedIndex(core.readProtectedDir(flags['protected-dir'], digests));
+    }
+    timeoutMs = core.parseTimeout(flags['call-timeout']);
+    targets = core.splitImages(flags.images ?? []);
+    if (flags.imagelist) targets.push(...core.readImageList(flags.imagelist, flags['imagelist-sha256']));
+    exclude = [...(flags.exclude ?? [])];
+    if (flags['exclude-file'])
+      exclude.push(...core.readExcludeFile(flags['exclude-file'], flags['exclude-file-sha256']));
+  } catch (e) {
+    throw new NodeRemoveUsageError((e as Error).message);
+  }
+  let scan;
+  if (flags['scan-dir']) {
+    if (targets.length !== 1 || targets[0] !== '*')
+      throw new NodeRemoveUsageError(
+        "--scan-dir: a scan narrows a * prune: pass --images '*' and nothing else",
+      );
+    const { parseDurationMs } = await import('../../core/duration.js');
+    try {
+      const timeoutMs = parseDurationMs(flags['scan-timeout'] ?? '30m', '--scan-timeout');
+      if (timeoutMs <= 0) throw new Error('--scan-timeout: must be longer than 0s');
+      scan = {
+        dir: flags['scan-dir'],
+        timeoutMs,
+        configFile: flags['scanner-config'],
+        configSha256: flags['scanner-config-sha256'],
+        deleteFailedImages: !!flags['scan-delete-failed'],
+        deleteEOLImages: !!flags['scan-delete-eol'],
+      };
+    } catch (e) {
+      throw new NodeRemoveUsageError((e as Error).message);
+    }
+  }
+  if (trigger && !(targets.length === 1 && targets[0] === '*')) {
+    throw new NodeRemoveUsageError(
+      '--image-fs-above, --unused-for and --state-dir apply to a * prune only: pass --images * alone',
+    );
+  }
+  if (targets.length === 0) {
+    throw new NodeRemoveUsageError(
+      'nothing to remove: pass --images a,b (or * to prune unused images) and/or --imagelist FILE',
+    );
+  }
+
+  let report;
+  try {
+    const { chooseRuntimeEndpoint } = await import('../../core/cri/endpoint-choice.js');
+    const { endpoint } = chooseRuntimeEndpoint({ flag: flags['runtime-endpoint'] });
+    report = await core.nodeRemove({
+      endpoint,
+      timeoutMs,
+      targets,
+      exclude,
+      dryRun: !!flags['dry-run'],
+      node: flags['node-name'] ?? '',
+      protection,
+      scan,
+      trigger,
+    });
+  } catch (e) {
+    // Bad exclusion patterns, an unreadable crictl.yaml and an unreachable runtime: nothing was removed.
+    throw new NodeRemoveUsageError((e as Error).message);
+  }
+
+  for (const w of report.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
+  if (output === 'json') {
+    // What every worker Pod prints: without the table and spinner libraries.
+    const { reportJson } = await import('./node-remove-data.js');
+    process.stdout.write(reportJson(report));
+  } else {
+    const { renderReport } = await import('./render-node-remove.js');
+    const { tableOptions } = await import('../flags.js');
+    process.stdout.write(renderReport(report, output, tableOptions(flags)));
+  }
+  core.writeTerminationMessage(
+    flags['termination-message-path'],
+    flags['termination-message-path'] !== DEFAULT_TERMINATION_PATH,
+    report,
+  );
+  const code = core.exitCodeFor(report);
+  return code === EXIT_OK ? EXIT_OK : code === 1 ? EXIT_PARTIAL_FAILURE : EXIT_USAGE;
+}
+
+/** A percentage from 0 to 100 (decimals allowed: one image can be a small share of a large disk). */
+function percentFlag(v: string, name: string): number {
+  const n = Number(v.trim().replace(/%$/, ''));
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100)
+    throw new Error(`--${name}: must be a percentage from 0 to 100, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** The threshold and minimum-age options, or undefined for a plain run. */
+async function triggerOptions(flags: NodeRemoveFlags) {
+  const above = flags['image-fs-above'];
+  const downTo = flags['image-fs-down-to'];
+  const unusedFor = flags['unused-for'];
+  if (above === undefined && downTo === undefined && unusedFor === undefined && !flags['state-dir'])
+    return undefined;
+  if ((above === undefined) !== (downTo === undefined))
+    throw new Error('--image-fs-above and --image-fs-down-to go together');
+  let imageFs;
+  if (above !== undefined && downTo !== undefined) {
+    imageFs = {
+      highPercent: percentFlag(above, 'image-fs-above'),
+      lowPercent: percentFlag(downTo, 'image-fs-down-to'),
+    };
+    if (!(imageFs.lowPercent < imageFs.highPercent))
+      throw new Error('--image-fs-down-to must be lower than --image-fs-above');
+  }
+  const { parseDurationMs } = await import('../../core/duration.js');
+  const minUnusedAgeMs = unusedFor !== undefined ? parseDurationMs(unusedFor, '--unused-for') : undefined;
+  return {
+    ...(imageFs ? { imageFs } : {}),
+    ...(minUnusedAgeMs !== undefined ? { minUnusedAgeMs } : {}),
+    ...(flags['state-dir'] ? { stateDir: flags['state-dir'] } : {}),
+    measure: {
+      ...(flags['image-fs-path'] ? { statPath: flags['image-fs-path'] } : {}),
+      ...(flags['image-fs-host-path'] ? { hostPath: flags['image-fs-host-path'] } : {}),
+    },
+  };
+}
