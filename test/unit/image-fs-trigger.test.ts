@@ -12,7 +12,11 @@ import {
   updateState,
   withoutImages,
 } from '../../src/core/noderemove/trigger/unused-state.js';
-import { readStateFile, STATE_FILE, writeStateFile } from '../../src/core/noderemove/trigger/unused-state-file.js';
+import {
+  readStateFile,
+  STATE_FILE,
+  writeStateFile,
+} from '../../src/core/noderemove/trigger/unused-state-file.js';
 import { applyTrigger } from '../../src/core/noderemove/trigger/trigger.js';
 import { formatDurationMs, parseDurationMs } from '../../src/core/duration.js';
 import { pendingResult, resultFromPod } from '../../src/core/erase/api/results.js';

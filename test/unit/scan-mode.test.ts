@@ -9,7 +9,12 @@ import { unknownScanner } from '../../src/core/erase/config/scanners.js';
 import { workerPodSpec } from '../../src/core/erase/worker/pod-spec.js';
 import { scannerConfigText } from '../../src/core/erase/worker/scanner-container.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';
-import { AnswerError, candidateList, narrow, parseAnswer } from '../../src/core/noderemove/vuln-scan/answer.js';
+import {
+  AnswerError,
+  candidateList,
+  narrow,
+  parseAnswer,
+} from '../../src/core/noderemove/vuln-scan/answer.js';
 import type { Decision } from '../../src/core/noderemove/types.js';
 import { completeErase, validateErase, type EraseFlags } from '../../src/cli/erase/options.js';
 import { Registry } from 'prom-client';

@@ -13,7 +13,13 @@ import type { CriContainer } from '../cri/types.js';
 import type { ContainerView } from './remove/in-use.js';
 import type { Report } from './types.js';
 import type { ProtectedIndex } from '../erase/worker/protected-set.js';
-import { annotate, finishScan, scanAndNarrow, type ScanOptions, type ScanOutcome } from './vuln-scan/exchange.js';
+import {
+  annotate,
+  finishScan,
+  scanAndNarrow,
+  type ScanOptions,
+  type ScanOutcome,
+} from './vuln-scan/exchange.js';
 import { applyTriggerStep, type TriggerRunOptions } from './trigger/trigger-run.js';
 
 const containerView = (c: CriContainer): ContainerView => ({
