@@ -10,7 +10,7 @@
 // never fails on timing.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { NamespaceObjects } from '../src/core/inventory/types.js';
+import type { NamespaceObjects } from '../src/core/inventory/source-fields.js';
 
 type Rules = { desiredImages(ns: string, objs: NamespaceObjects): { images: Map<string, unknown> } };
 

@@ -14,7 +14,7 @@ import {
   ManifestError,
   readManifests,
   type ManifestRead,
-} from '../core/inventory/manifests.js';
+} from '../core/inventory/manifests/collect.js';
 import { parseSize } from '../core/size.js';
 
 export const maxInputSizeFlag = {

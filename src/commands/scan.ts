@@ -8,7 +8,7 @@ import { kubeFlags, outputFlags, sortByFlag, tableOptions, type Output } from '.
 import { sortScanImages } from '../cli/output/print-data.js';
 import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/output/render-scan.js';
 import { spinner } from '../cli/output/style.js';
-import { offlineInventory } from '../core/inventory/manifests.js';
+import { offlineInventory } from '../core/inventory/manifests/collect.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';

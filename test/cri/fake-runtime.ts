@@ -3,7 +3,7 @@
 //   exercise version negotiation); grpc-js answers UNIMPLEMENTED for everything else.
 // To make one call of a real runtime fail, see test/noderemove/fault-proxy.ts.
 import * as grpc from '@grpc/grpc-js';
-import type { CriApiVersion } from '../../src/core/cri/types.js';
+import type { CriApiVersion } from '../../src/core/cri/messages.js';
 import { loadCriPackage } from '../support/cri-proto-loader.js';
 import { bindUnixSocket } from '../support/grpc-socket.js';
 

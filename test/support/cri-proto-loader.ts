@@ -6,7 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CriApiVersion } from '../../src/core/cri/types.js';
+import type { CriApiVersion } from '../../src/core/cri/messages.js';
 
 /** proto-loader's options the codec mirrors: camelCase, int64 as strings, enums as names, defaults. */
 export const loaderOptions: protoLoader.Options = {

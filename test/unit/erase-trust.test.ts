@@ -1,6 +1,6 @@
 // Pure: what the ImageJob controller accepts as "created by the ImageList controller".
 import assert from 'node:assert/strict';
-import { ownerProblem, specProblem } from '../../src/core/erase/imagejob/trust.js';
+import { ownerProblem, specProblem } from '../../src/core/erase/imagejob/admission/trust.js';
 import type { ImageJob, ImageList, OwnerReference } from '../../src/core/erase/api/types.js';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 

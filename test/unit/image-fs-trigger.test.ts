@@ -23,8 +23,8 @@ import { pendingResult, resultFromPod } from '../../src/core/erase/api/results.j
 import { imageFsSummary } from '../../src/core/erase/api/trigger-results.js';
 import { decodeNode, toNodeStatus } from '../../src/core/erase/api/node-status.js';
 import type { Decision } from '../../src/core/noderemove/types.js';
-import { parseQuantity, prescreenFacts, surelyBelow } from '../../src/core/erase/imagejob/prescreen.js';
-import { selectNodes } from '../../src/core/erase/imagejob/nodes.js';
+import { parseQuantity, prescreenFacts, surelyBelow } from '../../src/core/erase/imagejob/nodes/prescreen.js';
+import { selectNodes } from '../../src/core/erase/imagejob/nodes/selection.js';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 import { stripNode } from '../../src/core/erase/reader.js';
 

@@ -123,4 +123,22 @@ describe('the import graph of src/', () => {
       });
     assert.deepEqual(elsewhere, []);
   });
+
+  it('keeps rooms small and names distinct: no folder holds more than 20 files, no file name is in more than two folders', () => {
+    const perFolder = new Map<string, number>();
+    const folders = new Map<string, Set<string>>();
+    for (const f of files) {
+      const dir = path.dirname(f);
+      perFolder.set(dir, (perFolder.get(dir) ?? 0) + 1);
+      const name = path.basename(f);
+      if (!folders.has(name)) folders.set(name, new Set());
+      folders.get(name)!.add(rel(dir));
+    }
+    const crowded = [...perFolder].filter(([, n]) => n > 20).map(([d, n]) => `${rel(d)}: ${n} files`);
+    assert.deepEqual(crowded, []);
+    const repeated = [...folders]
+      .filter(([, dirs]) => dirs.size > 2)
+      .map(([name, dirs]) => `${name} in ${[...dirs].join(', ')}`);
+    assert.deepEqual(repeated, []);
+  });
 });

@@ -1,7 +1,7 @@
-// The order of the job queue (imagejob/queue.ts), pure: creation time then name, finished and
+// The order of the job queue (imagejob/admission/queue.ts), pure: creation time then name, finished and
 // deleting jobs hold no place, jobs of another workers' namespace are not counted.
 import assert from 'node:assert/strict';
-import { queuedMessage, queuePlace } from '../../src/core/erase/imagejob/queue.js';
+import { queuedMessage, queuePlace } from '../../src/core/erase/imagejob/admission/queue.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';
 
 const job = (

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { desiredImages } from '../../src/core/inventory/rules.js';
 import { BUILTIN_SOURCE_KINDS, SourceKinds } from '../../src/core/inventory/source-kinds.js';
-import type { NamespaceObjects, OwnerReference, PodSpec } from '../../src/core/inventory/types.js';
+import type { NamespaceObjects, OwnerReference, PodSpec } from '../../src/core/inventory/source-fields.js';
 
 const NS = 'shop';
 const lib = (i: string) => `docker.io/library/${i}`;

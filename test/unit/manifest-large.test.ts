@@ -1,8 +1,8 @@
 // Large manifests read one object at a time: JSON arrays and Lists element by element, large
 // YAML sequences and Lists entry by entry, and a named limit for what cannot be split.
 import assert from 'node:assert/strict';
-import { MAX_VALUES } from '../../src/core/inventory/manifest-json.js';
-import { parseDocuments } from '../../src/core/inventory/manifest-parse.js';
+import { MAX_VALUES } from '../../src/core/inventory/manifests/json.js';
+import { parseDocuments } from '../../src/core/inventory/manifests/parse.js';
 
 const docs = (text: string) => [...parseDocuments(text, 'f')];
 const pod = (name: string) => ({

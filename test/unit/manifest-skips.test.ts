@@ -1,13 +1,13 @@
 // Offline manifests that cannot be used whole: containers whose `image` is not a string (each
 // shape YAML and JSON produce), and skipped documents counted instead of kept one by one.
 import assert from 'node:assert/strict';
-import { parseDocuments } from '../../src/core/inventory/manifest-parse.js';
+import { parseDocuments } from '../../src/core/inventory/manifests/parse.js';
 import {
   describeSkipped,
   ManifestCollector,
   offlineInventory,
   SKIPPED_DETAILED,
-} from '../../src/core/inventory/manifests.js';
+} from '../../src/core/inventory/manifests/collect.js';
 
 function collect(text: string): ManifestCollector {
   const c = new ManifestCollector('default');

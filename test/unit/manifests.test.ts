@@ -2,9 +2,9 @@
 // nesting limit, the collector (Lists, skipped and ignored documents), decoding, sizes, and
 // abbreviating hostile refs.
 import assert from 'node:assert/strict';
-import { decode, ManifestError } from '../../src/core/inventory/manifest-input.js';
-import { MAX_NESTING, parseDocuments, yamlDocuments } from '../../src/core/inventory/manifest-parse.js';
-import { ManifestCollector } from '../../src/core/inventory/manifests.js';
+import { decode, ManifestError } from '../../src/core/inventory/manifests/input.js';
+import { MAX_NESTING, parseDocuments, yamlDocuments } from '../../src/core/inventory/manifests/parse.js';
+import { ManifestCollector } from '../../src/core/inventory/manifests/collect.js';
 import { abbreviate, limitMessage } from '../../src/core/refs/abbreviate.js';
 import { formatSize, parseSize } from '../../src/core/size.js';
 

@@ -2,7 +2,7 @@
 // sandboxes kept as in use, and failing closed when the sandbox image cannot be determined.
 import assert from 'node:assert/strict';
 import { CriError } from '../../src/core/cri/errors.js';
-import type { CriPodSandbox, CriPodSandboxStatus } from '../../src/core/cri/types.js';
+import type { CriPodSandbox, CriPodSandboxStatus } from '../../src/core/cri/messages.js';
 import {
   assessSandbox,
   compileAll,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { needsOwnerMetadata } from '../../src/core/inventory/owner-by-name.js';
 import { desiredImages, kindsString } from '../../src/core/inventory/rules.js';
-import type { NamespaceObjects, PodSpec, SourceObject } from '../../src/core/inventory/types.js';
+import type { NamespaceObjects, PodSpec, SourceObject } from '../../src/core/inventory/source-fields.js';
 
 const NS = 'shop';
 const lib = (r: string) => `docker.io/library/${r}`;

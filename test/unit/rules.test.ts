@@ -12,7 +12,7 @@ import type {
   PodObject,
   PodSpec,
   TemplatedObject,
-} from '../../src/core/inventory/types.js';
+} from '../../src/core/inventory/source-fields.js';
 
 const NS = 'team-a';
 const DELETED = '2025-01-01T00:00:00Z';

@@ -3,7 +3,7 @@
 // only source of what runs; the worker Pod and the scanner's --config follow Eraser's contract.
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { scanProblems } from '../../src/core/erase/api/scan.js';
+import { scanProblems } from '../../src/core/erase/api/vuln-scan.js';
 import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../src/core/erase/config/config.js';
 import { unknownScanner } from '../../src/core/erase/config/scanners.js';
 import { workerPodSpec } from '../../src/core/erase/worker/pod-spec.js';

@@ -9,7 +9,7 @@ import { SCAN_ACCESS } from '../../src/core/check/checks.js';
 import { GENERATED, replaceRegion } from '../../src/core/inventory/generated-kinds.js';
 import { BUILTIN, BUILTIN_SOURCE_KINDS, OWNER_KINDS } from '../../src/core/inventory/source-kinds.js';
 import { readKinds } from '../../src/core/inventory/sources.js';
-import { emptyNamespaceObjects } from '../../src/core/inventory/types.js';
+import { emptyNamespaceObjects } from '../../src/core/inventory/source-fields.js';
 import { repoRoot } from '../support/paths.js';
 import Scan from '../../src/commands/scan.js';
 import Watch from '../../src/commands/watch.js';

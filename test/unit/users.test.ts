@@ -1,7 +1,7 @@
 // Pure: who the rules credit (status.users), and the image report's filters and groups.
 import assert from 'node:assert/strict';
 import { desiredImages, usersStatus, USERS_CAP } from '../../src/core/inventory/rules.js';
-import type { NamespaceObjects } from '../../src/core/inventory/types.js';
+import type { NamespaceObjects } from '../../src/core/inventory/source-fields.js';
 import { compileExclusion } from '../../src/core/refs/exclusion.js';
 import { filterUses, groupUses, registryOf, type ImageUse } from '../../src/core/report/image-report.js';
 

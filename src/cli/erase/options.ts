@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { parseDurationMs } from '../../core/duration.js';
 import { PRUNE_ALL, validateImages } from '../../core/erase/api/images.js';
 import { listLimitProblems } from '../../core/erase/api/list-limits.js';
-import { DEFAULT_SCANNER, scanProblems, type ScanSpec } from '../../core/erase/api/scan.js';
+import { DEFAULT_SCANNER, scanProblems, type ScanSpec } from '../../core/erase/api/vuln-scan.js';
 import { parseSelector } from '../../core/erase/api/selector.js';
 import { parseDuration } from '../../core/erase/config/config.js';
 import { scheduleProblems } from '../../core/erase/imagelist/schedule.js';

@@ -2,7 +2,7 @@
 // when there is more than one), a totals line, and the ScanReport document (docs/output.md)
 // for -o json|yaml. `scan` against a cluster and `scan -f` print the same shape and the same
 // status words in the table and in JSON.
-import type { OfflineReport, SkippedDocument } from '../../core/inventory/manifests.js';
+import type { OfflineReport, SkippedDocument } from '../../core/inventory/manifests/collect.js';
 import type { ImageOutcome } from '../../core/inventory/rebuild.js';
 import type { ScanFailure, ScanReport } from '../../core/inventory/scan.js';
 import { abbreviate } from '../../core/refs/abbreviate.js';

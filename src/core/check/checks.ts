@@ -9,7 +9,7 @@ import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
 import { readKinds } from '../inventory/sources.js';
 import type { SourceKindSpec } from '../inventory/source-kinds.js';
-import { sourceKindsChecks } from './source-kinds.js';
+import { sourceKindsChecks } from './source-kind-checks.js';
 
 export type { CheckResult, CheckStatus } from './result.js';
 import type { CheckResult } from './result.js';

@@ -18,7 +18,7 @@ import type {
   CriPodSandboxStatus,
   CriStatus,
   CriVersion,
-} from './types.js';
+} from './messages.js';
 
 export interface ConnectOptions {
   /** `unix:///path/to.sock` or `/path/to.sock`. */

@@ -15,7 +15,7 @@ import type {
   CriVersion,
   ImageSpec,
   PodSandboxState,
-} from './types.js';
+} from './messages.js';
 
 // proto-loader output is untyped; read it defensively.
 type Raw = Record<string, unknown> | null | undefined;

@@ -3,7 +3,7 @@
 // Sandboxes run with host networking and namespaces so no CNI plugin is needed.
 import type { CriClient } from './client.js';
 import * as convert from './convert.js';
-import type { ContainerState } from './types.js';
+import type { ContainerState } from './messages.js';
 
 export interface SandboxSpec {
   name: string;

@@ -6,7 +6,7 @@ import { decode, encode, type ProtoSchema } from './codec.js';
 import { MAX_ANSWER_ENTRIES } from './limits.js';
 import { schema as v1 } from './generated/v1.js';
 import { schema as v1alpha2 } from './generated/v1alpha2.js';
-import type { CriApiVersion } from './types.js';
+import type { CriApiVersion } from './messages.js';
 
 const schemas: Record<CriApiVersion, ProtoSchema> = { v1, v1alpha2 };
 

@@ -19,8 +19,8 @@ import { isNotFound, type KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import type { KubeObject } from '../apply-inventory/objects.js';
 import { Informer, type CachedObject } from '../controller/informer.js';
-import type { NodeLike } from './imagejob/nodes.js';
-import { prescreenFacts, type PrescreenFacts } from './imagejob/prescreen.js';
+import type { NodeLike } from './imagejob/nodes/selection.js';
+import { prescreenFacts, type PrescreenFacts } from './imagejob/nodes/prescreen.js';
 import { matches, parseSelector } from './api/selector.js';
 import {
   IMAGEJOBS_PATH,
@@ -40,7 +40,7 @@ export interface ConfigMapLike {
 export interface ErasedNode extends NodeLike {
   metadata: { name: string; labels?: Record<string, string> };
   status?: { conditions?: { type?: string; status?: string; reason?: string; message?: string }[] };
-  /** For threshold runs: the node's listed images and capacity, summed (imagejob/prescreen.ts). */
+  /** For threshold runs: the node's listed images and capacity, summed (imagejob/nodes/prescreen.ts). */
   prescreen?: PrescreenFacts;
 }
 

@@ -13,7 +13,7 @@
 // to the workload, as the user `Deployment/web (ReplicaSet web-5d4f8c, 3 Pods)` or
 // `StatefulSet/db (earlier revision, 1 Pod)`. Pure.
 import { atPath, type SourceKindSpec, type SourceKinds } from './source-kinds.js';
-import type { Container, OwnerReference, PodObject, PodSpec, SourceObject } from './types.js';
+import type { Container, OwnerReference, PodObject, PodSpec, SourceObject } from './source-fields.js';
 
 /** The live source object an owned Pod's chain ends at, and its controller on the way. */
 export interface LiveSource {

@@ -10,7 +10,7 @@
 // Pod (fail closed). A one-shot rebuild lists ReplicaSets only when some Pod needs them
 // (needsOwnerMetadata), which a steady cluster's Pods do not.
 import { atPath, BUILTIN, groupOf, OWNER_KINDS, type SourceKinds } from './source-kinds.js';
-import type { NamespaceObjects, OwnerReference, PodSpec, SourceObject } from './types.js';
+import type { NamespaceObjects, OwnerReference, PodSpec, SourceObject } from './source-fields.js';
 
 const REPLICA_SET = OWNER_KINDS.find((k) => k.kind === 'ReplicaSet')!;
 const DEPLOYMENT = BUILTIN.byKind('Deployment')!;

@@ -3,7 +3,7 @@
 import { isManaged, sameStatus, type ImageResource, type ImageStatus } from './image-resource.js';
 import { imageResourceName } from './naming.js';
 import { kindsString, usersStatus } from './rules.js';
-import type { Kind } from './types.js';
+import type { Kind } from './source-fields.js';
 
 export type Change = 'create' | 'update' | 'delete' | 'none' | 'conflict';
 

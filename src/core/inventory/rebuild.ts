@@ -7,7 +7,7 @@ import type { ImageStore } from './image-store.js';
 import { planNamespace, type Change } from './plan.js';
 import { desiredImages, type InvalidRef } from './rules.js';
 import { BUILTIN, type SourceKinds } from './source-kinds.js';
-import type { NamespaceObjects } from './types.js';
+import type { NamespaceObjects } from './source-fields.js';
 import { forEachConcurrent } from '../concurrency.js';
 import { isNamespaceTerminating } from '../kube/rest.js';
 

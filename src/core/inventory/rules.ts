@@ -17,7 +17,7 @@ import type {
   PodObject,
   PodSpec,
   SourceObject,
-} from './types.js';
+} from './source-fields.js';
 
 export interface InvalidRef {
   namespace: string;

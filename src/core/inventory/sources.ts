@@ -11,7 +11,7 @@ import {
 } from './source-kinds.js';
 import { needsOwnerMetadata } from './owner-by-name.js';
 import { stripMetadata, stripperFor, type RawObject, type StrippedObject } from './strip.js';
-import type { NamespaceObjects } from './types.js';
+import type { NamespaceObjects } from './source-fields.js';
 
 export function collectionPath(k: SourceKindSpec | OwnerKindSpec, namespace?: string): string {
   // Every source and owner kind is namespaced; a declared kind's plural comes from discovery.

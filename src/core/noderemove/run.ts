@@ -9,7 +9,7 @@ import { runtimeAnswerWarnings } from './remove/runtime-answers.js';
 import { compileAll, DEFAULT_SANDBOX_EXCLUSIONS } from './remove/exclusions.js';
 import { SandboxReader, type SandboxRead } from './remove/sandbox-reader.js';
 import { assessSandbox, sandboxImageFromStatusInfo, type SandboxFacts } from './remove/sandbox.js';
-import type { CriContainer } from '../cri/types.js';
+import type { CriContainer } from '../cri/messages.js';
 import type { ContainerView } from './remove/in-use.js';
 import type { Report } from './types.js';
 import type { ProtectedIndex } from '../erase/worker/protected-set.js';

@@ -3,7 +3,7 @@
 import { imagesPath, type ImageResource } from '../inventory/image-resource.js';
 import { desiredImages, usersStatus } from '../inventory/rules.js';
 import type { SourceKinds } from '../inventory/source-kinds.js';
-import type { NamespaceObjects } from '../inventory/types.js';
+import type { NamespaceObjects } from '../inventory/source-fields.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { ImageUse } from './image-report.js';
 

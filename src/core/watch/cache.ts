@@ -13,7 +13,7 @@ import {
 } from '../inventory/source-kinds.js';
 import { collectionPath, readKinds, stripFor } from '../inventory/sources.js';
 import type { RawObject, StrippedMeta, StrippedObject, StrippedPodSpec } from '../inventory/strip.js';
-import type { NamespaceObjects } from '../inventory/types.js';
+import type { NamespaceObjects } from '../inventory/source-fields.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { sharedOwners, sharedSpec } from './shared-parts.js';

@@ -9,7 +9,7 @@ import { KubeRest, type KubeRestOptions } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { InventoryCache } from './cache.js';
-import { InventoryController, type InventoryControllerOptions } from './controller.js';
+import { InventoryController, type InventoryControllerOptions } from './inventory-controller.js';
 import { IMAGE_CRD, OUR_CRDS } from '../kube/crds.js';
 import { CrdGuard } from './crd-guard.js';
 import { eraseRunnable } from './erase-runnable.js';

@@ -5,7 +5,7 @@ import type { EraseConfig } from '../config/config.js';
 import type { ScheduleStatus } from '../imagelist/schedule.js';
 import type { RolloutSpec, RolloutStatus } from './rollout.js';
 import type { NodeStatus } from './node-status.js';
-import type { ScanSpec } from './scan.js';
+import type { ScanSpec } from './vuln-scan.js';
 
 /** A status condition, as the Kubernetes API conventions describe it (set by conditions.ts). */
 export interface Condition {

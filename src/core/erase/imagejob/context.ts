@@ -6,7 +6,7 @@ import type { ProtectionSource } from '../worker/inventory-protection.js';
 import type { EraseMetrics } from '../metrics.js';
 import type { EraseReader, RestReader } from '../reader.js';
 import type { AdminSettingsSource } from '../config/settings.js';
-import type { NodeReadiness } from './node-readiness.js';
+import type { NodeReadiness } from './nodes/node-readiness.js';
 import type { MountCheck } from './mount-check.js';
 import type { InputContents } from './input-contents.js';
 

@@ -2,8 +2,9 @@
 // live worker Pods, the clock) and takes the next steps; it never sleeps or polls, it returns
 // when to look again. The phases, one file each, in the order a pass runs them:
 //
-//   trust-check.ts  only jobs of a live ImageList, within the administrator's policy, run;
-//   queue.ts        at most maxConcurrentJobs run in the cluster; later ones wait, saying so;
+//   admission/      only jobs of a live ImageList, asking for what it asks, within the
+//                   administrator's policy, run (trust-check.ts); at most maxConcurrentJobs
+//                   run in the cluster, later ones wait, saying so (queue.ts);
 //   plan.ts         nodes selected, every worker object and node result recorded, written
 //                   before anything exists (write-ahead); a `*` prune's protected set, once;
 //   prepare.ts      the desired worker objects of the planned job;
@@ -15,7 +16,7 @@
 //   cleanup.ts      after deleteAfter the objects wave by wave, then the job; the finalizer.
 //
 // Below them: pass.ts (the pass state, its one status writer, failing the pending nodes),
-// worker-objects.ts (worker objects as inventory items), input-contents.ts, node-readiness.ts,
+// worker-objects.ts (worker objects as inventory items), input-contents.ts, nodes/ (selection, readiness, prescreen),
 // live.ts, job-events.ts. The inventory's waves are walked by ApplyInventory
 // (src/core/apply-inventory/apply-inventory.ts), never here.
 import { unknownScanner } from '../config/scanners.js';
@@ -35,16 +36,16 @@ import { cleanUp, finalize } from './cleanup.js';
 import type { JobContext } from './context.js';
 import { finish } from './finish.js';
 import { reportFailures } from './job-events.js';
-import { NodeReadiness } from './node-readiness.js';
+import { NodeReadiness } from './nodes/node-readiness.js';
 import { MountCheck } from './mount-check.js';
 import { observe } from './observe.js';
 import { beginPass, recordStatus } from './pass.js';
 import { plan } from './plan.js';
-import { waitInQueue } from './queue.js';
+import { waitInQueue } from './admission/queue.js';
 import { prepare } from './prepare.js';
 import { rolloutApplied, rolloutGate, rolloutProgress } from './rollout.js';
 import { InputContents } from './input-contents.js';
-import { checkTrust, refuse } from './trust-check.js';
+import { checkTrust, refuse } from './admission/trust-check.js';
 import { jobOwner } from './worker-objects.js';
 
 export { protectsInventory } from './plan.js';

@@ -4,7 +4,7 @@
 // and records how many ConfigMaps carry it; without that set the job waits (fail closed), and
 // fails at its deadline having removed nothing.
 import { PRUNE_ALL } from '../api/images.js';
-import { selectNodes } from './nodes.js';
+import { selectNodes } from './nodes/selection.js';
 import { pendingResult } from '../api/results.js';
 import type { ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';

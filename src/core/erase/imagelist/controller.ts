@@ -19,7 +19,7 @@ import { noopLogger, type Logger } from '../../observability/logger.js';
 import { listConditions } from '../api/conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from '../config/config.js';
 import { summarizeImages, validateImages } from '../api/images.js';
-import { scanProblems } from '../api/scan.js';
+import { scanProblems } from '../api/vuln-scan.js';
 import { unknownScanner } from '../config/scanners.js';
 import { jobSizeProblem, listLimitProblems } from '../api/list-limits.js';
 import { RestReader, type EraseReader } from '../reader.js';

@@ -3,7 +3,7 @@
 // the cluster's configuration (every default when there is none).
 import { KubeApiError, type KubeRest } from '../../kube/rest.js';
 import { DEFAULT_CONFIG, type EraseConfig } from '../config/config.js';
-import { selectNodes, type NodeLike } from '../imagejob/nodes.js';
+import { selectNodes, type NodeLike } from '../imagejob/nodes/selection.js';
 
 /** The summary, or undefined when Nodes may not be read (403). */
 export async function nodeSummary(

@@ -3,7 +3,7 @@
 // scheduled request writes the schedule instead and carries no request id: its ticks start the
 // jobs, and writing the same schedule twice changes nothing.
 import { randomUUID } from 'node:crypto';
-import type { ScanSpec } from '../api/scan.js';
+import type { ScanSpec } from '../api/vuln-scan.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
 import {
   API_VERSION,

@@ -15,7 +15,7 @@ import { imagesPath, type ImageResource } from '../../inventory/image-resource.j
 import { desiredImages } from '../../inventory/rules.js';
 import type { SourceKinds } from '../../inventory/source-kinds.js';
 import { listKind, readKinds } from '../../inventory/sources.js';
-import { emptyNamespaceObjects, type NamespaceObjects } from '../../inventory/types.js';
+import { emptyNamespaceObjects, type NamespaceObjects } from '../../inventory/source-fields.js';
 import type { ProtectedUse } from './protected-set.js';
 import { namingBlockers } from './blocking-namespaces.js';
 

@@ -11,7 +11,7 @@
 // When they differ, or either cannot be stat'ed, nothing is measured.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CriFilesystemUsage } from '../../cri/types.js';
+import type { CriFilesystemUsage } from '../../cri/messages.js';
 
 export interface ImageFsUsage {
   /** Bytes the runtime's images use (ImageFsInfo). */

@@ -7,7 +7,7 @@ import { applyTrigger, type TriggerOptions } from './trigger.js';
 import { readStateFile, writeStateFile } from './unused-state-file.js';
 import { parseState, updateState, withoutImages } from './unused-state.js';
 import { bytesFreed, type Decision, type ImageFsReport, type Result } from '../types.js';
-import type { CriFilesystemUsage } from '../../cri/types.js';
+import type { CriFilesystemUsage } from '../../cri/messages.js';
 
 export interface TriggerRunOptions extends TriggerOptions {
   /** The folder of the node's record (a hostPath in a worker Pod); none: no record, nothing aged. */

@@ -10,7 +10,7 @@
 //   scan-failed / eol named  -> removed only when the policy says so (deleteFailedImages,
 //                               deleteEOLImages); otherwise kept as scan-failed / clean
 import { isObj } from '../../guards.js';
-import { severityRank } from '../../erase/api/scan.js';
+import { severityRank } from '../../erase/api/vuln-scan.js';
 import type { ScanFailure } from '../../erase/api/scan-failures.js';
 import {
   MAX_CVES,

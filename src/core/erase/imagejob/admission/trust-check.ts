@@ -1,11 +1,11 @@
 // Act only on jobs of a live ImageList, within the administrator's configuration and policy: a
 // job refused before it was planned is marked Failed for good (a TerminalError); a running job
 // whose list went away creates nothing more and stops what has not finished.
-import { TerminalError } from '../../controller/reconcile.js';
+import { TerminalError } from '../../../controller/reconcile.js';
 import { trustProblem } from './trust.js';
-import type { JobContext } from './context.js';
-import { jobEvent } from './job-events.js';
-import { failPending, iso, type Pass } from './pass.js';
+import type { JobContext } from '../context.js';
+import { jobEvent } from '../job-events.js';
+import { failPending, iso, type Pass } from '../pass.js';
 
 export async function checkTrust(ctx: JobContext, p: Pass): Promise<void> {
   const { job, name, st } = p;

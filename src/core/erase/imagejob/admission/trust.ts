@@ -7,9 +7,9 @@
 // (specProblem): a copy of a live dry-run list's owner and UID that asks for other images, or
 // for a real run, is refused.
 import { isDeepStrictEqual } from 'node:util';
-import type { EraseReader } from '../reader.js';
-import { parseDuration } from '../config/config.js';
-import { API_VERSION, type ImageJob, type ImageList } from '../api/types.js';
+import type { EraseReader } from '../../reader.js';
+import { parseDuration } from '../../config/config.js';
+import { API_VERSION, type ImageJob, type ImageList } from '../../api/types.js';
 
 /** Pure: what is wrong with the job's claim to come from an ImageList, or undefined. */
 export function ownerProblem(job: ImageJob): string | undefined {

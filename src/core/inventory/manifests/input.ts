@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { formatSize } from '../size.js';
+import { formatSize } from '../../size.js';
 
 /** The documented default limit for one input (file or stream): 256 MiB. */
 export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024;

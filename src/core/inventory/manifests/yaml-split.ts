@@ -8,8 +8,8 @@
 // sequence, in the document's own indentation, so its text is never rewritten. An entry that
 // refers to an anchor of another entry fails to parse alone: that is reported as invalid YAML.
 // Pure: text in, values out.
-import { ManifestError } from './manifest-input.js';
-import { MAX_VALUES } from './manifest-json.js';
+import { ManifestError } from './input.js';
+import { MAX_VALUES } from './json.js';
 
 export interface SplitDocument {
   value: unknown;

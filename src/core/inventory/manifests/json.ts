@@ -8,7 +8,7 @@
 // The input is checked whole (every unit parsed once and dropped) before the first unit is
 // handed out: text that is not JSON after all (flow YAML such as `{a: 1}`) then goes to the
 // YAML reader with nothing yet collected. Pure: text in, values out.
-import { ManifestError } from './manifest-input.js';
+import { ManifestError } from './input.js';
 
 /** Values (objects, arrays, scalars) allowed in one unit parsed whole: above any API object. */
 export const MAX_VALUES = 1_000_000;

@@ -3,23 +3,23 @@
 // object to what the rules read as soon as it is parsed, and groups the source objects by
 // namespace, so the same rules run with no cluster. Every document that could not be used is
 // reported (kind, apiVersion, name, why), never dropped silently.
-import { takeOutBadContainers } from './manifest-containers.js';
-import { manifestInputs, type InputOptions } from './manifest-input.js';
-import { parseDocuments } from './manifest-parse.js';
-import { imageResourceName } from './naming.js';
-import { desiredImages, kindsString, type InvalidRef } from './rules.js';
+import { takeOutBadContainers } from './containers.js';
+import { manifestInputs, type InputOptions } from './input.js';
+import { parseDocuments } from './parse.js';
+import { imageResourceName } from '../naming.js';
+import { desiredImages, kindsString, type InvalidRef } from '../rules.js';
 import {
   apiVersionOf,
   BUILTIN,
   type OwnerKindSpec,
   type SourceKinds,
   type SourceKindSpec,
-} from './source-kinds.js';
-import { readKinds, stripFor } from './sources.js';
-import type { RawObject } from './strip.js';
-import { emptyNamespaceObjects, type NamespaceObjects } from './types.js';
+} from '../source-kinds.js';
+import { readKinds, stripFor } from '../sources.js';
+import type { RawObject } from '../strip.js';
+import { emptyNamespaceObjects, type NamespaceObjects } from '../source-fields.js';
 
-export { ManifestError, DEFAULT_MAX_INPUT_BYTES } from './manifest-input.js';
+export { ManifestError, DEFAULT_MAX_INPUT_BYTES } from './input.js';
 
 interface Doc {
   apiVersion?: unknown;

@@ -4,8 +4,8 @@
 // `!!binary` into bytes, and JSON can say `"image": 125`. Such a container is taken out of the
 // document (the rest of the document still counts) and reported, so one unquoted tag cannot
 // crash the whole scan. Pure: the parsed document in, the problems out.
-import { isObj } from '../guards.js';
-import { atPath, type OwnerKindSpec, type SourceKindSpec } from './source-kinds.js';
+import { isObj } from '../../guards.js';
+import { atPath, type OwnerKindSpec, type SourceKindSpec } from '../source-kinds.js';
 
 export interface ContainerProblem {
   /** The container's name, or its place ("containers[2]") when it has no usable name. */

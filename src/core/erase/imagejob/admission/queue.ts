@@ -4,10 +4,10 @@
 // it says so in its status (message, condition reason Queued) and an Event, and is looked at
 // again every few seconds. Jobs go in creation order, then by name. A job that is running keeps
 // running when the bound is lowered: the bound only holds back jobs that have not started.
-import { isFinished, type ImageJob } from '../api/types.js';
-import type { JobContext } from './context.js';
-import { jobEvent } from './job-events.js';
-import type { Pass } from './pass.js';
+import { isFinished, type ImageJob } from '../../api/types.js';
+import type { JobContext } from '../context.js';
+import { jobEvent } from '../job-events.js';
+import type { Pass } from '../pass.js';
 
 /** How soon a queued job looks again (a finished job frees its place for the next look). */
 export const QUEUE_RETRY_MS = 3000;

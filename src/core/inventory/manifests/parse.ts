@@ -1,15 +1,15 @@
 // Text to documents, one at a time, so that a 50 MB dump never becomes 50 MB of syntax trees.
 // JSON (what `kubectl get -o json` prints) is read one object at a time with JSON.parse
-// (manifest-json.ts). YAML is cut at its document markers and each document is parsed alone
+// (manifests/json.ts). YAML is cut at its document markers and each document is parsed alone
 // with js-yaml, which is several times faster than building a full AST; a document too large
-// to build at once is read item by item (manifest-yaml-split.ts). Both enforce one nesting
+// to build at once is read item by item (manifests/yaml-split.ts). Both enforce one nesting
 // limit, so a hostile file gets an error that names the limit instead of a stack overflow, and
 // no unit parsed at once holds more than MAX_VALUES values, so memory follows the largest
 // object, not the input.
 import jsyaml from 'js-yaml';
-import { ManifestError } from './manifest-input.js';
-import { jsonUnits, MAX_VALUES } from './manifest-json.js';
-import { splitLargeYaml, yamlValuesBound } from './manifest-yaml-split.js';
+import { ManifestError } from './input.js';
+import { jsonUnits, MAX_VALUES } from './json.js';
+import { splitLargeYaml, yamlValuesBound } from './yaml-split.js';
 
 /** Kubernetes objects nest about 20 levels; anything past this is not a manifest. */
 export const MAX_NESTING = 100;
@@ -46,7 +46,7 @@ export function* parseDocuments(text: string, name: string): Generator<ParsedDoc
       yield { value: empty[1] === '{}' ? {} : null, where };
       continue;
     }
-    // A document too large to build at once is read item by item (manifest-yaml-split.ts).
+    // A document too large to build at once is read item by item (manifests/yaml-split.ts).
     if (chunk.text.length > MAX_VALUES && yamlValuesBound(chunk.text) > MAX_VALUES) {
       yield* splitLargeYaml(chunk.text, n, chunk.line, name, load);
       continue;
