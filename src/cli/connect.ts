@@ -4,7 +4,7 @@
 // (node-remove) do not load client-node with flags.ts.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig } from '../core/kube/config.js';
-import { KubeRest } from '../core/kube/rest.js';
+import { KubeRest, type KubeRestOptions } from '../core/kube/rest.js';
 import { restOptions } from './flags.js';
 
 /** Throws a message naming what is wrong (no cluster configured, a bad --request-timeout). */
@@ -14,4 +14,16 @@ export function connect(flags: { kubeconfig?: string; context?: string; 'request
 } {
   const kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
   return { kc, rest: new KubeRest(kc, restOptions(flags)) };
+}
+
+/**
+ * The kubeconfig and the client options for a component that makes its own clients (the
+ * daemon), with `extra` over the flags' options. Throws as connect() does.
+ */
+export function cluster(
+  flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string },
+  extra: Partial<KubeRestOptions> = {},
+): { kc: KubeConfig; restOptions: KubeRestOptions } {
+  const kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+  return { kc, restOptions: { ...restOptions(flags), ...extra } };
 }

@@ -95,8 +95,10 @@ async function lookup(
   target: LineTarget,
   startDeadline: () => void,
 ): Promise<string[]> {
-  const { loadKubeConfig } = await import('../core/kube/config.js');
-  const kc = loadKubeConfig({ kubeconfig: target.kubeconfig });
+  // The kubeconfig as every command loads it (cli/connect.ts), without its context: a
+  // context named on the line is set below, after the contexts themselves may be listed.
+  const { cluster } = await import('../cli/connect.js');
+  const { kc } = cluster({ kubeconfig: target.kubeconfig });
   if (source === 'contexts') return kc.getContexts().map((c) => c.name);
   if (target.context) kc.setCurrentContext(target.context);
   const { KubeRest, METADATA_LIST_ACCEPT } = await import('../core/kube/rest.js');

@@ -144,7 +144,29 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
     const list = await env.rest.get<{ metadata: { uid: string; name: string } }>(
       `${IMAGELISTS_PATH}/${req.name}`,
     );
-    // Someone allowed to create ImageJobs copies the list's UID into a forged job.
+    // Someone allowed to create ImageJobs copies the list's UID into a forged job: asking for
+    // other images than the list, it is refused before anything exists...
+    const other = `${req.name}-other`;
+    await forge(
+      other,
+      { ownerReferences: [listRef(list.metadata.name, list.metadata.uid)] },
+      {
+        imageList: { name: list.metadata.name, uid: list.metadata.uid, generation: 1 },
+        images: [`nothing-${env.tag}:2`],
+      },
+    );
+    const refused = await until('the job asking for other images refused', async () => {
+      const j = await jobStatus(other);
+      return j?.status?.phase === 'Failed' ? j : undefined;
+    });
+    assert.match(
+      refused.status!.message!,
+      /^refused: its spec differs from what ImageList \S+ asks for \(images\)$/,
+    );
+    assert.deepEqual(await leftovers(other), []);
+    await env.rest.request('DELETE', `${IMAGEJOBS_PATH}/${other}`);
+    // ...and asking for the list's images with its own worker image, socket and namespace, it
+    // runs with the administrator's.
     const name = `${req.name}-forged`;
     await forge(
       name,
@@ -153,7 +175,7 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
       },
       {
         imageList: { name: list.metadata.name, uid: list.metadata.uid, generation: 1 },
-        images: [`nothing-${env.tag}:2`],
+        images: [`nothing-${env.tag}:1`],
       },
     );
     const job = await until('the forged job finished', async () => {
