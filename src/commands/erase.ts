@@ -1,40 +1,26 @@
 // `inv erase`: writes an ImageList request and (unless --no-wait) follows its ImageJob.
 // Thin: validation, a call into src/core/erase, rendering.
 import { rfc3339 } from '../core/timestamps.js';
-import { scanFlags } from '../cli/erase/scan-flags.js';
 import { eraseDryRunProblem } from '../cli/dry-run-flag.js';
-import { printErr, printOut } from '../cli/output/wrap.js';
-import { Command, Flags } from '@oclif/core';
-import {
-  eraseOutputFlags,
-  followWithProgress,
-  interruptHint,
-  printReport,
-  standaloneFlag,
-  workersNamespaceFlag,
-} from '../cli/erase/common.js';
+import { printOut } from '../cli/output/wrap.js';
+import { Command } from '@oclif/core';
+import { followWithProgress, interruptHint, printReport } from '../cli/erase/common.js';
 import { completeErase, validateErase, type EraseFlags, type EraseOptions } from '../cli/erase/options.js';
 import { EraseSession } from '../cli/erase/session.js';
+import { eraseFlags } from '../cli/erase/flags.js';
+import { runPreflight, warnReferenced } from '../cli/erase/checks.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { failLine } from '../cli/process/fail.js';
-import { kubeFlags } from '../cli/flags.js';
 import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { ERASE_DESCRIPTION, ERASE_EXAMPLES } from '../cli/erase/help.js';
 import { exitOnInterrupt, setInterruptHint } from '../cli/process/interrupt.js';
 import { confirm } from '../cli/process/prompt.js';
 import { renderScheduled, renderSubmitted } from '../cli/erase/render.js';
-import { colors, spinner } from '../cli/output/style.js';
 import { PRUNE_ALL } from '../core/erase/api/images.js';
-import { DEFAULT_IMAGELIST, IMAGELISTS_PATH, type ImageList } from '../core/erase/api/types.js';
+import { IMAGELISTS_PATH, type ImageList } from '../core/erase/api/types.js';
 import { DEFAULT_TIME_ZONE, nextTick } from '../core/erase/imagelist/schedule.js';
 import { nodeSummary } from '../core/erase/requester/node-summary.js';
-import {
-  DEFAULT_CONTROLLER_LEASE,
-  preflight,
-  type PreflightResult,
-} from '../core/erase/requester/preflight.js';
 import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
-import { KubeTransportError, type KubeRest } from '../core/kube/rest.js';
 
 export default class Erase extends Command {
   static override summary = 'Remove images from every node: write an ImageList request, follow its ImageJob.';
@@ -43,104 +29,7 @@ export default class Erase extends Command {
 
   static override examples = ERASE_EXAMPLES;
 
-  static override flags = {
-    images: Flags.string({
-      description:
-        'Comma-separated images: refs, repo@sha256:… refs or image IDs (repeatable: --images a --images b).',
-      multiple: true,
-      // One value per --images: a stray word after it is an error, never one more target.
-      multipleNonGreedy: true,
-    }),
-    imagelist: Flags.string({ description: 'JSON file with an array of images.' }),
-    'all-unused': Flags.boolean({
-      description: 'Remove every image not in use (the "*" target). Asks on a TTY unless --yes.',
-      exclusive: ['images', 'imagelist'],
-    }),
-    ...scanFlags,
-    yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.' }),
-    'protect-inventory': Flags.boolean({
-      description:
-        'With --all-unused: keep every image a workload in the cluster references, even when nothing runs it on the node (a Deployment scaled to 0, a suspended CronJob). --no-protect-inventory turns it off.',
-      default: true,
-      allowNo: true,
-    }),
-    'dry-run': Flags.boolean({ description: 'Report what each node would remove; remove nothing.' }),
-    'image-fs-above': Flags.string({
-      description:
-        'With --all-unused: a node is cleaned only when its images take at least this percentage of its image file system (decimals allowed); below it, it removes nothing.',
-      dependsOn: ['image-fs-down-to'],
-    }),
-    'image-fs-down-to': Flags.string({
-      description:
-        'With --image-fs-above: remove until usage is at or below this percentage, then stop (never seen in use first, then longest unused, then largest).',
-      dependsOn: ['image-fs-above'],
-    }),
-    'unused-for': Flags.string({
-      description:
-        'With --all-unused: remove only images the node has seen unused for at least this long (e.g. 7d, 12h), by its own record in /var/lib/inv.',
-    }),
-    'node-selector': Flags.string({ char: 'l', description: 'Only nodes matching this label selector.' }),
-    'job-timeout': Flags.string({
-      description: 'Job deadline (e.g. 10m); unfinished nodes fail with reason timeout.',
-    }),
-    'max-parallel': Flags.string({
-      description:
-        'Rollout waves: at most this many nodes (N) or this share of the nodes (P%, rounded down, at least 1) run a worker at once. Default: every node at once.',
-    }),
-    pause: Flags.string({
-      description:
-        'With --max-parallel: whole waves, the next starting this long (e.g. 2m) after the previous one finished.',
-      dependsOn: ['max-parallel'],
-    }),
-    'failure-budget': Flags.integer({
-      description:
-        'With --max-parallel: after this many failed nodes, the nodes not started yet are skipped (reason rollout-stopped) and the job fails.',
-      min: 1,
-      dependsOn: ['max-parallel'],
-    }),
-    name: Flags.string({ description: 'Name of the ImageList.', default: DEFAULT_IMAGELIST }),
-    ...workersNamespaceFlag,
-    'controller-lease': Flags.string({
-      description:
-        'namespace/name of the Lease the erase controllers hold (inv watch --leader-elect-namespace/--leader-elect-id); the request is refused when nobody holds it, unless --standalone.',
-      default: DEFAULT_CONTROLLER_LEASE,
-    }),
-    ...standaloneFlag,
-    'source-kinds': Flags.string({
-      description:
-        'With --standalone: the declared source kinds a --all-unused prune protects (a SourceKinds file, see README, "Declared source kinds"); default: the daemon\'s, from ConfigMap inv-source-kinds in --config-namespace.',
-      helpValue: 'FILE',
-      dependsOn: ['standalone'],
-    }),
-    wait: Flags.boolean({
-      description:
-        'Follow the job until it finishes and exit with its result (the default, on a terminal or not); --no-wait returns once the request is written.',
-      allowNo: true,
-    }),
-    timeout: Flags.string({
-      description:
-        'The whole wait for the job, from the request on (e.g. 30m); the job keeps running after it (exit 1).',
-      default: '1h',
-    }),
-    schedule: Flags.string({
-      description: "Run on each tick of this 5-field cron expression (e.g. '0 3 * * *') instead of once now.",
-    }),
-    'time-zone': Flags.string({
-      description: 'With --schedule: IANA time zone of the schedule (default UTC).',
-      dependsOn: ['schedule'],
-    }),
-    'starting-deadline': Flags.string({
-      description: 'With --schedule: a tick that cannot start within this long (e.g. 30m) is skipped.',
-      dependsOn: ['schedule'],
-    }),
-    suspend: Flags.boolean({
-      description:
-        'With --schedule: write the schedule paused (no tick runs until written again without it).',
-      dependsOn: ['schedule'],
-    }),
-    ...eraseOutputFlags,
-    ...kubeFlags,
-  };
+  static override flags = eraseFlags;
 
   async run(): Promise<void> {
     exitOnInterrupt();
@@ -175,7 +64,7 @@ export default class Erase extends Command {
     if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
     // A one-off request on a scheduled list is refused whoever runs it: say so before the rest.
     if (!flags.schedule) await refuseScheduledList(rest, flags.name);
-    const pre = await this.preflight(rest, images, flags);
+    const pre = await runPreflight(this, rest, images, flags);
     const targets = images.filter((i) => i !== PRUNE_ALL);
     // Nodes are listed only to ask (a prompt names how many nodes it touches).
     const nodes = () => nodeSummary(rest, pre.config, flags['node-selector']);
@@ -185,7 +74,8 @@ export default class Erase extends Command {
       );
       if (!ok) failLine(this, 'aborted: nothing was submitted');
     }
-    await this.warnReferenced(
+    await warnReferenced(
+      this,
       rest,
       targets,
       Boolean(flags.yes || flags['dry-run'] || flags.schedule),
@@ -278,84 +168,5 @@ export default class Erase extends Command {
           `${a.split('=')[0]} is not an erase flag: erase works on nodes, not on a namespace; the namespace of the worker Pods and the erase configuration is --workers-namespace`,
         );
     }
-  }
-
-  /** The preflight (src/core/erase/requester/preflight.ts): every problem at once, exit 2. */
-  private async preflight(
-    rest: KubeRest,
-    images: string[],
-    flags: {
-      'workers-namespace': string;
-      'config-namespace': string;
-      name: string;
-      'protect-inventory': boolean;
-      'dry-run': boolean;
-      standalone: boolean;
-      'controller-lease': string;
-      schedule?: string;
-    },
-  ): Promise<PreflightResult> {
-    const spin = spinner('Checking the cluster');
-    let pre: PreflightResult;
-    try {
-      pre = await preflight(rest, {
-        workersNamespace: flags['workers-namespace'],
-        configNamespace: flags['config-namespace'],
-        standalone: flags.standalone,
-        lease: flags['controller-lease'],
-        listName: flags.name,
-        request: { images, protectInventory: flags['protect-inventory'], dryRun: flags['dry-run'] },
-      });
-    } catch (e) {
-      spin?.stop();
-      if (e instanceof KubeTransportError) failLine(this, `cannot reach the cluster: ${e.message}`);
-      throw e;
-    }
-    spin?.stop();
-    // A schedule only needs a controller by its first tick: say so, but write it.
-    const late = flags.schedule ? pre.problems.filter((p) => p.startsWith('no erase controller')) : [];
-    for (const p of [...pre.warnings, ...late]) printErr(`warning: ${p}\n`);
-    const problems = pre.problems.filter((p) => !late.includes(p));
-    if (problems.length === 1) failLine(this, problems[0]!);
-    if (problems.length)
-      failLine(this, `the cluster cannot run this request:\n  - ${problems.join('\n  - ')}`);
-    return pre;
-  }
-
-  /**
-   * A targeted removal of an image that workloads reference goes ahead (it was named on
-   * purpose), but the user hears who uses it first, and is asked on a TTY.
-   */
-  private async warnReferenced(
-    rest: KubeRest,
-    targets: string[],
-    noPrompt: boolean,
-    where: () => Promise<string>,
-  ): Promise<void> {
-    if (targets.length === 0) return;
-    const { inventoryTargets } = await import('../core/erase/requester/referenced-targets.js');
-    let found;
-    try {
-      const seen = await inventoryTargets(rest, targets);
-      for (const u of seen.unseen)
-        process.stderr.write(
-          `warning: ${u.target} is referenced by no workload and was not found in the inventory; did you mean ${u.suggestion}?\n`,
-        );
-      found = seen.referenced;
-    } catch (e) {
-      printErr(
-        `warning: could not read the inventory to check who uses these images: ${(e as Error).message}\n`,
-      );
-      return;
-    }
-    if (found.length === 0) return;
-    const c = colors(process.stderr);
-    for (const f of found)
-      printErr(c.yellow(`warning: ${f.target} is referenced by ${f.users.join(', ')}`) + '\n');
-    if (noPrompt || !process.stdin.isTTY) return;
-    const ok = await confirm(
-      `Remove them anyway ${await where()}? The next start of those workloads pulls them again.`,
-    );
-    if (!ok) failLine(this, 'aborted: nothing was submitted');
   }
 }
