@@ -1,15 +1,16 @@
-import { Command, Flags } from '@oclif/core';
+import { Command } from '@oclif/core';
+import { inventoryScanFlags } from '../cli/inventory-scan-flags.js';
 import { printErr, printOut } from '../cli/output/wrap.js';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
 import { exitIfCrdMissing, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { contextNamespace } from '../cli/context-namespace.js';
-import { kubeFlags, outputFlags, sortByFlag, tableOptions, type Output } from '../cli/flags.js';
+import { tableOptions, type Output } from '../cli/flags.js';
 import { sortScanImages } from '../cli/output/print-data.js';
 import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/output/render-scan.js';
 import { spinner } from '../cli/output/style.js';
 import { offlineInventory } from '../core/inventory/manifests/collect.js';
-import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
+import { readManifestsForCommand } from '../cli/read-manifests.js';
 import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
 import type { KubeRest } from '../core/kube/rest.js';
@@ -21,7 +22,7 @@ import { kindsPhrase, SourceKinds } from '../core/inventory/source-kinds.js';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { ScanStop } from '../core/inventory/scan-stop.js';
 import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
-import { readSourceKindsFile, reportSkippedKinds, sourceKindsFlag } from '../cli/source-kinds-flag.js';
+import { readSourceKindsFile, reportSkippedKinds } from '../cli/source-kinds-flag.js';
 
 /**
  * How long ^C waits for the namespaces being written to finish. Longer than the usual cleanup
@@ -93,40 +94,7 @@ does not exist, a missing permission on every namespace).`);
     },
   ];
 
-  static override flags = {
-    namespace: Flags.string({
-      char: 'n',
-      multiple: true,
-      // `-n a extra` must not make "extra" a namespace: one value per -n.
-      multipleNonGreedy: true,
-      description:
-        'Namespace to rebuild (repeatable; default: the kubeconfig context\'s). With -f: namespace for objects that set none (default "default").',
-    }),
-    'all-namespaces': Flags.boolean({
-      char: 'A',
-      description: 'Rebuild every namespace.',
-      exclusive: ['namespace'],
-    }),
-    selector: Flags.string({
-      char: 'l',
-      description:
-        'Label selector (e.g. app=web,tier!=db): read only the matching workloads. Read-only: reports, writes nothing.',
-      exclusive: ['filename'],
-    }),
-    filename: Flags.string({
-      char: 'f',
-      description:
-        'Offline mode: a manifest file, a directory of them, - for stdin, or a pipe such as <(helm template .). No cluster is contacted.',
-      exclusive: ['all-namespaces', 'dry-run'],
-    }),
-    'dry-run': Flags.boolean({ description: 'Compute and print the changes without writing anything.' }),
-    ...sourceKindsFlag,
-    ...maxInputSizeFlag,
-    concurrency: Flags.integer({ description: 'Namespaces rebuilt at once.', default: 4, min: 1, max: 64 }),
-    ...outputFlags(),
-    ...sortByFlag('images of each namespace', '.image'),
-    ...kubeFlags,
-  };
+  static override flags = inventoryScanFlags;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Scan);

@@ -1,6 +1,6 @@
 // The flags of `inv erase` (its help lists them in this order), apart from the command so the
 // command file is about options and flow (./options.ts completes and validates them).
-import { scanFlags } from './scan-flags.js';
+import { scanFlags } from './vuln-scan-flags.js';
 import { Flags } from '@oclif/core';
 import { eraseOutputFlags, standaloneFlag, workersNamespaceFlag } from './common.js';
 import { kubeFlags } from '../flags.js';
