@@ -7,7 +7,7 @@ import { Command } from '@oclif/core';
 import { followWithProgress, interruptHint, printReport } from '../cli/erase/common.js';
 import { completeErase, validateErase, type EraseFlags, type EraseOptions } from '../cli/erase/options.js';
 import { EraseSession } from '../cli/erase/session.js';
-import { eraseFlags } from '../cli/erase/flags.js';
+import { eraseFlags } from '../cli/erase/erase-flags.js';
 import { runPreflight, warnReferenced } from '../cli/erase/checks.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { failLine } from '../cli/process/fail.js';

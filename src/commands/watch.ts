@@ -4,7 +4,7 @@ import { exitWhenFlushed } from '../cli/process/exit.js';
 import { failLine } from '../cli/process/fail.js';
 import { cluster } from '../cli/connect.js';
 import { completeWatchOptions } from '../cli/watch/options.js';
-import { watchFlags } from '../cli/watch/flags.js';
+import { watchFlags } from '../cli/watch/watch-flags.js';
 import { setResponseBudget } from '../core/kube/rest.js';
 import { TokenBucket } from '../core/kube/rate-limit.js';
 import { createLogger, parseLogFormat, parseLogLevel } from '../core/observability/logger.js';
