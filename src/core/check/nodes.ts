@@ -6,6 +6,7 @@
 // ^C (the command calls removeOwnCheckList); the list carries a label that marks it as the
 // check's own, so that a rerun after a check that could not clean up (killed) replaces it,
 // while a list of that name that someone else made is never touched.
+import { sleep } from '../concurrency.js';
 import { PRUNE_ALL } from '../erase/api/images.js';
 import { submitErase, waitForJob } from '../erase/requester/request.js';
 import { decodeNodes } from '../erase/api/node-status.js';
@@ -155,7 +156,7 @@ async function removeCheckList(rest: KubeRest, uid: string): Promise<void> {
     await deleteList(rest, uid, 10_000);
     while (Date.now() < deadline) {
       await rest.request('GET', p, { timeoutMs: 10_000 });
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
     }
   } catch (e) {
     // Gone (done), or replaced by someone else's list of that name (not ours to delete).

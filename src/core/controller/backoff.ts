@@ -3,7 +3,7 @@
 // the base delay up to the cap, each wait is drawn from [base, 2 x base) so that many informers
 // (and many replicas) do not retry in step, and a failure after a quiet spell starts over from
 // the first delay. The informer also starts it over once a watch has held (informer.ts). Pure
-// apart from the clock and Math.random. Also the abortable sleep that waits the delays out.
+// apart from the clock and Math.random. The abortable sleep that waits them out is core/concurrency.ts's.
 export class Backoff {
   private base = 0;
   private last = 0;
@@ -29,16 +29,4 @@ export class Backoff {
   }
 }
 
-/** An abortable sleep that resolves early (never rejects) when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+export { sleep } from '../concurrency.js';

@@ -10,6 +10,7 @@
 // It never touches the election Lease, so a leader-elected daemon elsewhere is undisturbed.
 // The heartbeat is removed on a clean stop; stale ones left by a crash are ignored by readers
 // (too old) and removed by the next heartbeat started for the same Lease.
+import { sleep } from '../concurrency.js';
 import { createHash } from 'node:crypto';
 import { isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
@@ -37,17 +38,6 @@ export interface HeartbeatOptions {
   /** Interval between beats. Default 2 s. */
   periodMs?: number;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** A Runnable (manager.ts) for every replica: beats until stopped, then removes its Lease. */
 export class Heartbeat {

@@ -12,6 +12,7 @@
 //   and ImageJob with it; countInstances() says how many, for the confirmation. A CRD of our
 //   name that someone else installed (another tool, `kubectl apply -f crds/`) is kept too.
 // - A dry run reads everything the same way and deletes nothing.
+import { sleep } from '../concurrency.js';
 import { displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
 import { OUR_CRDS, asCrdMissing, type OurCrd } from '../kube/crds.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
@@ -23,7 +24,6 @@ import { notOurs } from './ownership.js';
 import { isCreateOnly } from './install.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export type UninstallAction = 'deleted' | 'not found' | 'kept';
 

@@ -3,6 +3,7 @@
 // installCrds() replaces whatever CRD has our name: it is for tests and the demo, on clusters
 // of their own. `inv` itself installs through src/core/install/install.ts, which refuses a
 // same-named CRD that inv did not write.
+import { sleep } from '../concurrency.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -57,7 +58,7 @@ export async function waitEstablished(rest: KubeRest, names: string[], timeoutMs
       const cur = await rest.request<Crd>('GET', `${CRD_PATH}/${name}`, { timeoutMs: 10_000 });
       if (cur.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
       if (Date.now() > deadline) throw new Error(`CRD ${name} not Established after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   }
 }

@@ -1,9 +1,8 @@
 // Creating a namespace that can take Pods at once. The ServiceAccount admission plugin rejects
 // Pods until the namespace's "default" ServiceAccount exists, and that appears asynchronously
 // (the ServiceAccounts controller creates it), so callers that create Pods right away wait for it.
+import { sleep } from '../concurrency.js';
 import { isAlreadyExists, isNotFound, KubeApiError, type KubeRest } from './rest.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Creates `name` unless it exists, then waits for its default ServiceAccount. */
 export async function ensureNamespace(rest: KubeRest, name: string, timeoutMs = 20_000): Promise<void> {

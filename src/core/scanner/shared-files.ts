@@ -3,11 +3,11 @@
 // file that inv renames into place; reading to EOF works for both), and it answers with a
 // regular file renamed into place, which inv accepts (docs/scanner-contract.md). Every wait has
 // a deadline and every read a size limit.
+import { sleep } from '../concurrency.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const POLL_MS = 200;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class DeadlineError extends Error {}
 

@@ -4,6 +4,7 @@
 // kind's object is still credited meanwhile, under the kind, by the owned-Pod rule). When
 // discovery itself keeps failing, the daemon starts with the built-in kinds only, for the same
 // reason: nothing is lost, only credited under the owner's kind through its Pods.
+import { sleep } from '../concurrency.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { discoverKinds } from '../inventory/discover-kinds.js';
 import { BUILTIN, type SourceKinds, type SourceKindSpec } from '../inventory/source-kinds.js';
@@ -34,7 +35,7 @@ export async function discoverDeclaredKinds(
           });
           return BUILTIN;
         }
-        await new Promise((r) => setTimeout(r, 500 * 2 ** i));
+        await sleep(500 * 2 ** i);
       }
     }
   } finally {

@@ -1,6 +1,7 @@
 // Following a request or a job until it finishes: one poll a second of the ImageList and its
 // ImageJob, and every few seconds of the job's worker Pods (which Pods run, which wait, and at
 // the end each node's image list). Everything the caller shows comes as an EraseReport.
+import { sleep } from '../../concurrency.js';
 import { isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
 import { buildReport, type EraseReport, type WorkerPod } from './report.js';
 import { requestState } from './request.js';
@@ -123,7 +124,7 @@ export async function follow(
         `gave up waiting after ${Math.round((opts.timeoutMs ?? 0) / 1000)}s (--timeout); the job keeps running`,
         report,
       );
-    await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
+    await sleep(opts.pollMs ?? 1000);
   }
 }
 

@@ -2,6 +2,7 @@
 // (a new generation, so the same list run twice starts two jobs), then follow its job. A
 // scheduled request writes the schedule instead and carries no request id: its ticks start the
 // jobs, and writing the same schedule twice changes nothing.
+import { sleep } from '../../concurrency.js';
 import { randomUUID } from 'node:crypto';
 import type { ScanSpec } from '../api/vuln-scan.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
@@ -156,6 +157,6 @@ export async function waitForJob(
     if (opts.signal?.aborted) throw new Error('aborted');
     if (Date.now() > deadline)
       throw new Error(`timed out waiting for the job of ImageList ${name} generation ${generation}`);
-    await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+    await sleep(opts.pollMs ?? 500);
   }
 }
