@@ -14,11 +14,9 @@ import { namespaceMissing } from '../core/kube/namespaces.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import { compileExclusion } from '../core/refs/exclusion.js';
+import { EXIT_NO_MATCH } from '../cli/process/exit-codes.js';
 import { clusterUses, offlineUses } from '../core/report/image-uses.js';
 import { filterUses, groupUses, type GroupBy } from '../core/report/image-report.js';
-
-/** Exit code when the filters matched nothing: scripts gate on "nobody uses X any more". */
-export const EXIT_NO_MATCH = 3;
 
 export default class Images extends Command {
   static override summary = 'Report which images are used, where and by whom, across the cluster.';

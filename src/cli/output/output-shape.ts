@@ -1,18 +1,11 @@
-// The envelope of every JSON/YAML report the CLI prints: a versioned apiVersion and a kind, as
-// kubectl's own objects carry, so a script can check what it is reading. Each kind has a JSON
-// Schema in docs/schemas/<Kind>.json and is described in docs/output.md; a field is never
-// renamed or removed within one apiVersion.
+// The envelope of the JSON/YAML reports the CLI prints (scan, images, erase, check, version): a
+// versioned apiVersion and a kind, as kubectl's own objects carry, so a script can check what it
+// is reading. Each kind below has a JSON Schema in docs/schemas/<Kind>.json and is described in
+// docs/output.md; a field is never renamed or removed within one apiVersion. (`inv node-remove
+// -o json` prints the worker's report, whose shape the controller parses: not an envelope.)
 export const CLI_API_VERSION = 'cli.imageinventory.dev/v1';
 
-export type ReportKind =
-  | 'ScanReport'
-  | 'ImageReport'
-  | 'EraseReport'
-  | 'NodeRemoveReport'
-  | 'CheckReport'
-  | 'VersionReport'
-  | 'InstallReport'
-  | 'UninstallReport';
+export type ReportKind = 'ScanReport' | 'ImageReport' | 'EraseReport' | 'CheckReport' | 'VersionReport';
 
 export function reportDocument<K extends ReportKind, T extends object>(
   kind: K,

@@ -1,8 +1,11 @@
 // Exiting without losing output. On POSIX, Node writes to pipes asynchronously: what a pipe
 // cannot take yet (64 KiB when the reader is slow, as in `inv scan -o json | (sleep 1; wc -c)`)
-// waits in the process, and process.exit() throws it away. Every exit path that calls
-// process.exit() (the error handler, ^C, the daemon's shutdown) goes through here, so stdout and
-// stderr are drained first, as a Go program's blocking writes would be.
+// waits in the process, and process.exit() throws it away. The exits that may leave output behind
+// (the error handler, the daemon's shutdown) go through here, so stdout and stderr are drained
+// first, as a Go program's blocking writes would be. A few exit at once on purpose: ^C
+// (interrupt.ts: after a brief wait, or at once on a second ^C), a second signal to the daemon
+// (watch.ts), node-scan stopped by its Pod (node-scan-run.ts) and completion, which must never
+// hold a shell (__complete.ts).
 //
 // A reader that never reads would hold the exit forever, as it would hold kubectl; ^C still
 // ends it (interrupt.ts waits only briefly, and a second ^C not at all).

@@ -1,4 +1,5 @@
-// The one registry of the kinds the inventory reads. Everything else is derived from it: which
+// The registry of the kinds the inventory reads (their API paths come from kube/kinds.ts, the
+// table of every kind inv touches). Everything else about them is derived from it: which
 // collections `inv scan` lists and `inv watch` watches, how objects are stripped, which fields
 // the rules read, the watch predicates, `inv check`'s access list, the help texts, and the
 // ClusterRole's inventory rules (test/unit/source-kinds.test.ts fails when deploy/ differs).

@@ -1,4 +1,5 @@
-// The one registry of the API kinds inv reads or writes: group, version, plural and scope.
+// Where each API kind inv reads or writes lives: group, version, plural and scope (the kube
+// layer's table of paths; which kinds the inventory reads is inventory/source-kinds.ts).
 // Paths are derived from it, never guessed (`kind.toLowerCase() + 's'` is wrong for
 // NetworkPolicy, Ingress, any kind ending in "s" or "y"), and a kind that is not declared here is
 // an error at the call site that names it, not a 404 from the API server later.
