@@ -29,7 +29,7 @@ export function renderReference(manifest) {
   const index = [
     '# Command reference',
     '',
-    'Generated from the commands\' own definitions (`npm run gen:reference`); do not edit by hand.',
+    "Generated from the commands' own definitions (`npm run gen:reference`); do not edit by hand.",
     'Every command also prints this with `--help`.',
     '',
     '| command | what it does |',
@@ -44,7 +44,12 @@ export function renderReference(manifest) {
       .filter((f) => !f.hidden)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const out = [`# \`${name}\``, '', fill(c.summary), ''];
-    out.push('```', `${name}${args.map((a) => ` [${a.name.toUpperCase()}]`).join('')}${flags.length ? ' [FLAGS]' : ''}`, '```', '');
+    out.push(
+      '```',
+      `${name}${args.map((a) => ` [${a.name.toUpperCase()}]`).join('')}${flags.length ? ' [FLAGS]' : ''}`,
+      '```',
+      '',
+    );
     if (c.description) out.push(fill(c.description).trim(), '');
     if (args.length) {
       out.push('## Arguments', '', '| argument | description |', '|---|---|');
@@ -55,11 +60,15 @@ export function renderReference(manifest) {
       out.push('## Flags', '', '| flag | default | description |', '|---|---|---|');
       for (const f of flags) {
         const def = flagDefault(f);
-        out.push(`| \`${cell(flagName(f))}\` | ${def ? `\`${cell(def)}\`` : ''} | ${cell(f.summary ?? f.description)} |`);
+        out.push(
+          `| \`${cell(flagName(f))}\` | ${def ? `\`${cell(def)}\`` : ''} | ${cell(f.summary ?? f.description)} |`,
+        );
       }
       out.push('');
     }
-    const examples = (c.examples ?? []).map((e) => (typeof e === 'string' ? { description: '', command: e } : e));
+    const examples = (c.examples ?? []).map((e) =>
+      typeof e === 'string' ? { description: '', command: e } : e,
+    );
     if (examples.length) {
       out.push('## Examples', '');
       for (const e of examples) {
