@@ -235,6 +235,8 @@ export class Informer<T extends CachedObject> {
           if (!held && this.stats.events === eventsBefore && !signal.aborted)
             throw new Error(`watch ${this.opts.path}: ended at once, without an event`);
           watchFailures = 0;
+          // Unreadable namespaces are tried again at each watch's end (5-10 min): a relist.
+          if (this.unreadableNs.size) needList = true;
         } catch (err) {
           clearTimeout(heldTimer);
           if (signal.aborted) break;
