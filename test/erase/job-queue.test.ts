@@ -29,10 +29,14 @@ describe('erase: the bound on running jobs (maxConcurrentJobs)', function () {
       'two jobs planned and two queued',
       async () => {
         jobs = await mine();
+        // A queued job's message is rewritten every few seconds: wait for the one that says
+        // where things stand now (it can still say what it saw before the second job started).
+        const last = jobs.find((j) => j.spec.imageList.name === lists[3]);
         return (
           jobs.length === 4 &&
           jobs.filter((j) => j.status?.planned).length === 2 &&
-          jobs.filter((j) => j.status?.message?.startsWith('queued: ')).length === 2
+          jobs.filter((j) => j.status?.message?.startsWith('queued: ')).length === 2 &&
+          /^queued: 2 job\(s\) running/.test(last?.status?.message ?? '')
         );
       },
       30_000,
