@@ -12,8 +12,8 @@ export function connect(flags: { kubeconfig?: string; context?: string; 'request
   kc: KubeConfig;
   rest: KubeRest;
 } {
-  const kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
-  return { kc, rest: new KubeRest(kc, restOptions(flags)) };
+  const { kc, restOptions: options } = cluster(flags);
+  return { kc, rest: new KubeRest(kc, options) };
 }
 
 /**

@@ -9,6 +9,7 @@
 // delivered again, which the cache absorbs as updates. Bounded: at most MAX_NAMESPACES, a few at
 // a time, each LIST under the client's own limits and deadlines.
 import { forEachConcurrent } from '../concurrency.js';
+import { LIST_BOUNDS, ListBoundError } from '../kube/paginate.js';
 import type { Logger } from '../observability/logger.js';
 
 /** The most namespaces listed one by one (far above a usual cluster). */
@@ -37,18 +38,30 @@ export async function listByNamespace<T>(
   const items: T[] = [];
   const versions: bigint[] = [];
   const unreadable = new Map<string, string>();
+  let tooMany = false;
   await forEachConcurrent(names, CONCURRENCY, async (ns) => {
-    if (signal.aborted) return;
+    if (signal.aborted || tooMany) return;
+    let r: { items: T[]; resourceVersion: string };
     try {
-      const r = await listPath(per.path(ns));
-      for (const it of r.items) items.push(it);
+      r = await listPath(per.path(ns));
       if (!/^\d{1,30}$/.test(r.resourceVersion))
         throw new Error(`resourceVersion ${r.resourceVersion} is not a number`);
-      versions.push(BigInt(r.resourceVersion));
     } catch (e) {
       unreadable.set(ns, (e as Error).message);
+      return;
     }
+    // The collection's bound holds over its namespaces together, as over its pages.
+    if (items.length + r.items.length > LIST_BOUNDS.maxItems) {
+      tooMany = true;
+      return;
+    }
+    for (const it of r.items) items.push(it);
+    versions.push(BigInt(r.resourceVersion));
   });
+  if (tooMany)
+    throw new ListBoundError(
+      `listed one namespace at a time: more than ${LIST_BOUNDS.maxItems} items, the bound of one list`,
+    );
   if (signal.aborted || versions.length === 0 || unreadable.size === names.length) throw err;
   const oldest = versions.reduce((a, b) => (a < b ? a : b));
   return { items, resourceVersion: oldest.toString(), unreadable };

@@ -39,9 +39,9 @@ import { reportFailures } from './job-events.js';
 import { NodeReadiness } from './nodes/node-readiness.js';
 import { MountCheck } from './mount-check.js';
 import { observe } from './observe.js';
-import { beginPass, recordStatus } from './pass.js';
+import { beginPass, recordStatus, type Pass } from './pass.js';
 import { plan } from './plan.js';
-import { waitInQueue } from './admission/queue.js';
+import { isQueued, waitInQueue } from './admission/queue.js';
 import { prepare } from './prepare.js';
 import { rolloutApplied, rolloutGate, rolloutProgress } from './rollout.js';
 import { InputContents } from './input-contents.js';
@@ -116,6 +116,31 @@ export class ImageJobController implements Reconciler {
   }
 
   /**
+   * Reads the administrator's settings into the pass and refuses, for good, a job not planned
+   * yet that they do not allow (no valid configuration; a policy or scanner it breaks): refuse()
+   * marks it Failed and throws a TerminalError.
+   */
+  private async admit(p: Pass, fresh: boolean): Promise<void> {
+    const { ctx } = this;
+    const { job, st } = p;
+    try {
+      p.admin = await ctx.settings.get(fresh);
+    } catch (e) {
+      if (st.planned || !(e instanceof ConfigError)) throw e;
+      // A refusal is for good: one read from the cache is confirmed at the server first.
+      if (!fresh) return this.admit(p, true);
+      await refuse(ctx, p, (e as Error).message);
+    }
+    // A scan whose scanner the administrator does not (or no longer) configure fails closed.
+    const refused = st.planned
+      ? undefined
+      : (policyProblem(job.spec, p.admin.config) ??
+        (job.spec.scan ? unknownScanner(job.spec.scan.scanner, p.admin.config.scanners ?? {}) : undefined));
+    if (refused && !fresh) return this.admit(p, true);
+    if (refused) await refuse(ctx, p, refused);
+  }
+
+  /**
    * One pass: read the job, then the phases in order (each one writes the status at most once:
    * plan before anything exists, finish before counting, clean up before its first DELETE; the
    * rest is written once at the end). Returns when to look again (ms), or undefined for "on
@@ -132,25 +157,18 @@ export class ImageJobController implements Reconciler {
     if (!st.planned && st.phase === 'Failed') return undefined; // refused before: never touched again
     const inv = ApplyInventory.decode(st.inventory);
     const p = beginPass(ctx, job, inv, decodeNodes(st.nodes), jobOwner(job), signal);
-    // The administrator's settings; fresh from the server while planning. Without a valid
-    // configuration a job is never planned: it fails closed, with the reason.
-    try {
-      p.admin = await ctx.settings.get(!st.planned);
-    } catch (e) {
-      if (st.planned || !(e instanceof ConfigError)) throw e;
-      return refuse(ctx, p, (e as Error).message);
-    }
-    // A scan whose scanner the administrator does not (or no longer) configure fails closed.
-    const refused = st.planned
-      ? undefined
-      : (policyProblem(job.spec, p.admin.config) ??
-        (job.spec.scan ? unknownScanner(job.spec.scan.scanner, p.admin.config.scanners ?? {}) : undefined));
-    if (refused) return refuse(ctx, p, refused);
+    // The administrator's settings; fresh from the server while planning, except on the passes
+    // of a queued job (every few seconds each: the cache, at most 5 s old, says whether it still
+    // waits), which reads them fresh once it has a place. Without a valid configuration a job is
+    // never planned: it fails closed, with the reason.
+    const wasQueued = !st.planned && isQueued(st);
+    await this.admit(p, !st.planned && !wasQueued);
 
     await checkTrust(ctx, p);
     if (!st.planned) {
       const queued = await waitInQueue(ctx, p);
       if (queued !== undefined) return queued;
+      if (wasQueued) await this.admit(p, true);
       const waitMs = await plan(ctx, p);
       if (waitMs !== 'planned') return waitMs;
     }

@@ -13,7 +13,7 @@
 import { isNotFound, type KubeRest } from '../../kube/rest.js';
 import { imagesPath, type ImageResource } from '../../inventory/image-resource.js';
 import { desiredImages } from '../../inventory/rules.js';
-import type { SourceKinds } from '../../inventory/source-kinds.js';
+import type { OwnerKindSpec, SourceKindSpec, SourceKinds } from '../../inventory/source-kinds.js';
 import { listKind, readKinds } from '../../inventory/sources.js';
 import { emptyNamespaceObjects, type NamespaceObjects } from '../../inventory/source-fields.js';
 import type { ProtectedUse } from './protected-set.js';
@@ -58,14 +58,32 @@ function usesOf(
   return out;
 }
 
+/** How long one probe for blocking namespaces answers for its kind. */
+const PROBE_REUSE_MS = 60_000;
+
 /** A fresh, read-only scan of the whole cluster: six cluster-wide LISTs plus the Images. */
 export class ScanProtection implements ProtectionSource {
   readonly describe = 'a fresh scan of the cluster';
+
+  /**
+   * The last probe's answer per kind: a waiting prune asks again every few seconds, and a probe
+   * lists every namespace, so one probe a minute names the blockers.
+   */
+  private readonly probed = new Map<string, { at: number; error: Error }>();
 
   constructor(
     private readonly rest: KubeRest,
     private readonly kinds?: SourceKinds,
   ) {}
+
+  /** The error of a failed LIST of `kind`, naming whose objects block it (probed at most a minute ago). */
+  private async blocked(kind: SourceKindSpec | OwnerKindSpec, err: unknown): Promise<Error> {
+    const hit = this.probed.get(kind.key);
+    if (hit && Date.now() - hit.at < PROBE_REUSE_MS) return hit.error;
+    const error = await namingBlockers(this.rest, kind, err);
+    this.probed.set(kind.key, { at: Date.now(), error });
+    return error;
+  }
 
   async uses(): Promise<ProtectedUse[]> {
     const byNamespace = new Map<string, NamespaceObjects>();
@@ -73,7 +91,7 @@ export class ScanProtection implements ProtectionSource {
       readKinds(this.kinds).map(async (kind) => {
         // A failed cluster-wide LIST still fails the set (closed), naming whose objects block it.
         const { items } = await listKind(this.rest, kind).catch(async (e: unknown) =>
-          Promise.reject(await namingBlockers(this.rest, kind, e)),
+          Promise.reject(await this.blocked(kind, e)),
         );
         for (const o of items) {
           const ns = o.metadata.namespace ?? '';

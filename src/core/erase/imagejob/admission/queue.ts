@@ -9,6 +9,8 @@ import type { JobContext } from '../context.js';
 import { jobEvent } from '../job-events.js';
 import type { Pass } from '../pass.js';
 
+const QUEUED_PREFIX = 'queued: ';
+
 /** How soon a queued job looks again (a finished job frees its place for the next look). */
 export const QUEUE_RETRY_MS = 3000;
 
@@ -51,14 +53,17 @@ export function queuePlace(job: ImageJob, all: readonly ImageJob[], limit: numbe
 export function queuedMessage(q: QueuePlace): string {
   const names =
     q.running.slice(0, 3).join(', ') + (q.running.length > 3 ? `, and ${q.running.length - 3} more` : '');
-  return `queued: ${q.running.length} job(s) running${names ? ` (${names})` : ''} and ${q.ahead} queued before this one, at the cluster's bound of ${q.limit} (maxConcurrentJobs)`;
+  return `${QUEUED_PREFIX}${q.running.length} job(s) running${names ? ` (${names})` : ''} and ${q.ahead} queued before this one, at the cluster's bound of ${q.limit} (maxConcurrentJobs)`;
 }
+
+/** Whether the job's last pass left it waiting in the queue (its message says so). */
+export const isQueued = (st: { message?: string }): boolean => Boolean(st.message?.startsWith(QUEUED_PREFIX));
 
 /** Returns when to look again while the job must wait, or undefined when it may be planned. */
 export async function waitInQueue(ctx: JobContext, p: Pass): Promise<number | undefined> {
   const q = queuePlace(p.job, await ctx.reader.allJobs(), p.admin.config.maxConcurrentJobs);
   if (!q) return undefined;
-  const first = !p.st.message?.startsWith('queued: ');
+  const first = !isQueued(p.st);
   p.st.message = queuedMessage(q);
   p.queued = true;
   await p.save();
