@@ -63,7 +63,13 @@ describe('erase: the bound on running jobs (maxConcurrentJobs)', function () {
       events.items.some((e) => e.reason === 'Queued'),
       JSON.stringify(events.items.map((e) => e.reason)),
     );
-    // Never more than two sets of workers at once.
+    // Never more than two sets of workers at once (a job is planned before its Pod exists:
+    // wait for both Pods, then check there is no third).
+    await waitFor(
+      'the two running jobs have their Pods',
+      async () => (await env.objects('pods')).length >= 2,
+      20_000,
+    );
     assert.equal((await env.objects('pods')).length, 2);
 
     env.kubelet!.active = true;
