@@ -12,7 +12,7 @@
 //
 // INV_BENCH_BASELINE=<dir>[,<dir>...] adds built checkouts of other commits (their bin/run.js,
 // on the same stripped Node, with V8's defaults) to every figure, side by side in the same run:
-// how the README's before/after tables are made.
+// how bench/README.md's before/after tables are made.
 // Prints figures; never fails on timing.
 import * as grpc from '@grpc/grpc-js';
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run gen:kinds`: rewrites the regions of deploy/clusterrole.yaml and README.md that are
+// `npm run gen:kinds`: rewrites the regions of deploy/clusterrole.yaml and docs/inventory.md that are
 // generated from the kind registry (src/core/inventory/source-kinds.ts). Run after `npm run
 // build`; test/unit/source-kinds.test.ts fails while they are stale.
 import fs from 'node:fs';

@@ -43,7 +43,7 @@ export const tools = {
     minutes: 8,
     ldflags: [],
   },
-  // The default scanner of scan mode (docs/scanner-contract.md). Go 1.26 builds v0.74.0 only with the
+  // The default scanner of scan mode (docs/scan-mode.md, "The scanner contract"). Go 1.26 builds v0.74.0 only with the
   // jsonv2 experiment (its dependencies import encoding/json/jsontext). Its linker peaks near 3.3 GB.
   trivy: {
     pkg: 'github.com/aquasecurity/trivy/cmd/trivy',

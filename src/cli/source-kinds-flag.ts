@@ -16,7 +16,7 @@ import type { SourceKindSpec } from '../core/inventory/source-kinds.js';
 export const sourceKindsFlag = {
   'source-kinds': Flags.string({
     description:
-      'A SourceKinds file declaring more source kinds (Argo Rollouts, CloneSets...): see README, "Declared source kinds".',
+      'A SourceKinds file declaring more source kinds (Argo Rollouts, CloneSets...): see docs/inventory.md, "Declared source kinds".',
     helpValue: 'FILE',
   }),
 };

@@ -26,7 +26,7 @@ CVE count, highest severity, the first CVE ids). Then waits for the remover's "c
 The settings are Eraser's Trivy scanner settings, read from the YAML string
 components.scanner.config of the --config file (an EraserConfig), plus server (Trivy
 client/server mode: the cluster's one DB) and skipDBUpdate (use the DB in cacheDir).
-docs/scanner-contract.md has the whole contract.
+docs/scan-mode.md, "The scanner contract" has the whole contract.
 
 Exit codes: 0 answered and the remover completed; 1 the exchange broke midway (no list in
 time, a bad list, no completion); 2 unusable configuration.`);

@@ -1,4 +1,4 @@
-// The users of test/nodes/attacks.test.ts: a ServiceAccount per role of the README's security
+// The users of test/nodes/attacks.test.ts: a ServiceAccount per role of docs/security.md's security
 // model, holding exactly that role, with a token, a KubeRest and a kubeconfig file of its own
 // (for `inv` run as that user); and `inv` as an asynchronous subprocess, so the in-process
 // controllers keep running while it waits.
@@ -18,22 +18,22 @@ export interface Rule {
   verbs: string[];
 }
 
-/** The rules of the `image-eraser` ClusterRole exactly as README.md's security model shows it. */
-export function readmeEraserRules(): Rule[] {
-  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+/** The rules of the `image-eraser` ClusterRole exactly as docs/security.md shows it. */
+export function docsEraserRules(): Rule[] {
+  const readme = fs.readFileSync(path.join(repoRoot, 'docs', 'security.md'), 'utf8');
   for (const m of readme.matchAll(/```yaml\n([\s\S]*?)```/g)) {
     const doc = parse(m[1]!.replace(/^ {2}/gm, '')) as { kind?: string; metadata?: { name?: string } };
     if (doc?.kind === 'ClusterRole' && doc.metadata?.name === 'image-eraser')
       return (doc as unknown as { rules: Rule[] }).rules;
   }
-  throw new Error('README.md shows no image-eraser ClusterRole');
+  throw new Error('docs/security.md shows no image-eraser ClusterRole');
 }
 
-/** The roles of the README's table, as a cluster-wide part and a part in the workers' namespace. */
+/** The roles of docs/security.md's table, as a cluster-wide part and a part in the workers' namespace. */
 export function roles(): Record<string, { cluster: Rule[]; inWorkers?: Rule[] }> {
   const read = ['get', 'list', 'watch'];
   return {
-    eraser: { cluster: readmeEraserRules() },
+    eraser: { cluster: docsEraserRules() },
     viewer: {
       cluster: [
         { apiGroups: ['imageinventory.dev'], resources: ['images'], verbs: read },

@@ -1,6 +1,6 @@
 // Issue 25 §1 and §2 as attacks, on the whole cluster (real RBAC, kubelets, containerd), by
-// ServiceAccounts that each hold exactly one role of README.md's security model: the eraser
-// (the README's image-eraser ClusterRole, read from the README), a viewer, and a ConfigMap
+// ServiceAccounts that each hold exactly one role of docs/security.md: the eraser
+// (its image-eraser ClusterRole, read from that page), a viewer, and a ConfigMap
 // writer in the workers' namespace W (plus reading ImageJobs). As an install has it, the
 // configuration lives in another namespace C, with an exclusion list for image X. On both nodes:
 // X (excluded), Y (referenced only by a Deployment scaled to 0: protected), Z (unused); and T,
@@ -310,7 +310,7 @@ describe('erase attacks by RBAC-limited users (whole cluster; workers and config
     assert.ok(r.stderr.includes(noUnprot), r.stderr);
     await env.config();
 
-    // The README's role is enough for a targeted erase, end to end.
+    // The documented role is enough for a targeted erase, end to end.
     const [t] = await importToNodes(c, [0, 1], [{ refs: [ref('t')], distinct: `atk-t-${env.tag}` }]);
     const own = `atk-own-${env.tag}`;
     env.lists.push(own);

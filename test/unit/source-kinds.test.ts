@@ -1,5 +1,5 @@
 // The kind registry is the one source of what the inventory reads: everything that repeats it
-// (the ClusterRole, the README's table, `inv check`'s access list, help texts, the CRD's pattern
+// (the ClusterRole, docs/inventory.md's table, `inv check`'s access list, help texts, the CRD's pattern
 // for status.kinds) is generated or checked from it here.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -17,7 +17,7 @@ import Watch from '../../src/commands/watch.js';
 const read = (f: string) => fs.readFileSync(path.join(repoRoot, f), 'utf8');
 
 describe('the kind registry', () => {
-  it('generated regions (ClusterRole rules, README table) are current: npm run gen:kinds', () => {
+  it('generated regions (ClusterRole rules, docs/inventory.md table) are current: npm run gen:kinds', () => {
     for (const g of GENERATED) {
       const text = read(g.file);
       assert.ok(text.includes(g.begin) && text.includes(g.end), `${g.file}: markers missing`);

@@ -72,7 +72,7 @@ export const eraseFlags = {
   ...standaloneFlag,
   'source-kinds': Flags.string({
     description:
-      'With --standalone: the declared source kinds a --all-unused prune protects (a SourceKinds file, see README, "Declared source kinds"); default: the daemon\'s, from ConfigMap inv-source-kinds in --config-namespace.',
+      'With --standalone: the declared source kinds a --all-unused prune protects (a SourceKinds file, see docs/inventory.md, "Declared source kinds"); default: the daemon\'s, from ConfigMap inv-source-kinds in --config-namespace.',
     helpValue: 'FILE',
     dependsOn: ['standalone'],
   }),

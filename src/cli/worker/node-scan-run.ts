@@ -1,5 +1,5 @@
 // What `inv node-scan` does once its flags are read: the default scanner of scan mode, the
-// scanner container of a worker Pod (docs/scanner-contract.md). It reads Eraser's --config file,
+// scanner container of a worker Pod (docs/scan-mode.md, "The scanner contract"). It reads Eraser's --config file,
 // takes the candidates from the shared folder, runs Trivy on each through the node's containerd
 // and answers with the vulnerable ones. Logs are JSON lines on stderr, as Eraser's scanners write.
 import fs from 'node:fs';

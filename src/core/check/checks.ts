@@ -165,7 +165,7 @@ export async function accessCheck(rest: KubeRest, command: string, needs: Access
         name,
         status: 'fail',
         detail: `not allowed: ${denied.join(', ')}`,
-        hint: 'ask an administrator for these verbs (see README, Security model)',
+        hint: 'ask an administrator for these verbs (see docs/security.md)',
       };
     return { group: 'permissions', name, status: 'pass', detail: `${needs.length} permissions` };
   } catch (e) {
@@ -300,7 +300,7 @@ export async function eraseConfigCheck(rest: KubeRest, ns: string, workersNs?: s
         text === missingConfigMessage(ns)
           ? 'run `inv install` (it creates the configuration with every default)'
           : e instanceof ConfigError && text.startsWith(`ConfigMap ${ns}/`)
-            ? 'fix the key named above (README, `inv erase`)'
+            ? 'fix the key named above (docs/erase.md)'
             : undefined,
     };
   }

@@ -12,7 +12,7 @@
 //   16 MiB answer of 2-byte empty images decodes to 8 million objects. 50,000 entries are about
 //   16,000 images with a tag and a digest each, or 50,000 untagged ones. The peak RSS of
 //   `inv node-remove` at the worst shapes is measured by test/noderemove/limits.test.ts (the
-//   README's node-remove section gives the figures).
+//   docs/node-remove.md gives the figures).
 
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 export const MAX_ANSWER_ENTRIES = 50_000;

@@ -23,7 +23,7 @@ const paths = {
   items: { type: 'string', maxLength: 256, pattern: FIELD_PATH },
 };
 
-/** The JSON Schema of the file (README, "Declared source kinds"). */
+/** The JSON Schema of the file (docs/inventory.md, "Declared source kinds"). */
 export const SOURCE_KINDS_SCHEMA = {
   type: 'object',
   required: ['apiVersion', 'kind', 'kinds'],

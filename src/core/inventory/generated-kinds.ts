@@ -1,6 +1,6 @@
 // The text that other files carry about the source kinds, generated from the registry
 // (./source-kinds.ts): the ClusterRole's inventory rules (deploy/clusterrole.yaml) and the
-// README's table of built-in kinds. `npm run gen:kinds` writes them between their markers;
+// docs/inventory.md's table of built-in kinds. `npm run gen:kinds` writes them between their markers;
 // test/unit/source-kinds.test.ts fails while a file differs from what this generates. Pure.
 import { BUILTIN_SOURCE_KINDS, OWNER_KINDS, apiVersionOf } from './source-kinds.js';
 
@@ -25,8 +25,8 @@ export function clusterRoleRules(): string {
   return lines.join('\n') + '\n';
 }
 
-/** The README's table of built-in kinds. */
-export function readmeKindsTable(): string {
+/** The docs/inventory.md's table of built-in kinds. */
+export function docsKindsTable(): string {
   const rows = BUILTIN_SOURCE_KINDS.map(
     (k) => `| ${k.kind} | \`${apiVersionOf(k)}\` | ${k.podSpecs.map((p) => `\`${p}\``).join(', ')} |`,
   );
@@ -62,9 +62,9 @@ export const GENERATED: { file: string; region: string; body: () => string; begi
     end: `  # ${END('source kinds')}`,
   },
   {
-    file: 'README.md',
+    file: 'docs/inventory.md',
     region: 'source kinds',
-    body: readmeKindsTable,
+    body: docsKindsTable,
     begin: `<!-- ${BEGIN('source kinds')} -->`,
     end: `<!-- ${END('source kinds')} -->`,
   },

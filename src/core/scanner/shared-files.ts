@@ -1,7 +1,7 @@
 // The scanner side of the shared folder's files. Node.js has no mkfifo, so this side never makes
 // a pipe: it reads what the collector put there (a FIFO from Eraser's collector, or a regular
 // file that inv renames into place; reading to EOF works for both), and it answers with a
-// regular file renamed into place, which inv accepts (docs/scanner-contract.md). Every wait has
+// regular file renamed into place, which inv accepts (docs/scan-mode.md, "The scanner contract"). Every wait has
 // a deadline and every read a size limit.
 import { sleep } from '../concurrency.js';
 import fs from 'node:fs';

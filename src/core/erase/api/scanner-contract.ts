@@ -3,7 +3,7 @@
 // runtime by, the image list's JSON shape and its limits, and inv's optional per-image
 // extension. Every side imports it: the worker Pod's spec (../worker/scanner-container.ts), the
 // collector and remover (noderemove/vuln-scan/pipes.ts, answer.ts) and the scanner
-// (scanner/contract.ts, scan-node.ts). docs/scanner-contract.md states it point by point; the
+// (scanner/contract.ts, scan-node.ts). docs/scan-mode.md, "The scanner contract" states it point by point; the
 // failed-scan extension file is ./scan-failures.ts.
 
 /** The emptyDir every container of the worker Pod mounts. */

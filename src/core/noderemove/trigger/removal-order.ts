@@ -1,7 +1,7 @@
 // The order in which a threshold-triggered prune removes images (PURE). The kubelet's image GC
 // removes the least recently used first, by a clock it keeps in memory; inv's clock is the
 // node-local record of when each image was first seen unused (unused-state.ts). The order, as
-// the README documents it:
+// docs/thresholds.md documents it:
 //   1. images never seen in use on this node first (pulled and never run, or run before inv
 //      started watching: nothing says they are wanted here);
 //   2. then the longest unused (earliest first-seen-unused time; an image with no time last);

@@ -1,5 +1,5 @@
 // Scan mode's files in the shared folder (/run/eraser.sh/shared-data), Eraser's scanner contract
-// from the collector's and remover's side (docs/scanner-contract.md). Node has no mkfifo, and
+// from the collector's and remover's side (docs/scan-mode.md, "The scanner contract"). Node has no mkfifo, and
 // none is needed on this side:
 //
 // - collectScan: written as a regular file, renamed into place whole. Eraser's scanners wait
