@@ -1,3 +1,5 @@
+// `inv images`: where each image is used, from the Image resources or, with -f, from manifests
+// (core/report/); drawn by cli/output/render-images.ts.
 import { Command, Flags } from '@oclif/core';
 import { printOut } from '../cli/output/wrap.js';
 import { exitIfCrdMissing, failLine } from '../cli/process/fail.js';

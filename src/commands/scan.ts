@@ -1,3 +1,5 @@
+// `inv scan`: rebuild the Image inventory of namespaces (core/inventory/scan.ts), or read
+// manifests offline with -f (core/inventory/manifests/); drawn by cli/output/render-scan.ts.
 import { Command } from '@oclif/core';
 import { inventoryScanFlags } from '../cli/inventory-scan-flags.js';
 import { printErr, printOut } from '../cli/output/wrap.js';

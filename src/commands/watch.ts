@@ -1,3 +1,5 @@
+// `inv watch`: the daemon's command. Its flags are completed and validated at once
+// (cli/watch/options.ts); the daemon itself is core/watch/daemon.ts.
 import { Command } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
 import { exitWhenFlushed } from '../cli/process/exit.js';

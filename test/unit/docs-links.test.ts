@@ -1,5 +1,5 @@
-// The docs cannot point at nothing: every relative link in README.md, ARCHITECTURE.md, docs/
-// and bench/ resolves to a file or folder, and every repository path ARCHITECTURE.md names
+// The docs cannot point at nothing: every relative link in README.md, ARCHITECTURE.md, docs/,
+// bench/ and the rooms' READMEs in src/ resolves to a file or folder, and every repository path ARCHITECTURE.md names
 // (src/..., test/..., scripts/... with an extension) exists, so its map follows the rooms.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -18,6 +18,7 @@ function markdownFiles(): string[] {
   };
   walk('docs');
   walk('bench');
+  walk('src');
   return out;
 }
 
