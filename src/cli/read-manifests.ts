@@ -28,14 +28,12 @@ export async function readManifestsForCommand(
   cmd: Command,
   filename: string,
   defaultNamespace: string,
-  maxInputSize: string,
+  maxBytes: number,
   kinds?: SourceKinds,
 ): Promise<ManifestRead> {
-  const size = parseSize(maxInputSize);
-  if (!size.ok) failLine(cmd, `--max-input-size ${JSON.stringify(maxInputSize)}: ${size.reason}`, EXIT_USAGE);
   let read: ManifestRead;
   try {
-    read = await readManifests(filename, { defaultNamespace, maxBytes: size.bytes, kinds });
+    read = await readManifests(filename, { defaultNamespace, maxBytes, kinds });
   } catch (e) {
     if (e instanceof ManifestError) failLine(cmd, e.message, EXIT_USAGE);
     throw e;
@@ -48,4 +46,12 @@ export async function readManifestsForCommand(
     failLine(cmd, `${filename}: ${what} could be read`, EXIT_PARTIAL_FAILURE);
   }
   return read;
+}
+
+/** --max-input-size in bytes, or the problem with it (named after the flag). */
+export function maxInputBytes(value: string): { bytes: number } | { problem: string } {
+  const size = parseSize(value);
+  return size.ok
+    ? { bytes: size.bytes }
+    : { problem: `--max-input-size ${JSON.stringify(value)}: ${size.reason}` };
 }

@@ -4,8 +4,8 @@ import { readSourceKindsFile, sourceKindsFlag } from '../cli/source-kinds-flag.j
 import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
 import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
-import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
-import { failLine } from '../cli/process/fail.js';
+import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
+import { failFlags, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
@@ -66,19 +66,22 @@ to do); 2 bad flags or no cluster configured.`);
   async run(): Promise<void> {
     const { flags } = await this.parse(Check);
     const output = flags.output as Output;
+    // Validate every flag at once, then connect.
+    const problems: string[] = [];
     for (const f of ['daemon-namespace', 'erase-namespace', 'erase-config-namespace'] as const) {
       const problem = validateNamespaceName(flags[f]);
-      if (problem) this.error(`--${f} "${flags[f]}": ${problem}`, { exit: EXIT_USAGE });
+      if (problem) problems.push(`--${f} "${flags[f]}": ${problem}`);
     }
     let nodesTimeoutMs = 0;
     if (flags.nodes) {
       try {
         nodesTimeoutMs = parseDurationMs(flags['nodes-timeout'], '--nodes-timeout');
-        if (!(nodesTimeoutMs > 0)) throw new Error('--nodes-timeout must be longer than 0s');
+        if (!(nodesTimeoutMs > 0)) problems.push('--nodes-timeout must be longer than 0s');
       } catch (e) {
-        failLine(this, (e as Error).message);
+        problems.push((e as Error).message);
       }
     }
+    if (problems.length) failFlags(this, problems);
     let rest: KubeRest;
     try {
       ({ rest } = connect(flags));

@@ -10,7 +10,7 @@ import { EraseSession } from '../cli/erase/session.js';
 import { eraseFlags } from '../cli/erase/erase-flags.js';
 import { runPreflight, warnReferenced } from '../cli/erase/checks.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
-import { failLine } from '../cli/process/fail.js';
+import { failFlags, failLine } from '../cli/process/fail.js';
 import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { ERASE_DESCRIPTION, ERASE_EXAMPLES } from '../cli/erase/help.js';
 import { exitOnInterrupt, setInterruptHint } from '../cli/process/interrupt.js';
@@ -39,7 +39,7 @@ export default class Erase extends Command {
     // Complete, then validate every flag rule at once; only then connect.
     const { options, problems: unread } = completeErase(flags as EraseFlags);
     const problems = validateErase(options, unread);
-    if (problems.length) failLine(this, problems.join('\n'));
+    if (problems.length) failFlags(this, problems);
     const session = EraseSession.open(this, flags);
     const { EraseRequestError, ScheduledListError } = await import('../core/erase/requester/request.js');
     await session.run(

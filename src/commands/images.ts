@@ -2,23 +2,22 @@
 // (core/report/); drawn by cli/output/render-images.ts.
 import { Command, Flags } from '@oclif/core';
 import { printOut } from '../cli/output/wrap.js';
-import { exitIfCrdMissing, failLine } from '../cli/process/fail.js';
+import { exitIfCrdMissing, failFlags, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { contextNamespace } from '../cli/context-namespace.js';
 import { kubeFlags, outputFlags, sortByFlag, tableOptions } from '../cli/flags.js';
-import { parseSortBy, sortItems } from '../cli/output/print-data.js';
+import { sortItems } from '../cli/output/print-data.js';
+import { completeImagesOptions, type ImagesOptions } from '../cli/images-options.js';
 import { BUILTIN } from '../core/inventory/source-kinds.js';
 import { paragraphs } from '../cli/help-text.js';
-import { renderImageReport, type ReportOutput } from '../cli/output/render-images.js';
+import { renderImageReport } from '../cli/output/render-images.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
 import { namespaceMissing } from '../core/kube/namespaces.js';
-import { validateNamespaceName } from '../core/kube/names.js';
 import type { KubeRest } from '../core/kube/rest.js';
-import { compileExclusion } from '../core/refs/exclusion.js';
 import { EXIT_NO_MATCH } from '../cli/process/exit-codes.js';
 import { clusterUses, offlineUses } from '../core/report/image-uses.js';
-import { filterUses, groupUses, type GroupBy } from '../core/report/image-report.js';
+import { filterUses, groupUses, type ImageUse } from '../core/report/image-report.js';
 
 export default class Images extends Command {
   static override summary = 'Report which images are used, where and by whom, across the cluster.';
@@ -116,78 +115,65 @@ does not exist, or no usable cluster.`);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Images);
-    const namespaces = flags.namespace ?? [];
-    for (const ns of namespaces) {
-      const problem = validateNamespaceName(ns);
-      if (problem) failLine(this, `invalid namespace "${ns}": ${problem}`);
-    }
-    let image;
-    if (flags.image !== undefined) {
-      const c = compileExclusion(flags.image);
-      if (!c.ok) failLine(this, `--image ${JSON.stringify(flags.image)}: ${c.reason}`);
-      image = c.matcher;
-    }
-    const registry = flags.registry?.toLowerCase();
-    if (registry !== undefined && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d+)?$/.test(registry))
-      failLine(
-        this,
-        `--registry ${JSON.stringify(flags.registry)}: not a registry host (like docker.io or host:5000)`,
-      );
-
-    let uses;
-    if (flags.offline) {
-      const read = await readManifestsForCommand(
-        this,
-        flags.filename!,
-        namespaces[0] ?? 'default',
-        flags['max-input-size'],
-      );
-      uses = offlineUses(read.byNamespace);
-      if (namespaces.length) uses = uses.filter((u) => namespaces.includes(u.namespace));
-    } else {
-      let rest: KubeRest;
-      let target = namespaces;
+    const { options, problems } = completeImagesOptions(flags);
+    if (problems.length) failFlags(this, problems);
+    const uses = options.filename !== undefined ? await this.offline(options) : await this.cluster(options);
+    const report = groupUses(filterUses(uses, options.filters), options.by);
+    if (options.sortPath !== undefined) {
       try {
-        let kc;
-        ({ kc, rest } = connect(flags));
-        if (!flags['all-namespaces'] && namespaces.length === 0) {
-          target = [contextNamespace(kc, 'Reading')];
-        }
-      } catch (e) {
-        failLine(this, (e as Error).message);
-      }
-      try {
-        // A typo in -n is an error (exit 2), not "nothing matched" (exit 3).
-        for (const ns of target)
-          if (await namespaceMissing(rest, ns)) failLine(this, `namespace "${ns}" not found`);
-        uses = await clusterUses(rest, target.length ? target : undefined);
-      } catch (e) {
-        if (e instanceof Error && 'oclif' in e) throw e;
-        exitIfCrdMissing(this, e);
-        failLine(this, `reading the Image resources failed: ${forbiddenMessage(e) ?? (e as Error).message}`);
-      } finally {
-        rest.close();
-      }
-    }
-    const matched = filterUses(uses, { image, registry, kinds: flags.kind });
-    const report = groupUses(matched, flags.by as GroupBy);
-    if (flags['sort-by'] !== undefined) {
-      try {
-        sortItems(report.rows as object[], parseSortBy(flags['sort-by']));
+        sortItems(report.rows as object[], options.sortPath);
       } catch (e) {
         failLine(this, `--sort-by: ${(e as Error).message}`);
       }
     }
-    const text = renderImageReport(report, flags.output as ReportOutput, {
-      ...tableOptions(flags),
-      source: flags.offline ? 'files' : 'cluster',
+    const { output } = options;
+    const text = renderImageReport(report, output, {
+      ...tableOptions({ output, 'no-headers': options.noHeaders }),
+      source: options.filename !== undefined ? 'files' : 'cluster',
     });
-    if (flags.output === 'table' || flags.output === 'wide')
-      printOut(text, { wide: flags.output === 'wide' });
+    if (output === 'table' || output === 'wide') printOut(text, { wide: output === 'wide' });
     else process.stdout.write(text);
     if (report.rows.length === 0) {
       process.stderr.write('no image matched\n');
       this.exit(EXIT_NO_MATCH);
+    }
+  }
+
+  /** --offline -f: the uses the rules find in manifest files. */
+  private async offline(options: ImagesOptions): Promise<ImageUse[]> {
+    const { namespaces } = options;
+    const read = await readManifestsForCommand(
+      this,
+      options.filename!,
+      namespaces[0] ?? 'default',
+      options.maxInputBytes,
+    );
+    const uses = offlineUses(read.byNamespace);
+    return namespaces.length ? uses.filter((u) => namespaces.includes(u.namespace)) : uses;
+  }
+
+  /** The Image resources of the namespaces asked for (the context's by default). */
+  private async cluster(options: ImagesOptions): Promise<ImageUse[]> {
+    let rest: KubeRest;
+    let target = options.namespaces;
+    try {
+      let kc;
+      ({ kc, rest } = connect(options.cluster));
+      if (!options.allNamespaces && target.length === 0) target = [contextNamespace(kc, 'Reading')];
+    } catch (e) {
+      failLine(this, (e as Error).message);
+    }
+    try {
+      // A typo in -n is an error (exit 2), not "nothing matched" (exit 3).
+      for (const ns of target)
+        if (await namespaceMissing(rest, ns)) failLine(this, `namespace "${ns}" not found`);
+      return await clusterUses(rest, target.length ? target : undefined);
+    } catch (e) {
+      if (e instanceof Error && 'oclif' in e) throw e;
+      exitIfCrdMissing(this, e);
+      failLine(this, `reading the Image resources failed: ${forbiddenMessage(e) ?? (e as Error).message}`);
+    } finally {
+      rest.close();
     }
   }
 }

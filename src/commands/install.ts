@@ -4,10 +4,10 @@ import { printErr, printOut } from '../cli/output/wrap.js';
 import fs from 'node:fs';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
-import { parseDurationMs } from '../core/duration.js';
 import { Command, Flags } from '@oclif/core';
-import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
-import { failLine } from '../cli/process/fail.js';
+import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
+import { failFlags, failLine } from '../cli/process/fail.js';
+import { completeInstallOptions } from '../cli/install-options.js';
 import { connect } from '../cli/connect.js';
 import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
@@ -103,38 +103,32 @@ refused an object, or the CRDs did not become Established in time (the output sa
       Install,
       this.argv.map((a) => (a === '--dry-run' ? '--dry-run=client' : a)),
     );
-    let timeoutMs: number;
-    try {
-      timeoutMs = parseDurationMs(flags.timeout, '--timeout');
-      if (flags.image !== undefined && !/^[^\s@]+(@sha256:[0-9a-f]{64})?$/.test(flags.image))
-        throw new Error(`--image "${flags.image}": not an image reference (name[:tag][@sha256:digest])`);
-    } catch (e) {
-      this.error((e as Error).message, { exit: EXIT_USAGE });
-    }
+    const { options, problems } = completeInstallOptions(flags);
+    if (problems.length) failFlags(this, problems);
     const { dryRunInstall, ForeignObjectsError, install, installObjects } =
       await import('../core/install/install.js');
-    const declared = await readSourceKindsFile(this, flags['source-kinds']);
-    const text = flags['source-kinds'] ? fs.readFileSync(flags['source-kinds'], 'utf8') : '';
+    const declared = await readSourceKindsFile(this, options.sourceKindsFile);
+    const text = options.sourceKindsFile ? fs.readFileSync(options.sourceKindsFile, 'utf8') : '';
     const noPlural = (ks: { kind: string; group: string; version: string; plural: string }[]) => {
       for (const k of ks.filter((x) => !x.plural))
         printErr(
           `warning: ${k.kind}.${k.group}/${k.version} is not served and names no plural: no permission granted for it\n`,
         );
     };
-    if (flags['dry-run'] === 'client') {
+    if (options.dryRun === 'client') {
       const { stringify } = await import('yaml');
       noPlural(declared);
       const objects = installObjects({
-        daemon: flags.daemon,
-        image: flags.image,
-        ...(flags['source-kinds'] ? { sourceKinds: { text, kinds: declared } } : {}),
+        daemon: options.daemon,
+        image: options.image,
+        ...(options.sourceKindsFile ? { sourceKinds: { text, kinds: declared } } : {}),
       });
       process.stdout.write(objects.map((o) => `---\n${stringify(o)}`).join(''));
       return;
     }
     let rest: KubeRest;
     try {
-      ({ rest } = connect(flags));
+      ({ rest } = connect(options.cluster));
     } catch (e) {
       failLine(this, (e as Error).message);
     }
@@ -155,12 +149,12 @@ refused an object, or the CRDs did not become Established in time (the output sa
         noPlural(kinds);
       }
       const opts = {
-        daemon: flags.daemon,
-        image: flags.image,
-        forceConflicts: flags['force-conflicts'],
-        ...(flags['source-kinds'] ? { sourceKinds: { text, kinds } } : {}),
+        daemon: options.daemon,
+        image: options.image,
+        forceConflicts: options.forceConflicts,
+        ...(options.sourceKindsFile ? { sourceKinds: { text, kinds } } : {}),
       };
-      if (flags['dry-run'] === 'server') {
+      if (options.dryRun === 'server') {
         const steps = await dryRunInstall(rest, opts);
         for (const s of steps) line(s, ' (server dry run)');
         const refused = steps.filter((s) => s.action === 'refused').length;
@@ -171,7 +165,7 @@ refused an object, or the CRDs did not become Established in time (the output sa
           );
         return;
       }
-      await install(rest, { ...opts, timeoutMs, onApplied: (s) => line(s) });
+      await install(rest, { ...opts, timeoutMs: options.timeoutMs, onApplied: (s) => line(s) });
       process.stdout.write(`CRDs Established. Next: ${this.config.bin} check\n`);
     } catch (e) {
       if (e instanceof Error && 'oclif' in e) throw e;

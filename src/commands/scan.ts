@@ -4,10 +4,10 @@ import { Command } from '@oclif/core';
 import { inventoryScanFlags } from '../cli/inventory-scan-flags.js';
 import { printErr, printOut } from '../cli/output/wrap.js';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
-import { exitIfCrdMissing, failLine } from '../cli/process/fail.js';
+import { exitIfCrdMissing, failFlags, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { contextNamespace } from '../cli/context-namespace.js';
-import { tableOptions, type Output } from '../cli/flags.js';
+import { tableOptions } from '../cli/flags.js';
 import { sortScanImages } from '../cli/output/print-data.js';
 import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/output/render-scan.js';
 import { spinner } from '../cli/output/style.js';
@@ -17,10 +17,9 @@ import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import { IMAGE_CRD, requireCrds } from '../core/kube/crds.js';
-import { validateNamespaceName } from '../core/kube/names.js';
-import { parseSelector } from '../core/erase/api/selector.js';
+import { completeScanOptions, type ScanOptions } from '../cli/inventory-scan-options.js';
 import { paragraphs } from '../cli/help-text.js';
-import { kindsPhrase, SourceKinds } from '../core/inventory/source-kinds.js';
+import { kindsPhrase, SourceKinds, type SourceKindSpec } from '../core/inventory/source-kinds.js';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { ScanStop } from '../core/inventory/scan-stop.js';
 import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
@@ -100,73 +99,67 @@ does not exist, a missing permission on every namespace).`);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Scan);
-    const output = flags.output as Output;
-    const namespaces = flags.namespace ?? [];
-    for (const ns of namespaces) {
-      const problem = validateNamespaceName(ns);
-      if (problem) failLine(this, `invalid namespace "${ns}": ${problem}`);
-    }
-    if (flags.selector !== undefined) {
+    const { options, problems } = completeScanOptions(flags);
+    if (problems.length) failFlags(this, problems);
+    const declared = await readSourceKindsFile(this, options.sourceKindsFile);
+    if (options.filename !== undefined) return this.offline(options, declared);
+    return this.cluster(options, declared);
+  }
+
+  /** Prints the report: sorted (the path was checked up front), fitted on a terminal. */
+  private print(options: ScanOptions, doc: ReturnType<typeof scanDocument>, several: boolean): void {
+    const { output } = options;
+    if (options.sortBy !== undefined) {
       try {
-        if (!flags.selector.trim()) throw new Error('must not be empty');
-        parseSelector(flags.selector);
+        sortScanImages(doc, options.sortBy);
       } catch (e) {
-        failLine(this, `--selector ${JSON.stringify(flags.selector)}: ${(e as Error).message}`);
+        failLine(this, `--sort-by: ${(e as Error).message}`);
       }
     }
-    const print = (doc: ReturnType<typeof scanDocument>, several: boolean) => {
-      if (flags['sort-by'] !== undefined) {
-        try {
-          sortScanImages(doc, flags['sort-by']);
-        } catch (e) {
-          failLine(this, `--sort-by: ${(e as Error).message}`);
-        }
-      }
-      const out = renderScan(doc, output, { ...tableOptions(flags), namespaceColumn: several });
-      if (output === 'table' || output === 'wide') printOut(out.stdout, { wide: output === 'wide' });
-      else process.stdout.write(out.stdout);
-      printErr(out.stderr);
-    };
+    const table = tableOptions({ output, 'no-headers': options.noHeaders });
+    const out = renderScan(doc, output, { ...table, namespaceColumn: several });
+    if (output === 'table' || output === 'wide') printOut(out.stdout, { wide: output === 'wide' });
+    else process.stdout.write(out.stdout);
+    printErr(out.stderr);
+  }
 
-    const declared = await readSourceKindsFile(this, flags['source-kinds']);
-    if (flags.filename) {
-      if (namespaces.length > 1)
-        failLine(this, 'with -f, pass at most one --namespace (the default for objects without one)');
-      // Offline, every declared kind is in force: no server says which ones are served.
-      const kinds = new SourceKinds(declared);
-      const read = await readManifestsForCommand(
-        this,
-        flags.filename,
-        namespaces[0] ?? 'default',
-        flags['max-input-size'],
-        kinds,
-      );
-      const doc = scanDocument(fromOfflineScan(offlineInventory(read, kinds)));
-      print(doc, doc.namespaces.length > 1);
-      return;
-    }
+  /** -f: the same rules over manifest files; nothing is contacted or written. */
+  private async offline(options: ScanOptions, declared: SourceKindSpec[]): Promise<void> {
+    // Offline, every declared kind is in force: no server says which ones are served.
+    const kinds = new SourceKinds(declared);
+    const read = await readManifestsForCommand(
+      this,
+      options.filename!,
+      options.namespaces[0] ?? 'default',
+      options.maxInputBytes,
+      kinds,
+    );
+    const doc = scanDocument(fromOfflineScan(offlineInventory(read, kinds)));
+    this.print(options, doc, doc.namespaces.length > 1);
+  }
 
+  /** A cluster: each namespace rebuilt whole (or read only, with -l or --dry-run). */
+  private async cluster(options: ScanOptions, declared: SourceKindSpec[]): Promise<void> {
+    const { output } = options;
     let rest: KubeRest;
-    let target = namespaces;
+    let target = options.namespaces;
     try {
       let kc;
-      ({ kc, rest } = connect(flags));
-      if (!flags['all-namespaces'] && namespaces.length === 0) {
-        target = [contextNamespace(kc, 'Scanning')];
-      }
+      ({ kc, rest } = connect(options.cluster));
+      if (!options.allNamespaces && target.length === 0) target = [contextNamespace(kc, 'Scanning')];
     } catch (e) {
       failLine(this, (e as Error).message);
     }
-    const several = !!flags['all-namespaces'] || target.length > 1;
+    const several = options.allNamespaces || target.length > 1;
     const spin = spinner('Scanning', (output === 'table' || output === 'wide') && several);
     try {
       // One discovery GET first: without the CRD every namespace would fail with a bare 404.
       // A selector scan never touches Images and does not need it.
-      if (flags.selector === undefined) await requireCrds(rest, [IMAGE_CRD]);
+      if (options.selector === undefined) await requireCrds(rest, [IMAGE_CRD]);
       const discovered = await discoverKinds(rest, declared);
       reportSkippedKinds(discovered);
       let all: string[] | undefined;
-      if (flags['all-namespaces']) {
+      if (options.allNamespaces) {
         try {
           all = await listAllNamespaces(rest);
         } catch (e) {
@@ -180,7 +173,7 @@ does not exist, a missing permission on every namespace).`);
       // (bounded by the interrupt's cleanup wait; a second ^C exits at once), then one line says
       // what was done. Reads are simply abandoned, and a dry run or selector scan writes nothing.
       const stop = new ScanStop();
-      const writes = !flags['dry-run'] && flags.selector === undefined;
+      const writes = !options.dryRun && options.selector === undefined;
       exitOnInterrupt();
       if (writes) {
         setInterruptHint(() => 'finishing the namespaces being written (^C again to stop at once)');
@@ -197,10 +190,10 @@ does not exist, a missing permission on every namespace).`);
       const report = await scanCluster(rest, {
         namespaces: scanned,
         stop,
-        dryRun: flags['dry-run'],
-        concurrency: flags.concurrency,
-        checkNamespaces: !flags['all-namespaces'],
-        selector: flags.selector,
+        dryRun: options.dryRun,
+        concurrency: options.concurrency,
+        checkNamespaces: !options.allNamespaces,
+        selector: options.selector,
         kinds: discovered.kinds,
         onProgress: (done, total, ns) => {
           if (spin) spin.text = `Scanned ${done}/${total} namespaces (last: ${ns})`;
@@ -209,7 +202,7 @@ does not exist, a missing permission on every namespace).`);
       setInterruptCleanup(undefined);
       setInterruptHint(undefined);
       spin?.stop();
-      print(scanDocument(fromClusterScan(report, flags['dry-run'], flags.selector)), several);
+      this.print(options, scanDocument(fromClusterScan(report, options.dryRun, options.selector)), several);
       // Nothing scanned at all (a typo, no permission anywhere): nothing was done, exit 2.
       if (report.failures.length && report.results.length === 0) this.exit(EXIT_USAGE);
       if (report.failures.length) this.exit(EXIT_PARTIAL_FAILURE);

@@ -1,9 +1,9 @@
 // `inv watch`: the daemon's command. Its flags are completed and validated at once
 // (cli/watch/options.ts); the daemon itself is core/watch/daemon.ts.
 import { Command } from '@oclif/core';
-import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
+import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { exitWhenFlushed } from '../cli/process/exit.js';
-import { failLine } from '../cli/process/fail.js';
+import { failFlags, failLine } from '../cli/process/fail.js';
 import { cluster } from '../cli/connect.js';
 import { completeWatchOptions } from '../cli/watch/options.js';
 import { watchFlags } from '../cli/watch/watch-flags.js';
@@ -67,14 +67,7 @@ flags or no usable cluster configuration.`);
     const { flags } = await this.parse(Watch);
     const completed = completeWatchOptions(flags);
     // Every bad flag at once, each naming itself.
-    if (!('options' in completed)) {
-      const { problems } = completed;
-      const text =
-        problems.length === 1
-          ? problems[0]!
-          : `${problems.length} problems with the flags:\n  ${problems.join('\n  ')}`;
-      return this.error(text, { exit: EXIT_USAGE });
-    }
+    if (!('options' in completed)) return failFlags(this, completed.problems);
     const { namespaces, leaseDurationMs, renewDeadlineMs, retryPeriodMs, qps } = completed.options;
     const { resyncPeriodMs, shutdownGracePeriodMs } = completed.options;
     const logger = createLogger({

@@ -83,6 +83,38 @@ describe('no cluster configured', function () {
     }
   });
 
+  it('every bad flag of a command line is named at once, before any cluster is looked for', () => {
+    const cases: [string[], RegExp[]][] = [
+      [
+        ['install', '--daemon', '--image', 'not an image', '--timeout', '60'],
+        [/--timeout/, /--image "not an image"/],
+      ],
+      [
+        ['check', '--nodes', '--nodes-timeout', 'soon', '--erase-namespace', 'Bad_NS'],
+        [/--nodes-timeout/, /--erase-namespace "Bad_NS"/],
+      ],
+      [
+        ['scan', '-n', 'Bad_NS', '-n', 'ok', '-l', 'app in ('],
+        [/Bad_NS/, /--selector/],
+      ],
+      [
+        ['images', '--registry', 'not a host', '--image', 'two words'],
+        [/--registry/, /--image "two words"/],
+      ],
+      [
+        ['erase', 'status', '--timeout', '0s', '--standalone'],
+        [/--timeout/, /add --follow/],
+      ],
+    ];
+    for (const [args, res] of cases) {
+      const r = runCli(args, { env });
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`^error: ${res.length} problems with the flags:\n`));
+      for (const re of res) assert.match(r.stderr, re);
+      assert.doesNotMatch(r.stderr, /no cluster configured/);
+    }
+  });
+
   it('inv install --dry-run prints the objects without a cluster', () => {
     const r = runCli(['install', '--daemon', '--dry-run', '--image', 'example.com/inv:2'], { env });
     assert.equal(r.status, 0, r.stderr);

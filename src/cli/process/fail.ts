@@ -15,3 +15,15 @@ export function exitIfCrdMissing(cmd: Command, e: unknown): void {
   const missing = asCrdMissing(e);
   if (missing) failLine(cmd, missing.message);
 }
+
+/**
+ * The Validate step's ending: every problem with the flags in one error (exit 2), so a command
+ * with three bad flags says all three. One problem is one line, as before.
+ */
+export function failFlags(cmd: Command, problems: string[]): never {
+  const text =
+    problems.length === 1
+      ? problems[0]!
+      : `${problems.length} problems with the flags:\n  ${problems.join('\n  ')}`;
+  return failLine(cmd, text, EXIT_USAGE);
+}

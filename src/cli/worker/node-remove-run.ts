@@ -47,59 +47,73 @@ export async function runNodeRemove(flags: NodeRemoveFlags): Promise<number> {
     'table' | 'wide' | 'json' | 'yaml' | `jsonpath=${string}` | `custom-columns=${string}`;
   const core = await import('../../core/noderemove/index.js');
 
-  let targets: string[];
-  let exclude: string[];
-  let timeoutMs: number;
-  let protection;
-  let trigger;
-  try {
-    trigger = await triggerOptions(flags);
-    if (flags['protected-dir']) {
-      const { ProtectedIndex } = await import('../../core/erase/worker/protected-set.js');
-      const digests = flags['protected-sha256']?.split(',').filter((d) => d !== '');
-      protection = new ProtectedIndex(core.readProtectedDir(flags['protected-dir'], digests));
+  // Complete and validate: every problem with the flags and the files they name, at once.
+  const problems: string[] = [];
+  const step = async <T>(f: () => T | Promise<T>): Promise<T | undefined> => {
+    try {
+      return await f();
+    } catch (e) {
+      problems.push((e as Error).message);
+      return undefined;
     }
-    timeoutMs = core.parseTimeout(flags['call-timeout']);
-    targets = core.splitImages(flags.images ?? []);
-    if (flags.imagelist) targets.push(...core.readImageList(flags.imagelist, flags['imagelist-sha256']));
-    exclude = [...(flags.exclude ?? [])];
-    if (flags['exclude-file'])
-      exclude.push(...core.readExcludeFile(flags['exclude-file'], flags['exclude-file-sha256']));
-  } catch (e) {
-    throw new NodeRemoveUsageError((e as Error).message);
+  };
+  const trigger = await step(() => triggerOptions(flags));
+  const protection = await step(async () => {
+    if (!flags['protected-dir']) return undefined;
+    const { ProtectedIndex } = await import('../../core/erase/worker/protected-set.js');
+    const digests = flags['protected-sha256']?.split(',').filter((d) => d !== '');
+    return new ProtectedIndex(core.readProtectedDir(flags['protected-dir'], digests));
+  });
+  const timeoutMs = (await step(() => core.parseTimeout(flags['call-timeout']))) ?? 0;
+  const before = problems.length;
+  const targets = (await step(() => core.splitImages(flags.images ?? []))) ?? [];
+  if (flags.imagelist) {
+    const listed = await step(() => core.readImageList(flags.imagelist!, flags['imagelist-sha256']));
+    targets.push(...(listed ?? []));
   }
+  // The rules below need the targets: when they could not be read, that problem is the one to say.
+  const targetsRead = problems.length === before;
+  const exclude = [...(flags.exclude ?? [])];
+  if (flags['exclude-file']) {
+    const excluded = await step(() =>
+      core.readExcludeFile(flags['exclude-file']!, flags['exclude-file-sha256']),
+    );
+    exclude.push(...(excluded ?? []));
+  }
+  const pruneAll = targets.length === 1 && targets[0] === '*';
   let scan;
   if (flags['scan-dir']) {
-    if (targets.length !== 1 || targets[0] !== '*')
-      throw new NodeRemoveUsageError(
-        "--scan-dir: a scan narrows a * prune: pass --images '*' and nothing else",
-      );
+    if (targetsRead && !pruneAll)
+      problems.push("--scan-dir: a scan narrows a * prune: pass --images '*' and nothing else");
     const { parseDurationMs } = await import('../../core/duration.js');
-    try {
-      const timeoutMs = parseDurationMs(flags['scan-timeout'] ?? '30m', '--scan-timeout');
-      if (timeoutMs <= 0) throw new Error('--scan-timeout: must be longer than 0s');
-      scan = {
-        dir: flags['scan-dir'],
-        timeoutMs,
-        configFile: flags['scanner-config'],
-        configSha256: flags['scanner-config-sha256'],
-        deleteFailedImages: !!flags['scan-delete-failed'],
-        deleteEOLImages: !!flags['scan-delete-eol'],
-      };
-    } catch (e) {
-      throw new NodeRemoveUsageError((e as Error).message);
-    }
+    const scanTimeoutMs = await step(() => {
+      const ms = parseDurationMs(flags['scan-timeout'] ?? '30m', '--scan-timeout');
+      if (ms <= 0) throw new Error('--scan-timeout: must be longer than 0s');
+      return ms;
+    });
+    scan = {
+      dir: flags['scan-dir'],
+      timeoutMs: scanTimeoutMs ?? 0,
+      configFile: flags['scanner-config'],
+      configSha256: flags['scanner-config-sha256'],
+      deleteFailedImages: !!flags['scan-delete-failed'],
+      deleteEOLImages: !!flags['scan-delete-eol'],
+    };
   }
-  if (trigger && !(targets.length === 1 && targets[0] === '*')) {
-    throw new NodeRemoveUsageError(
+  if (targetsRead && trigger && !pruneAll)
+    problems.push(
       '--image-fs-above, --unused-for and --state-dir apply to a * prune only: pass --images * alone',
     );
-  }
-  if (targets.length === 0) {
-    throw new NodeRemoveUsageError(
+  if (targetsRead && targets.length === 0)
+    problems.push(
       'nothing to remove: pass --images a,b (or * to prune unused images) and/or --imagelist FILE',
     );
-  }
+  if (problems.length)
+    throw new NodeRemoveUsageError(
+      problems.length === 1
+        ? problems[0]!
+        : `${problems.length} problems with the flags:\n  ${problems.join('\n  ')}`,
+    );
 
   let report;
   try {

@@ -7,7 +7,7 @@ import { jobArg, jobNameFlag, jobSelectProblem, lastJobOf } from '../../cli/eras
 import { standaloneFlag, workersNamespaceFlag } from '../../cli/erase/common.js';
 import { EraseSession } from '../../cli/erase/session.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/process/exit-codes.js';
-import { failLine } from '../../cli/process/fail.js';
+import { failFlags, failLine } from '../../cli/process/fail.js';
 import { kubeFlags, outputFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
@@ -77,7 +77,7 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
     }
     const selection = jobSelectProblem(args.job, flags.name, true);
     if (selection) problems.push(selection);
-    if (problems.length) failLine(this, problems.join('; '));
+    if (problems.length) failFlags(this, problems);
     const session = EraseSession.open(this, flags);
     let job = args.job;
     await session.run(

@@ -1,20 +1,19 @@
 // `inv erase status [JOB]`: one erase job as people read it, at any moment: what it was asked,
 // its phase and timing, one row per node with its reason, each node's images; --follow
 // re-attaches to a running job as `inv erase` does.
-import { parseDurationMs } from '../../core/duration.js';
 import { Command, Flags } from '@oclif/core';
-import { jobArg, jobNameFlag, jobSelectProblem } from '../../cli/erase/job-select.js';
+import { jobArg, jobNameFlag } from '../../cli/erase/job-select.js';
+import { completeStatusOptions, type StatusOptions } from '../../cli/erase/status-options.js';
 import {
   eraseOutputFlags,
   followWithProgress,
   printReport,
   standaloneFlag,
   workersNamespaceFlag,
-  type EraseOutput,
 } from '../../cli/erase/common.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/process/exit-codes.js';
 import { EraseSession } from '../../cli/erase/session.js';
-import { failLine } from '../../cli/process/fail.js';
+import { failFlags, failLine } from '../../cli/process/fail.js';
 import { kubeFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
@@ -91,25 +90,13 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
     exitOnInterrupt();
     const { args, flags } = await this.parse(EraseStatus);
     // Complete and validate (every problem at once), then connect.
-    const problems: string[] = [];
-    let timeoutMs = 0;
-    try {
-      timeoutMs = parseDurationMs(flags.timeout, '--timeout');
-      if (!(timeoutMs > 0))
-        problems.push(`--timeout must be longer than 0s, got ${JSON.stringify(flags.timeout)}`);
-    } catch (e) {
-      problems.push((e as Error).message);
-    }
-    const selection = jobSelectProblem(args.job, flags.name, false);
-    if (selection) problems.push(selection);
-    if (flags.standalone && !flags.follow)
-      problems.push('--standalone runs the controllers while following: add --follow');
-    if (problems.length) failLine(this, problems.join('; '));
+    const { options, problems } = completeStatusOptions(args.job, flags);
+    if (problems.length) failFlags(this, problems);
     const session = EraseSession.open(this, flags);
     await session.run(
       this,
       'erase status',
-      () => this.show(session, args.job, flags, timeoutMs),
+      () => this.show(session, options),
       (e) =>
         e instanceof JobNotFoundError
           ? e.message
@@ -120,27 +107,13 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
   }
 
   /** One look at the job (with its Events on a table), or --follow to its end. */
-  private async show(
-    session: EraseSession,
-    jobArg: string | undefined,
-    flags: {
-      name?: string;
-      follow: boolean;
-      standalone: boolean;
-      'workers-namespace': string;
-      'config-namespace': string;
-      output: string;
-      'no-headers': boolean;
-      'sort-by'?: string;
-    },
-    timeoutMs: number,
-  ): Promise<void> {
+  private async show(session: EraseSession, options: StatusOptions): Promise<void> {
     const { rest } = session;
-    const output = flags.output as EraseOutput;
-    const look = await this.target(rest, jobArg, flags.name);
+    const { output, noHeaders, sortBy } = options;
+    const look = await this.target(rest, options.job, options.list);
     const first = await look();
     const job = first.job?.metadata.name;
-    if (!flags.follow || first.finished) {
+    if (!options.follow || first.finished) {
       const pods = first.job ? await workerPods(rest, first.job) : undefined;
       const report = buildReport(first.list, {
         generation: first.generation,
@@ -148,8 +121,8 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
         pods,
         submitted: !first.job,
       });
-      printReport(report, output, { noHeaders: flags['no-headers'], sortBy: flags['sort-by'], status: true });
-      if ((output === 'table' || output === 'wide') && !flags['no-headers'] && report.job)
+      printReport(report, output, { noHeaders, sortBy, status: true });
+      if ((output === 'table' || output === 'wide') && !noHeaders && report.job)
         process.stdout.write(
           `\n${renderEvents(await jobEvents(rest, report.job), Date.now(), { wide: output === 'wide', width: terminalWidth() })}`,
         );
@@ -158,27 +131,22 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
     }
     setInterruptHint(() =>
       job
-        ? `job ${job} keeps running in the cluster${flags.standalone ? ' (with no controller now that this process stops)' : ''}: follow it again with \`${this.config.bin} erase status ${job} --follow\`, or cancel it with \`${this.config.bin} erase cancel ${job}\``
+        ? `job ${job} keeps running in the cluster${options.standalone ? ' (with no controller now that this process stops)' : ''}: follow it again with \`${this.config.bin} erase status ${job} --follow\`, or cancel it with \`${this.config.bin} erase cancel ${job}\``
         : undefined,
     );
-    if (flags.standalone)
-      await session.startControllers(flags['workers-namespace'], flags['config-namespace']);
+    if (options.standalone) await session.startControllers(options.workersNamespace, options.configNamespace);
     let report;
     try {
       report = await followWithProgress(rest, look, {
-        timeoutMs,
+        timeoutMs: options.timeoutMs,
         spin: output === 'table' || output === 'wide',
       });
     } catch (e) {
       if (!(e instanceof FollowTimeoutError)) throw e;
-      printReport(e.report, output, {
-        noHeaders: flags['no-headers'],
-        sortBy: flags['sort-by'],
-        status: true,
-      });
+      printReport(e.report, output, { noHeaders, sortBy, status: true });
       failLine(this, e.message, EXIT_PARTIAL_FAILURE);
     }
-    printReport(report, output, { noHeaders: flags['no-headers'], sortBy: flags['sort-by'], status: true });
+    printReport(report, output, { noHeaders, sortBy, status: true });
     if (report.phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
   }
 

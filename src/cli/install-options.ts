@@ -1,0 +1,63 @@
+// `inv install` in kubectl's Options shape: the flags as parsed are completed into
+// InstallOptions and validated together, so every bad flag is named in one error (the command
+// stopped at the first before); the command then only installs what the options say. PURE:
+// flags in, options and the list of problems out. The --source-kinds file is read by the
+// command (a file, so not pure), after these.
+import { parseDurationMs } from '../core/duration.js';
+
+/** The flags `inv install` reads (as oclif parsed them; a bare --dry-run already means client). */
+export interface InstallFlags {
+  daemon: boolean;
+  image?: string;
+  'dry-run'?: string;
+  'source-kinds'?: string;
+  'force-conflicts': boolean;
+  timeout: string;
+  kubeconfig?: string;
+  context?: string;
+  'request-timeout'?: string;
+}
+
+export interface InstallOptions {
+  daemon: boolean;
+  image?: string;
+  /** client: print the objects; server: say what would change; undefined: install. */
+  dryRun?: 'client' | 'server';
+  sourceKindsFile?: string;
+  forceConflicts: boolean;
+  timeoutMs: number;
+  /** How to reach the cluster (cli/connect.ts). */
+  cluster: { kubeconfig?: string; context?: string; 'request-timeout'?: string };
+}
+
+/** An image reference as a Pod spec takes it: name[:tag][@sha256:digest]. */
+const IMAGE = /^[^\s@]+(@sha256:[0-9a-f]{64})?$/;
+
+/** The options, and every problem with the flags (each naming its flag). */
+export function completeInstallOptions(flags: InstallFlags): { options: InstallOptions; problems: string[] } {
+  const problems: string[] = [];
+  let timeoutMs = 0;
+  try {
+    timeoutMs = parseDurationMs(flags.timeout, '--timeout');
+  } catch (e) {
+    problems.push((e as Error).message);
+  }
+  if (flags.image !== undefined && !IMAGE.test(flags.image))
+    problems.push(`--image "${flags.image}": not an image reference (name[:tag][@sha256:digest])`);
+  return {
+    options: {
+      daemon: flags.daemon,
+      image: flags.image,
+      dryRun: flags['dry-run'] as InstallOptions['dryRun'],
+      sourceKindsFile: flags['source-kinds'],
+      forceConflicts: flags['force-conflicts'],
+      timeoutMs,
+      cluster: {
+        kubeconfig: flags.kubeconfig,
+        context: flags.context,
+        'request-timeout': flags['request-timeout'],
+      },
+    },
+    problems,
+  };
+}
