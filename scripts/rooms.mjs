@@ -33,15 +33,22 @@ export function openingComment(text) {
   return words.join(' ').replace(/\s+/g, ' ').trim();
 }
 
-/** The comment's first sentence; one that ends in a colon takes the next sentence with it. */
-export function firstSentence(comment, max = 240) {
+/**
+ * The comment's first sentence: up to its first full stop (a colon or semicolon goes on). One
+ * longer than `max` ends at its last colon or semicolon within it, marked with an ellipsis.
+ */
+export function firstSentence(comment, max = 420) {
   const re = /[.:;](?=\s|$)/g;
   let m;
+  let lastBreak = -1;
   while ((m = re.exec(comment))) {
-    const s = comment.slice(0, m.index + 1);
-    if (m[0] !== ':' || s.length > max) return s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
+    if (m.index >= max) break;
+    if (m[0] === '.') return comment.slice(0, m.index + 1);
+    lastBreak = m.index;
   }
-  return comment.length > max ? `${comment.slice(0, max - 1).trimEnd()}…` : comment;
+  if (comment.length <= max) return comment;
+  const cut = lastBreak > 0 ? lastBreak : comment.lastIndexOf(' ', max - 1);
+  return `${comment.slice(0, cut).trimEnd()} …`;
 }
 
 /** The generated region of one room: a line per file. */

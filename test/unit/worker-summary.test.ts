@@ -1,5 +1,5 @@
 // The worker's wire contract (erase/api/worker-summary.ts) against its other statements: the
-// JSON schema of `inv erase -o json` names exactly its outcomes, and a summary the worker writes
+// JSON schema of `inv erase -o json` and docs/erase.md's table name exactly its outcomes, and a summary the worker writes
 // is read back, row by row and count by count, by the controller's and the requester's readers.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,6 +23,24 @@ function outcomeEnum(o: unknown): string[] | undefined {
 }
 
 describe('erase: the worker summary contract (pure)', () => {
+  it("docs/erase.md's outcomes table lists the contract's outcomes, in order, counted as it counts them", () => {
+    const page = fs.readFileSync(path.join(repoRoot, 'docs/erase.md'), 'utf8');
+    const from = page.indexOf('**Outcomes.**');
+    assert.ok(from >= 0, 'docs/erase.md has its "Outcomes" paragraph');
+    // The table under it: up to the first blank line after its rows.
+    const text = page.slice(from, page.indexOf('\n\n', page.indexOf('\n|', from)));
+    const rows = [...text.matchAll(/^\| `([a-z-]+)` \| *(\w*) *\|/gm)].map((m) => ({
+      outcome: m[1]!,
+      counts: m[2] || null,
+    }));
+    assert.deepEqual(
+      rows.map((r) => r.outcome),
+      [...OUTCOMES],
+    );
+    for (const { outcome, counts } of rows)
+      assert.equal(counts, OUTCOME_COUNTS[outcome as keyof typeof OUTCOME_COUNTS], outcome);
+  });
+
   it("the EraseReport schema's image outcomes are the contract's", () => {
     const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'docs/schemas/EraseReport.json'), 'utf8'));
     assert.deepEqual([...outcomeEnum(schema)!].sort(), [...OUTCOMES].sort());

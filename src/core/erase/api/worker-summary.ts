@@ -2,8 +2,9 @@
 // each counts in a node's result, and the keys of the compact summary it leaves in its
 // termination message (noderemove/summary.ts writes it; ./results.ts, the requester's report and
 // the renderers read it). Adding an outcome here fails to compile until it is counted
-// (OUTCOME_COUNTS), painted (cli/worker/render-node-remove.ts) and in docs/schemas/EraseReport.json
-// (test/unit/worker-summary.test.ts checks the schema against OUTCOMES). PURE.
+// (OUTCOME_COUNTS), painted (cli/worker/render-node-remove.ts), in docs/schemas/EraseReport.json
+// and in docs/erase.md's outcomes table (test/unit/worker-summary.test.ts checks both against
+// OUTCOMES). PURE.
 
 export const OUTCOMES = [
   'removed',
