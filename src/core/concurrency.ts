@@ -1,6 +1,8 @@
 // Bounded concurrency for batches of API calls: at most `n` calls in flight, so a large batch
 // neither runs one request at a time nor floods the API server (and its priority and fairness).
-// Also the one sleep, abortable.
+// Also the one sleep, abortable, and the fan-out of one signal to many listeners.
+import { setMaxListeners } from 'node:events';
+
 export async function forEachConcurrent<T>(
   items: readonly T[],
   n: number,
@@ -29,4 +31,24 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, Math.max(0, ms));
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * Runs `fn` with a child of `signal` that many parties may listen on: one listener on `signal`
+ * aborts the child, and it is removed when `fn` settles. A cache hands one signal to each of its
+ * informers (one per kind, per namespace with --namespaces), and each adds its own listeners, so
+ * their number grows with the informers, not with time: Node's leak warning (10 listeners) would
+ * be wrong on the child, and the caller's signal keeps its own limit.
+ */
+export async function withFanOut<T>(signal: AbortSignal, fn: (child: AbortSignal) => Promise<T>): Promise<T> {
+  const child = new AbortController();
+  setMaxListeners(0, child.signal);
+  const abort = () => child.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  try {
+    return await fn(child.signal);
+  } finally {
+    signal.removeEventListener('abort', abort);
+  }
 }

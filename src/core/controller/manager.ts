@@ -197,8 +197,9 @@ export class Manager {
     }
 
     const othersCtl = new AbortController();
-    // Every runnable in every replica (caches, informers, the heartbeat) listens to this one
-    // signal: more than Node's default of 10 listeners is expected, not a leak.
+    // Every runnable in every replica (caches, the heartbeat, the servers' watchers) listens to
+    // this one signal: more than Node's default of 10 listeners is expected, not a leak. (A cache
+    // hands it on to its informers through one listener: concurrency.ts withFanOut.)
     setMaxListeners(64, othersCtl.signal);
     const othersRun = this.runAll(others, othersCtl.signal);
 

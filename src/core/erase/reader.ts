@@ -14,7 +14,7 @@
 //   - absence: a worker object missing from the cache may be one we created a moment ago.
 //     Callers that would act on "it is gone" (drop it from the inventory, fail its node) confirm
 //     with `confirmGone`, one GET, only in that rare case.
-import { setMaxListeners } from 'node:events';
+import { withFanOut } from '../concurrency.js';
 import { isNotFound, type KubeRest } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import type { KubeObject } from '../apply-inventory/objects.js';
@@ -253,13 +253,14 @@ export class EraseCache implements EraseReader {
   /** Runs every informer until `signal` aborts. */
   run(signal: AbortSignal): Promise<void> {
     // Each informer (and each of its waits) listens on the one signal.
-    setMaxListeners(64, signal);
-    return Promise.all(this.informers().map((i) => i.run(signal))).then(() => undefined);
+    return withFanOut(signal, (s) => Promise.all(this.informers().map((i) => i.run(s)))).then(
+      () => undefined,
+    );
   }
 
   /** True once every informer has listed; false if `signal` aborted first. */
   async waitForSync(signal: AbortSignal): Promise<boolean> {
-    const r = await Promise.all(this.informers().map((i) => i.waitForSync(signal)));
+    const r = await withFanOut(signal, (s) => Promise.all(this.informers().map((i) => i.waitForSync(s))));
     return r.every(Boolean);
   }
 

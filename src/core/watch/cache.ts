@@ -2,6 +2,7 @@
 // ./source-kinds.ts, built in and declared; ReplicaSets as metadata only; Images), cluster-wide or one per namespace of --namespaces, each
 // keeping only stripped objects. It is a Runnable that does not need leadership: standby
 // replicas keep warm caches, so a new leader starts rebuilding at once.
+import { withFanOut } from '../concurrency.js';
 import { imageResourceName } from '../inventory/naming.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { imagesPath, stripImage, type ImageResource } from '../inventory/image-resource.js';
@@ -244,11 +245,12 @@ export class InventoryCache implements Runnable {
 
   async waitForSync(signal: AbortSignal): Promise<boolean> {
     const all = [...this.informers.values()].flat();
-    const r = await Promise.all(all.map((i) => i.waitForSync(signal)));
+    const r = await withFanOut(signal, (s) => Promise.all(all.map((i) => i.waitForSync(s))));
     return r.every(Boolean);
   }
 
   async start(signal: AbortSignal): Promise<void> {
-    await Promise.all([...this.informers.values()].flat().map((i) => i.run(signal)));
+    const all = [...this.informers.values()].flat();
+    await withFanOut(signal, (s) => Promise.all(all.map((i) => i.run(s))));
   }
 }
