@@ -70,6 +70,24 @@ describe('the npm package, installed globally', function () {
     assert.ok(bytes <= 11e6, `installed size ${bytes} bytes`);
   });
 
+  it('carries every docs page its help texts, hints and manifests point at', () => {
+    // `see docs/inventory.md` in a flag's help must lead somewhere on a machine with no checkout.
+    const named = new Set<string>();
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(js|yaml|json)$/.test(e.name))
+          for (const m of fs.readFileSync(p, 'utf8').matchAll(/docs\/[\w./-]+\.(?:md|json)/g))
+            named.add(m[0]);
+      }
+    };
+    for (const d of ['dist', 'crds', 'deploy']) walk(path.join(installed, d));
+    assert.ok(named.size > 0, 'the package names docs pages');
+    const missing = [...named].filter((f) => !fs.existsSync(path.join(installed, f)));
+    assert.deepEqual(missing, []);
+  });
+
   it('runs inv --help, inv --version and the kubectl plugin name', () => {
     const help = inv(['--help']);
     assert.equal(help.status, 0, help.stderr);
