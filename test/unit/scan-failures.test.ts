@@ -10,6 +10,12 @@ import {
 import { resultFromPod } from '../../src/core/erase/api/results.js';
 import { narrow } from '../../src/core/noderemove/vuln-scan/answer.js';
 import type { Decision } from '../../src/core/noderemove/types.js';
+import { scanAndNarrow, type ScanOptions } from '../../src/core/noderemove/vuln-scan/exchange.js';
+import { scannerExit } from '../../src/core/erase/imagejob/pod.js';
+import { SCAN_ERASE } from '../../src/core/erase/api/scanner-contract.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const id = (c: string) => `sha256:${c.repeat(64)}`;
 const d = (c: string, action: 'remove' | 'keep', outcome: Decision['outcome'] = 'remove'): Decision => ({
@@ -100,6 +106,61 @@ describe('failed scans', () => {
       ['cannot reach the runtime', 'other'],
     ] as const)
       assert.equal(nodeFailureReason(text), code, text);
+  });
+});
+
+describe("a whole node's failed scan, as the producers word it", () => {
+  // The metric's reason code is read from the words the worker and the controller write: these
+  // drive the real producers, so rewording one fails here instead of counting as "other".
+  const candidates = [d('a', 'remove')];
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-scan-fail-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const exchange = (extra: Partial<ScanOptions> = {}) =>
+    scanAndNarrow(candidates, { dir, timeoutMs: 300, completeWaitMs: 100, ...policy, ...extra });
+
+  it('a scanner that never answers: no-answer', async () => {
+    const { report } = await exchange();
+    assert.ok(report.failed, 'the scan failed');
+    assert.equal(nodeFailureReason(report.failed), 'no-answer', report.failed);
+  });
+
+  it('an answer that is not JSON, or one over the limit: invalid-answer', async () => {
+    fs.writeFileSync(path.join(dir, SCAN_ERASE), 'not json');
+    const garbage = (await exchange()).report.failed!;
+    assert.equal(nodeFailureReason(garbage), 'invalid-answer', garbage);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, SCAN_ERASE), `[${'"x",'.repeat(100)}"x"]`);
+    const big = (await exchange({ maxAnswerBytes: 64 })).report.failed!;
+    assert.equal(nodeFailureReason(big), 'invalid-answer', big);
+  });
+
+  it('a scanner configuration that is not the one written: config-mismatch', async () => {
+    const configFile = path.join(dir, 'config.yaml');
+    fs.writeFileSync(configFile, 'changed');
+    const { report } = await exchange({ configFile, configSha256: '0'.repeat(64) });
+    assert.equal(nodeFailureReason(report.failed!), 'config-mismatch', report.failed);
+  });
+
+  it('a scanner container that exited with an error: scanner-exit', () => {
+    const finishedAt = new Date(Date.now() - 60_000).toISOString();
+    const exit = scannerExit(
+      {
+        status: {
+          containerStatuses: [
+            { name: 'scanner', state: { terminated: { exitCode: 2, reason: 'Error', finishedAt } } },
+          ],
+        },
+      } as Parameters<typeof scannerExit>[0],
+      'scanner',
+      new Date(),
+      5,
+    );
+    assert.ok(exit && 'reason' in exit, 'the node fails');
+    assert.equal(nodeFailureReason(exit.reason), 'scanner-exit', exit.reason);
   });
 });
 
