@@ -1,6 +1,7 @@
 // The inventory's protection as pure data: building the reasons, packing into ConfigMap-sized
 // chunks and back, matching tags and digests on the worker, the decision it changes (only for
-// `*`), the referenced-target warning, node results with protected and bytes, and sizes.
+// `*`), the referenced-target warning, node results with protected and bytes, sizes, and how
+// often a prune waiting for the set asks again.
 import assert from 'node:assert/strict';
 import {
   buildProtectedSet,
@@ -10,6 +11,7 @@ import {
   unpackProtectedSet,
 } from '../../src/core/erase/worker/protected-set.js';
 import { referencedTargets } from '../../src/core/erase/requester/referenced-targets.js';
+import { protectionRetryMs } from '../../src/core/erase/imagejob/plan.js';
 import { countResults, decodeResult, encodeResult, resultFromPod } from '../../src/core/erase/api/results.js';
 import { decodeNode, toNodeStatus } from '../../src/core/erase/api/node-status.js';
 import {
@@ -208,5 +210,24 @@ describe('inventory protection (pure)', () => {
     assert.deepEqual([c.removed, c.protected, c.bytes], [2, 2, 1024]);
     assert.equal(formatBytes(3_200_000_000), '3.2 GB');
     assert.equal(formatBytes(999), '999 B');
+  });
+});
+
+describe('a prune waiting for its protected set', () => {
+  it('asks the cache every 5 s, and a fresh scan less often the longer it waits (5 s to a minute)', () => {
+    assert.equal(protectionRetryMs(0, false), 5000);
+    assert.equal(protectionRetryMs(3_600_000, false), 5000);
+    assert.equal(protectionRetryMs(0, true), 5000);
+    assert.equal(protectionRetryMs(49_000, true), 5000);
+    assert.equal(protectionRetryMs(120_000, true), 12_000);
+    assert.equal(protectionRetryMs(3_600_000, true), 60_000);
+    // An hour blocked: at most one scan a minute once it has waited 10 minutes.
+    let t = 0;
+    let scans = 0;
+    while (t < 3_600_000) {
+      t += protectionRetryMs(t, true);
+      scans++;
+    }
+    assert.ok(scans < 150, `${scans} scans in an hour`);
   });
 });

@@ -14,8 +14,21 @@ import { jobEvent } from './job-events.js';
 import { iso, recordStatus, type Pass } from './pass.js';
 import { workerObjects } from './worker-objects.js';
 
-/** Retry delay while the protected set cannot be computed. */
+/** Retry delay while the protected set cannot be computed from a cache. */
 const PROTECTION_RETRY_MS = 5000;
+/** The longest a waiting prune goes without asking again. */
+const PROTECTION_RETRY_MAX_MS = 60_000;
+
+/**
+ * When a prune waiting for its protected set asks again. From the daemon's cache a retry costs
+ * nothing, so every 5 s; a fresh scan lists the whole cluster, so it asks less often the longer
+ * it has waited (a tenth of the wait, from 5 s to a minute): a namespace that blocks it for an
+ * hour costs 60 scans, not 720. PURE.
+ */
+export function protectionRetryMs(waitedMs: number, scansCluster: boolean): number {
+  if (!scansCluster) return PROTECTION_RETRY_MS;
+  return Math.min(PROTECTION_RETRY_MAX_MS, Math.max(PROTECTION_RETRY_MS, Math.floor(waitedMs / 10)));
+}
 
 /** A `*` prune keeps what the inventory references unless the request turned that off. */
 export const protectsInventory = (job: ImageJob): boolean =>
@@ -48,7 +61,8 @@ export async function plan(ctx: JobContext, p: Pass): Promise<'planned' | number
         error: (e as Error).message,
       });
       await p.save();
-      return st.phase === 'Failed' ? undefined : PROTECTION_RETRY_MS;
+      if (st.phase === 'Failed') return undefined;
+      return protectionRetryMs(now.getTime() - created, ctx.protection.scansCluster === true);
     }
   }
   const sel = selectNodes(

@@ -24,6 +24,8 @@ export interface ProtectionSource {
   uses(): Promise<ProtectedUse[]>;
   /** For logs and the job's message: "the daemon's cache" or "a fresh scan". */
   readonly describe: string;
+  /** True when uses() lists the whole cluster (no cache): a waiting prune then asks less often. */
+  readonly scansCluster?: boolean;
 }
 
 /** What the daemon's InventoryCache offers (kept narrow so erase does not depend on watch). */
@@ -64,6 +66,7 @@ const PROBE_REUSE_MS = 60_000;
 /** A fresh, read-only scan of the whole cluster: six cluster-wide LISTs plus the Images. */
 export class ScanProtection implements ProtectionSource {
   readonly describe = 'a fresh scan of the cluster';
+  readonly scansCluster = true;
 
   /**
    * The last probe's answer per kind: a waiting prune asks again every few seconds, and a probe
@@ -129,6 +132,10 @@ export class CacheProtection implements ProtectionSource {
 
   get describe(): string {
     return this.usable() ? "the daemon's cache" : this.fallback.describe;
+  }
+
+  get scansCluster(): boolean {
+    return !this.usable();
   }
 
   private usable(): boolean {
