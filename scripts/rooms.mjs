@@ -38,7 +38,7 @@ export function openingComment(text) {
  * longer than `max` ends at its last colon or semicolon within it, marked with an ellipsis.
  */
 export function firstSentence(comment, max = 420) {
-  const re = /[.:;](?=\s|$)/g;
+  const re = /(?<!\.)[.:;](?=\s|$)/g; // not the last dot of an ellipsis (WORDS...)
   let m;
   let lastBreak = -1;
   while ((m = re.exec(comment))) {

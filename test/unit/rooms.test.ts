@@ -11,11 +11,22 @@ interface Rooms {
   BEGIN: string;
   roomDirs(root: string): string[];
   renderRooms(root: string): Map<string, string>;
+  firstSentence(comment: string, max?: number): string;
 }
 
 const load = async () => (await import(path.join(repoRoot, 'scripts', 'rooms.mjs'))) as Rooms;
 
 describe('rooms: every folder of src/ says what it holds', () => {
+  it("a file's line is its comment's first sentence, not cut inside an ellipsis or mid-word", async () => {
+    const { firstSentence } = await load();
+    assert.equal(
+      firstSentence('`inv x WORDS... CURRENT`: a command. More.'),
+      '`inv x WORDS... CURRENT`: a command.',
+    );
+    assert.equal(firstSentence('What it does: a, b; c. Then more.'), 'What it does: a, b; c.');
+    assert.equal(firstSentence(`One: ${'word '.repeat(20)}`, 40), 'One …');
+  });
+
   it("each room's README.md lists its files as they are (npm run gen:rooms)", async () => {
     const { renderRooms } = await load();
     const stale: string[] = [];

@@ -1,4 +1,4 @@
-// Cutting an image reference to a column's width the way people read refs: the tag (or the
+// Cutting an image reference to a column's width the way people read refs. The tag (or the
 // digest's first characters) says which image it is, and the last path segment says what it
 // is, so those stay; the middle (registry and path) gives way first:
 //   docker.io/nicolaka/netshoot:v0.13  ->  docker.io/…/netshoot:v0.13  ->  do…netshoot:v0.13

@@ -1,5 +1,5 @@
-// The effectful half of the reconciler: applies the current apply wave and deletes the current
-// delete wave of an inventory against the API server, with the ownership rules:
+// The effectful half of the reconciler. It applies the current apply wave and deletes the
+// current delete wave of an inventory against the API server, with the ownership rules:
 //   - every object gets the owner label (the owner's UID) and owner annotation, plus a digest
 //     annotation of its desired manifest (drift detection);
 //   - an object that already exists without our owner label is a name collision: reported,

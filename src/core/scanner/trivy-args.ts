@@ -1,8 +1,9 @@
-// The Trivy command line for one image reference, as Eraser's Trivy scanner builds it
-// (pkg/scanners/trivy/types.go cliArgs: --format=json, --cache-dir, --timeout, image --image-src
-// containerd, --db-repository, --ignore-unfixed, --vuln-type, --scanners, --severity,
-// --ignore-status), plus what inv adds: no version check, no telemetry, no progress bar, and one
-// DB per cluster (client mode against a Trivy server, or a DB that is never downloaded). Pure.
+// The Trivy command line for one image reference. Pure. It is built as Eraser's Trivy scanner
+// builds it (pkg/scanners/trivy/types.go cliArgs: --format=json, --cache-dir, --timeout, image
+// --image-src containerd, --db-repository, --ignore-unfixed, --vuln-type, --scanners,
+// --severity, --ignore-status), plus what inv adds: no version check, no telemetry, no progress
+// bar, and one DB per cluster (client mode against a Trivy server, or a DB that is never
+// downloaded).
 import type { TrivyScannerConfig } from './trivy-config.js';
 
 /** Go's time.Duration text for whole milliseconds, which Trivy's --timeout reads. */

@@ -5,6 +5,8 @@
 // bounded and its strings bounded and free of control characters. A report that fails the check
 // fails its node with the reason; it never reaches the job's status as it is.
 
+import { isObj } from '../../guards.js';
+
 /** More images than any node holds; a count above it is not a count. */
 export const MAX_COUNT = 1_000_000;
 
@@ -22,25 +24,22 @@ interface SummaryNumbers {
   scan?: unknown;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The first problem with a summary's numbers, or undefined when they are all whole and bounded. */
 export function summaryProblem(s: SummaryNumbers): string | undefined {
-  for (const [k, v] of Object.entries(isRecord(s.counts) ? s.counts : {})) {
+  for (const [k, v] of Object.entries(isObj(s.counts) ? s.counts : {})) {
     const p = countProblem(`counts.${cleanText(k, 32)}`, v);
     if (p) return p;
   }
   const bytes = countProblem('bytes', s.bytes, Number.MAX_SAFE_INTEGER);
   if (bytes) return bytes;
-  if (isRecord(s.scan)) {
+  if (isObj(s.scan)) {
     for (const k of ['v', 'k', 'n', 'ms'] as const) {
       const p = countProblem(`scan.${k}`, s.scan[k], k === 'ms' ? Number.MAX_SAFE_INTEGER : MAX_COUNT);
       if (p) return p;
     }
     const x = s.scan.x;
-    if (x !== undefined && !isRecord(x)) return 'scan.x is not an object of counts';
-    for (const [k, v] of Object.entries(isRecord(x) ? x : {})) {
+    if (x !== undefined && !isObj(x)) return 'scan.x is not an object of counts';
+    for (const [k, v] of Object.entries(isObj(x) ? x : {})) {
       const p = countProblem(`scan.x.${cleanText(k, 32)}`, v);
       if (p) return p;
     }

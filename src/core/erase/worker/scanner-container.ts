@@ -1,8 +1,9 @@
 // Scan mode's part of the worker Pod: the administrator's scanner as a second container beside
-// `inv node-remove`, wired as Eraser wires its scanners (docs/scan-mode.md, "The scanner contract"): an emptyDir
-// at /run/eraser.sh/shared-data shared by both, the node's CRI socket at /run/cri/cri.sock, the
-// configuration file passed with --config in the shape Eraser's scanners read (an EraserConfig
-// whose components.scanner.config is a YAML string), and Eraser's environment variables. PURE.
+// `inv node-remove`. PURE. It is wired as Eraser wires its scanners (docs/scan-mode.md, "The
+// scanner contract"): an emptyDir at /run/eraser.sh/shared-data shared by both, the node's CRI
+// socket at /run/cri/cri.sock, the configuration file passed with --config in the shape Eraser's
+// scanners read (an EraserConfig whose components.scanner.config is a YAML string), and Eraser's
+// environment variables.
 import { isObj } from '../../guards.js';
 import { stringify } from 'yaml';
 import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
