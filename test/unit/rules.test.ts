@@ -1,49 +1,16 @@
-// The source-to-kinds rules, one test per rule of the shared spec (seed-inventory-controller.md).
+// The source-to-kinds rules, one test per rule of the shared spec (seed-inventory-controller.md):
+// what each source kind's template credits, the Jobs a live CronJob covers, naked and owned Pods,
+// deleted objects, the invalid refs reported and kindsString. The kinds credited to owners that
+// are not source kinds, and ReplicationController, are in rules-owners.test.ts; the shared
+// builders in rules-fixtures.ts.
 import type * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { desiredImages, kindsString, type InvalidRef } from '../../src/core/inventory/rules.js';
-import { SourceKinds } from '../../src/core/inventory/source-kinds.js';
-import type {
-  Container,
-  CronJobObject,
-  Kind,
-  NamespaceObjects,
-  ObjectMeta,
-  PodObject,
-  PodSpec,
-  TemplatedObject,
-} from '../../src/core/inventory/source-fields.js';
+import type { Kind, NamespaceObjects, ObjectMeta, PodSpec } from '../../src/core/inventory/source-fields.js';
+import { c, cronJob, kinds, lib, meta, NS, objs, pod, rsOwned, spec, workload } from './rules-fixtures.js';
 
-const NS = 'team-a';
 const DELETED = '2025-01-01T00:00:00Z';
 
-const c = (image: string | undefined, name = 'main'): Container =>
-  image === undefined ? { name } : { name, image };
-const spec = (containers: string[], init: string[] = [], ephemeral?: string[]): PodSpec => {
-  const s: PodSpec = {
-    containers: containers.map((i, n) => c(i, `c${n}`)),
-    initContainers: init.map((i, n) => c(i, `i${n}`)),
-  };
-  if (ephemeral) s.ephemeralContainers = ephemeral.map((i, n) => c(i, `e${n}`));
-  return s;
-};
-const meta = (name: string, extra: Partial<ObjectMeta> = {}): ObjectMeta => ({
-  name,
-  namespace: NS,
-  ...extra,
-});
-const workload = (name: string, s: PodSpec, extra: Partial<ObjectMeta> = {}): TemplatedObject => ({
-  metadata: meta(name, extra),
-  spec: { template: { spec: s } },
-});
-const cronJob = (name: string, s: PodSpec, extra: Partial<ObjectMeta> = {}): CronJobObject => ({
-  metadata: meta(name, extra),
-  spec: { jobTemplate: { spec: { template: { spec: s } } } },
-});
-const pod = (name: string, s: PodSpec, extra: Partial<ObjectMeta> = {}): PodObject => ({
-  metadata: meta(name, extra),
-  spec: s,
-});
 const cronOwned = (cronName: string, uid?: string) => ({
   ownerReferences: [
     {
@@ -55,38 +22,6 @@ const cronOwned = (cronName: string, uid?: string) => ({
     },
   ],
 });
-const rsOwned = {
-  ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-123', uid: 'rs-uid' }],
-};
-
-// The ReplicaSet of rsOwned's Pods, as its metadata is read: controlled by Deployment web.
-const deploymentRs = {
-  metadata: meta('web-123', {
-    uid: 'rs-uid',
-    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'd', controller: true }],
-  }),
-};
-
-function objs(partial: Partial<NamespaceObjects>): NamespaceObjects {
-  return {
-    deployments: [],
-    statefulSets: [],
-    daemonSets: [],
-    cronJobs: [],
-    jobs: [],
-    pods: [],
-    replicaSets: [deploymentRs],
-    ...partial,
-  };
-}
-
-/** The result as plain data: normalized ref -> "Kind,Kind". */
-function kinds(o: Partial<NamespaceObjects>): Record<string, string> {
-  const { images } = desiredImages(NS, objs(o));
-  return Object.fromEntries([...images].map(([ref, ks]) => [ref, kindsString(ks)]));
-}
-
-const lib = (s: string) => `docker.io/library/${s}`;
 
 describe('desiredImages', () => {
   it('credits Deployment, StatefulSet and DaemonSet templates (containers + init) to their kind', () => {
@@ -383,118 +318,5 @@ describe('kindsString', () => {
     );
     assert.equal(kindsString(['Job', 'Job']), 'Job');
     assert.equal(kindsString([]), '');
-  });
-});
-
-describe('ReplicationController (a built-in kind added through the registry alone)', () => {
-  it('credits its template as ReplicationController, and its Pods nothing more', () => {
-    const rcOwned = {
-      ownerReferences: [
-        { apiVersion: 'v1', kind: 'ReplicationController', name: 'legacy', controller: true },
-      ],
-    };
-    assert.deepEqual(
-      kinds({
-        replicationControllers: [workload('legacy', spec(['legacy:2'], ['init:1']))],
-        pods: [pod('legacy-x', spec(['legacy:2'], ['init:1']), rcOwned)],
-      }),
-      { [lib('legacy:2')]: 'ReplicationController', [lib('init:1')]: 'ReplicationController' },
-    );
-  });
-});
-
-describe('owned Pods no source kind controls (credited to the top owner)', () => {
-  const owned = (kind: string, name: string, apiVersion: string, uid = 'u') => ({
-    ownerReferences: [{ apiVersion, kind, name, uid, controller: true }],
-  });
-  const rs = (name: string, uid: string, owner?: { kind: string; name: string; apiVersion: string }) => ({
-    metadata: meta(name, {
-      uid,
-      ...(owner ? { ownerReferences: [{ ...owner, uid: 'o', controller: true }] } : {}),
-    }),
-  });
-
-  it('a bare ReplicaSet credits its Pods as ReplicaSet (users: ReplicaSet/name)', () => {
-    const r = desiredImages(
-      NS,
-      objs({
-        replicaSets: [rs('bare', 'b')],
-        pods: [
-          pod('bare-x', spec(['nginx'], ['init:1'], ['dbg:1']), owned('ReplicaSet', 'bare', 'apps/v1', 'b')),
-        ],
-      }),
-    );
-    assert.deepEqual(kindsString(r.images.get(lib('nginx:latest'))!), 'ReplicaSet');
-    assert.deepEqual(kindsString(r.images.get(lib('init:1'))!), 'ReplicaSet');
-    assert.deepEqual(kindsString(r.images.get(lib('dbg:1'))!), 'Pod');
-    assert.deepEqual([...r.users.get(lib('nginx:latest'))!], ['ReplicaSet/bare']);
-  });
-
-  it("a ReplicaSet of an unknown kind credits its Pods to that kind; a Deployment's to nothing", () => {
-    assert.deepEqual(
-      kinds({
-        replicaSets: [
-          rs('ro-1', 'r1', { kind: 'Rollout', name: 'ro', apiVersion: 'argoproj.io/v1alpha1' }),
-          rs('web-1', 'w1', { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }),
-        ],
-        deployments: [workload('web', spec(['web']))],
-        pods: [
-          pod('ro-1-x', spec(['argo']), owned('ReplicaSet', 'ro-1', 'apps/v1', 'r1')),
-          pod('web-1-x', spec(['web']), owned('ReplicaSet', 'web-1', 'apps/v1', 'w1')),
-        ],
-      }),
-      { [lib('argo:latest')]: 'Rollout', [lib('web:latest')]: 'Deployment' },
-    );
-  });
-
-  it('a Pod of an unknown CRD, of a Node (static Pod) or of a ReplicaSet not seen is credited', () => {
-    assert.deepEqual(
-      kinds({
-        replicaSets: [],
-        jobs: [workload('j', spec(['job']))],
-        pods: [
-          pod('wf-1', spec(['step']), owned('Workflow', 'wf', 'argoproj.io/v1alpha1')),
-          pod('etcd-n1', spec(['etcd']), owned('Node', 'n1', 'v1')),
-          pod('gone-x', spec(['gone']), owned('ReplicaSet', 'gone', 'apps/v1')),
-          pod('job-x', spec(['job']), owned('Job', 'j', 'batch/v1')),
-        ],
-      }),
-      {
-        [lib('job:latest')]: 'Job',
-        [lib('step:latest')]: 'Workflow',
-        [lib('etcd:latest')]: 'Node',
-        [lib('gone:latest')]: 'ReplicaSet',
-      },
-    );
-  });
-
-  it('a kind that is not a kind name is credited as the Pod; a declared kind without a template, with its Pods', () => {
-    assert.deepEqual(kinds({ pods: [pod('p', spec(['x']), owned('a,b', 'o', 'v1'))] }), {
-      [lib('x:latest')]: 'Pod',
-    });
-    const declared = new SourceKinds([
-      {
-        kind: 'Workflow',
-        group: 'argoproj.io',
-        version: 'v1alpha1',
-        plural: 'workflows',
-        key: 'Workflow.argoproj.io',
-        podSpecs: [],
-        declared: true,
-      },
-    ]);
-    const wfPod = pod('wf-1', spec(['step']), owned('Workflow', 'wf', 'argoproj.io/v1alpha1'));
-    const r = desiredImages(
-      NS,
-      objs({ 'Workflow.argoproj.io': [{ metadata: meta('wf') }], pods: [wfPod] }),
-      declared,
-    );
-    // Its template holds no image: what its Pods run is its own (./live-revisions.ts).
-    assert.deepEqual([...r.users.get(lib('step:latest'))!], ['Workflow/wf (not in its template, 1 Pod)']);
-    // Once the Workflow is gone, nothing covers its Pod any more.
-    assert.deepEqual(
-      kindsString(desiredImages(NS, objs({ pods: [wfPod] }), declared).images.get(lib('step:latest'))!),
-      'Workflow',
-    );
   });
 });
