@@ -16,8 +16,8 @@ import { SCAN_ERASE } from '../../src/core/erase/api/scanner-contract.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { id } from './scan-fixtures.js';
 
-const id = (c: string) => `sha256:${c.repeat(64)}`;
 const d = (c: string, action: 'remove' | 'keep', outcome: Decision['outcome'] = 'remove'): Decision => ({
   target: '*',
   imageId: id(c),
