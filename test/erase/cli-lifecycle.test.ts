@@ -1,13 +1,11 @@
 // `inv erase`, `inv erase status` and `inv erase cancel` as real subprocesses against the real
-// API server (issue 18): the preflight refuses in seconds what could only time out; a job run
-// by a controller other than the CLI (the test's, holding a Lease the CLI checks) is followed
-// with progress; a dry run lists every node's targets, images and outcomes, and its JSON is a
-// valid EraseReport (docs/schemas/EraseReport.json, checked with ajv); status renders any job;
-// cancel stops a running one and touches nothing it does not own.
+// API server (issue 18): a job run by a controller other than the CLI (the test's, holding a
+// Lease the CLI checks) is followed with progress; a dry run lists every node's targets, images
+// and outcomes, and its JSON is a valid EraseReport (docs/schemas/EraseReport.json, checked with
+// ajv); status renders any job; cancel stops a running one and touches nothing it does not own.
+// The preflight's refusals and the flags' rules: cli-preflight.test.ts.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import {
@@ -19,35 +17,9 @@ import {
 import { addImages } from '../support/oci.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
+import { envFlags, inv } from './cli-helpers.js';
 import { EraseEnv, eraseEnvPerTest, sleep, holdLease } from './helpers.js';
 import { until } from '../watch/helpers.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function inv(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [path.join(repoRoot, 'bin', 'run.js'), ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 100_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
 
 const schema = JSON.parse(
   fs.readFileSync(path.join(repoRoot, 'docs/schemas/EraseReport.json'), 'utf8'),
@@ -67,179 +39,6 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
       await release?.();
       release = undefined;
     },
-  });
-
-  const base = () => [
-    '--kubeconfig',
-    kubeconfigPath(),
-    '--workers-namespace',
-    env.namespace,
-    '--config-namespace',
-    env.namespace,
-  ];
-
-  it('preflight: no controller, no workers namespace, a bad configuration: exit 2 in seconds, every reason named', async () => {
-    await env.nodes([{ name: 'a' }]);
-    const sel = ['--node-selector', `erase-test=${env.tag}`, '--name', `pre-${env.tag}`];
-    // No Lease at all.
-    let r = await inv([
-      'erase',
-      '--images',
-      'busybox:1',
-      ...sel,
-      ...base(),
-      '--controller-lease',
-      `${env.namespace}/nobody`,
-    ]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.ok(r.ms < 10_000, `took ${r.ms} ms`);
-    assert.match(
-      r.stderr,
-      new RegExp(
-        `no erase controller is running: Lease ${env.namespace}/nobody does not exist;.*--standalone`,
-      ),
-    );
-    // A Lease whose holder stopped renewing a minute ago.
-    await env.rest.request('POST', `/apis/coordination.k8s.io/v1/namespaces/${env.namespace}/leases`, {
-      body: {
-        metadata: { name: 'stale' },
-        spec: {
-          holderIdentity: 'gone-1',
-          leaseDurationSeconds: 15,
-          renewTime: new Date(Date.now() - 60_000).toISOString().replace('Z', '000Z'),
-        },
-      },
-    });
-    r = await inv([
-      'erase',
-      '--images',
-      'busybox:1',
-      ...sel,
-      ...base(),
-      '--controller-lease',
-      `${env.namespace}/stale`,
-    ]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /its holder gone-1 last renewed it \d+s ago/);
-    // No workers' namespace, with --standalone: named.
-    r = await inv([
-      'erase',
-      '--images',
-      'busybox:1',
-      ...sel,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--workers-namespace',
-      `missing-${env.tag}`,
-      '--config-namespace',
-      env.namespace,
-      '--standalone',
-    ]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, new RegExp(`the workers' namespace missing-${env.tag} does not exist`));
-    assert.doesNotMatch(r.stderr, /inv-erase-config/);
-    // No configuration where it is read, but one where earlier versions read it: refused, with
-    // the command that moves it (anyone who may create ConfigMaps there could have written it).
-    r = await inv([
-      'erase',
-      '--images',
-      'busybox:1',
-      ...sel,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--workers-namespace',
-      env.namespace,
-      '--config-namespace',
-      `missing-${env.tag}`,
-      '--standalone',
-    ]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(
-      r.stderr,
-      new RegExp(
-        `is read from ConfigMap missing-${env.tag}/inv-erase-config now, not from the workers' namespace ${env.namespace}.*move it: kubectl create configmap inv-erase-config -n missing-${env.tag} `,
-      ),
-    );
-    // No configuration at all: named, with what creates it.
-    r = await inv([
-      'erase',
-      '--images',
-      'busybox:1',
-      ...sel,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--workers-namespace',
-      `missing-${env.tag}`,
-      '--config-namespace',
-      `missing-cfg-${env.tag}`,
-      '--standalone',
-    ]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(
-      r.stderr,
-      new RegExp(
-        `ConfigMap missing-cfg-${env.tag}/inv-erase-config does not exist, and erase runs nothing without it: create it with \`inv install\``,
-      ),
-    );
-    // A bad configuration is named with its key.
-    await env.config('successRatio: 2\n');
-    r = await inv(['erase', '--images', 'busybox:1', ...sel, ...base(), '--standalone']);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /inv-erase-config is invalid: successRatio/);
-    // Nothing was written by any of these.
-    const lists = await env.rest.list<{ metadata: { name: string } }>(
-      '/apis/erase.imageinventory.dev/v1alpha1/imagelists',
-    );
-    assert.ok(!lists.items.some((l) => l.metadata.name === `pre-${env.tag}`));
-  });
-
-  it('preflight: a caller without the permissions is told which (SelfSubjectAccessReview), exit 2', async () => {
-    // A ServiceAccount that may only read ImageJobs, with a token of its own.
-    const sa = `reader-${env.tag}`;
-    await env.rest.request('POST', `/api/v1/namespaces/${env.namespace}/serviceaccounts`, {
-      body: { metadata: { name: sa } },
-    });
-    const tok = await env.rest.request<{ status: { token: string } }>(
-      'POST',
-      `/api/v1/namespaces/${env.namespace}/serviceaccounts/${sa}/token`,
-      {
-        body: {
-          apiVersion: 'authentication.k8s.io/v1',
-          kind: 'TokenRequest',
-          spec: { expirationSeconds: 600 },
-        },
-      },
-    );
-    const admin = fs.readFileSync(kubeconfigPath(), 'utf8');
-    const kc = JSON.parse(JSON.stringify((await import('yaml')).parse(admin))) as {
-      users: { name: string; user: Record<string, unknown> }[];
-    };
-    for (const u of kc.users) u.user = { token: tok.status.token };
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-sa-'));
-    const file = path.join(dir, 'config');
-    fs.writeFileSync(file, JSON.stringify(kc));
-    try {
-      const r = await inv([
-        'erase',
-        '--images',
-        'busybox:1',
-        '--kubeconfig',
-        file,
-        '--workers-namespace',
-        env.namespace,
-        '--config-namespace',
-        env.namespace,
-        '--standalone',
-      ]);
-      assert.equal(r.code, 2, r.stderr);
-      assert.match(
-        r.stderr,
-        /you lack permissions erase needs with --standalone: .*create imagelists\.erase\.imageinventory\.dev \(cluster-wide\)/,
-      );
-      assert.match(r.stderr, new RegExp(`create pods in namespace ${env.namespace}`));
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   it('follows a job the daemon runs (Lease held): progress on stderr; dry run lists node, target, image, outcome; -o json is a valid EraseReport', async () => {
@@ -267,7 +66,7 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
       `erase-test=${t}`,
       '--name',
       `dry-${t}`,
-      ...base(),
+      ...envFlags(env),
       '--controller-lease',
       `${env.namespace}/ctl`,
     ];
@@ -383,7 +182,7 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
       '--name',
       `hang-${t}`,
       '--no-wait',
-      ...base(),
+      ...envFlags(env),
       '--controller-lease',
       `${env.namespace}/ctl`,
       '-o',
@@ -503,7 +302,7 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     // The controllers go away with the job running: nobody would finish its cleanup.
     await env.stopControllers();
     assert.ok((await env.objects('configmaps')).length > 0, 'the job has its ConfigMaps');
-    const c = await inv(['erase', 'cancel', name, '--standalone', ...base(), '-o', 'json']);
+    const c = await inv(['erase', 'cancel', name, '--standalone', ...envFlags(env), '-o', 'json']);
     assert.equal(c.code, 0, c.stderr);
     const res = JSON.parse(c.stdout);
     assert.equal(res.cancelled, true);
@@ -513,27 +312,5 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     assert.deepEqual(await env.objects('pods'), []);
     assert.deepEqual(await env.objects('configmaps'), []);
     assert.deepEqual(await env.objects('podtemplates'), []);
-  });
-
-  it('flags: --dry-run=client, stray words, -n and --all-unused with --images are errors naming the rule (exit 2)', async () => {
-    const k = ['--kubeconfig', kubeconfigPath()];
-    let r = await inv(['erase', '--images', 'nginx', '--dry-run=client', ...k]);
-    assert.equal(r.code, 2);
-    assert.match(
-      r.stderr,
-      /--dry-run takes no value \(got --dry-run=client\): an erase dry run has every selected node's worker report what it would remove/,
-    );
-    r = await inv(['erase', '--images', 'nginx', 'client', ...k]);
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /Unexpected argument: client/);
-    r = await inv(['erase', '--images', 'nginx', '-n', 'shop', ...k]);
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /-n is not an erase flag: .*--workers-namespace/);
-    r = await inv(['erase', '--images', 'nginx', '--all-unused', '--yes', ...k]);
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /--images=nginx cannot also be provided when using --all-unused/);
-    r = await inv(['erase', ...k]);
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /nothing to remove: pass --images, --imagelist or --all-unused/);
   });
 });
