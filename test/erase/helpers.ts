@@ -19,6 +19,13 @@ import { createNodes, FakeKubelet, type Behavior } from './kubelet.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The ImageJob, or undefined once it is gone. */
+export async function imageJob(rest: KubeRest, name: string): Promise<ImageJob | undefined> {
+  return rest
+    .get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`)
+    .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+}
+
 export class EraseEnv {
   readonly kc = adminConfig();
   readonly rest = new KubeRest(this.kc);
@@ -98,9 +105,7 @@ export class EraseEnv {
   }
 
   async job(name: string): Promise<ImageJob | undefined> {
-    return this.rest
-      .get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`)
-      .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    return imageJob(this.rest, name);
   }
 
   async objects(

@@ -17,8 +17,16 @@ import { installCrds } from '../../src/core/kube/crd-install.js';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
 import { createLogger } from '../../src/core/observability/logger.js';
 import { buildImagesArchive, type BuiltImage, type ImageInput } from '../support/oci.js';
-import { clusterConfig, newClusterNamespace, nodeCri, until, type WholeCluster } from '../support/nodes.js';
+import {
+  clusterConfig,
+  newClusterNamespace,
+  nodeCri,
+  until,
+  wholeCluster,
+  type WholeCluster,
+} from '../support/nodes.js';
 import { repoRoot } from '../support/paths.js';
+import { imageJob } from '../erase/helpers.js';
 
 interface OciModule {
   importArchive(opts: { address: string; file: string; snapshotter?: string }): void;
@@ -213,6 +221,23 @@ export class NodeEraseEnv {
     });
   }
 
+  /** The ImageJob, or undefined once it is gone. */
+  async job(name: string): Promise<ImageJob | undefined> {
+    return imageJob(this.rest, name);
+  }
+
+  /** Every object of a job, in any namespace. */
+  async leftovers(job: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const kind of ['pods', 'configmaps', 'podtemplates']) {
+      const l = await this.rest.list<{ metadata: { namespace: string; name: string } }>(`/api/v1/${kind}`, {
+        query: { labelSelector: `${JOB_LABEL}=${job}` },
+      });
+      out.push(...l.items.map((o) => `${kind}/${o.metadata.namespace}/${o.metadata.name}`));
+    }
+    return out;
+  }
+
   /** The test's ImageJobs (of its ImageLists). */
   async jobs(): Promise<ImageJob[]> {
     const jobs = await this.rest.list<ImageJob>(IMAGEJOBS_PATH);
@@ -247,3 +272,25 @@ export class NodeEraseEnv {
 
 export const results = (job: ImageJob): Record<string, NodeResult> =>
   Object.fromEntries(decodeNodes(job.status?.nodes).map((r) => [r.node, r]));
+
+/**
+ * The mocha hooks of a suite that erases on the whole cluster (started by the first suite that
+ * asks): a fresh NodeEraseEnv with its controllers running for each test (handed over with `set`,
+ * with the cluster), torn down after it.
+ */
+export function nodeEraseEnvPerTest(set: (c: WholeCluster, env: NodeEraseEnv) => void): void {
+  let c: WholeCluster;
+  let env: NodeEraseEnv;
+  before(async function () {
+    this.timeout(600_000);
+    c = await wholeCluster();
+  });
+  beforeEach(async () => {
+    env = await new NodeEraseEnv(c).setup();
+    env.startControllers();
+    set(c, env);
+  });
+  afterEach(async () => {
+    await env.teardown();
+  });
+}

@@ -1,23 +1,16 @@
-// The erase trust boundary and cleanup, on the whole cluster (real RBAC, real garbage
-// collector, real kubelets):
+// The erase trust boundary, on the whole cluster (real RBAC, real garbage collector, real
+// kubelets):
 //   - an ImageJob that no live ImageList created is refused, and nothing is created for it;
 //   - even a job of a live list runs only what the administrator configured;
-//   - a user who may create ImageLists cannot create ImageJobs, nor choose what runs;
-//   - deleting an ImageJob or its ImageList while workers run leaves nothing behind, also when
-//     the controllers were stopped at the time and started again.
+//   - a user who may create ImageLists cannot create ImageJobs, nor choose what runs.
+// Deleting an ImageJob or its ImageList while workers run: delete-while-running.test.ts.
 import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
-import {
-  CLEANUP_FINALIZER,
-  IMAGEJOBS_PATH,
-  IMAGELISTS_PATH,
-  JOB_LABEL,
-  type ImageJob,
-} from '../../src/core/erase/api/types.js';
+import { IMAGEJOBS_PATH, IMAGELISTS_PATH, JOB_LABEL, type ImageJob } from '../../src/core/erase/api/types.js';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
-import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
-import { nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
-import { importToNodes, NodeEraseEnv } from './helpers.js';
+import { KubeRest } from '../../src/core/kube/rest.js';
+import { until, type WholeCluster } from '../support/nodes.js';
+import { NodeEraseEnv, nodeEraseEnvPerTest } from './helpers.js';
 
 interface Pod {
   metadata: { name: string; namespace: string };
@@ -39,29 +32,11 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
   this.timeout(240_000);
   let c: WholeCluster;
   let env: NodeEraseEnv;
-  before(async function () {
-    this.timeout(600_000);
-    c = await wholeCluster();
-  });
-  beforeEach(async () => {
-    env = await new NodeEraseEnv(c).setup();
-    env.startControllers();
-  });
-  afterEach(async () => {
-    await env.teardown();
+  nodeEraseEnvPerTest((cluster, e) => {
+    c = cluster;
+    env = e;
   });
 
-  /** Every object of a job, in any namespace. */
-  const leftovers = async (job: string) => {
-    const out: string[] = [];
-    for (const kind of ['pods', 'configmaps', 'podtemplates']) {
-      const l = await env.rest.list<{ metadata: { namespace: string; name: string } }>(`/api/v1/${kind}`, {
-        query: { labelSelector: `${JOB_LABEL}=${job}` },
-      });
-      out.push(...l.items.map((o) => `${kind}/${o.metadata.namespace}/${o.metadata.name}`));
-    }
-    return out;
-  };
   const forge = async (name: string, extra: Partial<ImageJob['metadata']>, spec: Partial<ImageJob['spec']>) =>
     env.rest.request<ImageJob>('POST', IMAGEJOBS_PATH, {
       body: {
@@ -85,16 +60,12 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
     uid,
     controller: true,
   });
-  const jobStatus = (name: string) =>
-    env.rest
-      .get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`)
-      .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
 
   it('refuses an ImageJob that no live ImageList created: Failed with the reason, nothing created', async () => {
     const name = `forged-${env.tag}`;
     await forge(name, {}, {});
     const job = await until('the forged job refused', async () => {
-      const j = await jobStatus(name);
+      const j = await env.job(name);
       return j?.status?.phase === 'Failed' ? j : undefined;
     });
     assert.match(job.status!.message!, /^refused: not created by the ImageList controller/);
@@ -110,7 +81,7 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
     // Its owner does not exist, so the real garbage collector may delete it first: refused or
     // collected, nothing is created for it either way.
     const outcome = await until('the second forged job refused or collected', async () => {
-      const j = await jobStatus(name2);
+      const j = await env.job(name2);
       if (!j) return 'collected';
       return j.status?.phase === 'Failed' ? j.status.message : undefined;
     });
@@ -130,11 +101,11 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
       {},
     );
     const job3 = await until('the third forged job refused', async () => {
-      const j = await jobStatus(name3);
+      const j = await env.job(name3);
       return j?.status?.phase === 'Failed' ? j : undefined;
     });
     assert.match(job3.status!.message!, /^refused: its ownerReference .* does not match spec\.imageList/);
-    for (const n of [name, name2, name3]) assert.deepEqual(await leftovers(n), [], n);
+    for (const n of [name, name2, name3]) assert.deepEqual(await env.leftovers(n), [], n);
     for (const n of [name, name3]) await env.rest.request('DELETE', `${IMAGEJOBS_PATH}/${n}`);
   });
 
@@ -156,14 +127,14 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
       },
     );
     const refused = await until('the job asking for other images refused', async () => {
-      const j = await jobStatus(other);
+      const j = await env.job(other);
       return j?.status?.phase === 'Failed' ? j : undefined;
     });
     assert.match(
       refused.status!.message!,
       /^refused: its spec differs from what ImageList \S+ asks for \(images\)$/,
     );
-    assert.deepEqual(await leftovers(other), []);
+    assert.deepEqual(await env.leftovers(other), []);
     await env.rest.request('DELETE', `${IMAGEJOBS_PATH}/${other}`);
     // ...and asking for the list's images with its own worker image, socket and namespace, it
     // runs with the administrator's.
@@ -179,7 +150,7 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
       },
     );
     const job = await until('the forged job finished', async () => {
-      const j = await jobStatus(name);
+      const j = await env.job(name);
       return j?.status?.phase === 'Completed' || j?.status?.phase === 'Failed' ? j : undefined;
     });
     assert.equal(job.status?.phase, 'Completed', job.status?.message);
@@ -194,7 +165,7 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
       assert.deepEqual(sockets, [c.runtimeSocket], "only the administrator's runtime socket");
     }
     await env.rest.request('DELETE', `${IMAGEJOBS_PATH}/${name}`);
-    await until('the forged job cleaned up', async () => !(await jobStatus(name)), 60_000, 250);
+    await until('the forged job cleaned up', async () => !(await env.job(name)), 60_000, 250);
   });
 
   it('a user who may create ImageLists cannot create ImageJobs, and cannot choose what runs', async () => {
@@ -313,93 +284,5 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
         .request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`)
         .catch(() => 0);
     }
-  });
-
-  describe('deleting while workers run', () => {
-    let hangImage = '';
-    beforeEach(async () => {
-      // A worker image that runs until it is stopped, so the workers really are running.
-      hangImage = `inv.test/hang-worker-${env.tag}:1`;
-      await importToNodes(
-        c,
-        [0, 1],
-        [
-          {
-            refs: [hangImage],
-            distinct: `hang-${env.tag}`,
-            entrypoint: ['/bin/sh', '-c', 'trap "exit 0" TERM; sleep 3600 & wait'],
-          },
-        ],
-      );
-      await env.config('', hangImage);
-    });
-
-    /** Starts a job and waits until both of its workers run on the real nodes. */
-    const runningJob = async () => {
-      const req = await env.erase({ images: [`nothing-${env.tag}:1`] });
-      const job = await until('the job', async () => {
-        const l = await env.rest.get<{ status?: { lastJob?: string } }>(`${IMAGELISTS_PATH}/${req.name}`);
-        return l.status?.lastJob;
-      });
-      await until(
-        'both workers Running',
-        async () => {
-          const w = await env.workers(job);
-          return w.size === 2 && [...w.values()].every((p) => p.status?.phase === 'Running');
-        },
-        90_000,
-      );
-      return { req, job };
-    };
-
-    /** Nothing of the job is left: no object in the API, no running container on a node. */
-    const nothingLeft = async (job: string) => {
-      await until('the job gone', async () => !(await jobStatus(job)), 90_000, 250);
-      await until('every worker object gone', async () => (await leftovers(job)).length === 0, 60_000, 250);
-      for (let i = 0; i < c.nodes.length; i++) {
-        const cri = await nodeCri(c, i);
-        try {
-          await until(
-            `no worker container running on node ${i + 1}`,
-            async () => {
-              const running = (await cri.listContainers()).filter(
-                (x) => x.labels['io.kubernetes.pod.name']?.startsWith(job) && x.state === 'CONTAINER_RUNNING',
-              );
-              return running.length === 0;
-            },
-            60_000,
-            250,
-          );
-        } finally {
-          cri.close();
-        }
-      }
-    };
-
-    it('deleting the ImageJob stops its workers and removes every object, in delete order', async () => {
-      const { job } = await runningJob();
-      const j = await jobStatus(job);
-      assert.ok(j?.metadata.finalizers?.includes(CLEANUP_FINALIZER), 'the job carries the cleanup finalizer');
-      await env.rest.request('DELETE', `${IMAGEJOBS_PATH}/${job}`);
-      await nothingLeft(job);
-    });
-
-    it('deleting the ImageList: the garbage collector deletes the job, the finalizer cleans up', async () => {
-      const { req, job } = await runningJob();
-      await env.rest.request('DELETE', `${IMAGELISTS_PATH}/${req.name}`);
-      await nothingLeft(job);
-    });
-
-    it('deleting with the controllers stopped blocks on the finalizer; started again, they clean up', async () => {
-      const { job } = await runningJob();
-      await env.stopControllers();
-      await env.rest.request('DELETE', `${IMAGEJOBS_PATH}/${job}`);
-      const blocked = await jobStatus(job);
-      assert.ok(blocked?.metadata.deletionTimestamp, 'marked for deletion');
-      assert.ok(blocked.metadata.finalizers?.includes(CLEANUP_FINALIZER), 'held by the finalizer');
-      assert.equal((await env.workers(job)).size, 2, 'its workers are still there');
-      env.startControllers();
-      await nothingLeft(job);
-    });
   });
 });
