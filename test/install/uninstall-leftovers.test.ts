@@ -1,6 +1,6 @@
 // `inv uninstall` keeps what it says it keeps, and the namespaces around it. After `inv install
-// --daemon`, the administrator edits the erase configuration and another team puts a Secret and
-// a RoleBinding into the workers' namespace; the daemon holds its election Lease, and
+// --daemon`, the administrator edits the erase configuration and another team puts a Secret (labelled
+// part-of image-inventory) and a RoleBinding into the workers' namespace; the daemon holds its election Lease, and
 // Kubernetes has made a ReplicaSet for the Deployment. `--dry-run` names what would stay and
 // why, and changes nothing; uninstall then deletes inv's objects, keeps both namespaces with
 // the foreign objects in them, and deletes the namespaces once those are gone. On a fresh API
@@ -47,9 +47,14 @@ describe('uninstall keeps what others put in our namespaces', function () {
       body: { data: { 'config.yaml': 'allowPruneAll: false\n' } },
       query: { fieldManager: 'kubectl-edit' },
     });
-    // Another team's objects in the workers' namespace.
+    // Another team's objects in the workers' namespace. The Secret is labelled as part of the
+    // installation (it is the workers' pull secret): the label is inv's only on the bundle's own
+    // objects, so it is still theirs.
     await rest.request('POST', `/api/v1/namespaces/${WORKERS}/secrets`, {
-      body: { metadata: { name: 'registry-pull' }, stringData: { token: 'x' } },
+      body: {
+        metadata: { name: 'registry-pull', labels: { 'app.kubernetes.io/part-of': 'image-inventory' } },
+        stringData: { token: 'x' },
+      },
       query: { fieldManager: 'kubectl-create' },
     });
     await rest.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${WORKERS}/rolebindings`, {

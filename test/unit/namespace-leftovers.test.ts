@@ -12,7 +12,8 @@ const inv = { managedFields: [{ manager: 'inv' }] };
 const owned = (kind: string, name: string, apiVersion = 'apps/v1') => ({
   ownerReferences: [{ apiVersion, kind, uid: `${kind}-${name}` }],
 });
-const none = { kept: new Set<string>(), deleted: new Set<string>() };
+const none = { bundle: new Set<string>(), kept: new Set<string>(), deleted: new Set<string>() };
+const PART_OF = { 'app.kubernetes.io/part-of': 'image-inventory' };
 const KINDS = new Set(['apps/Deployment', 'apps/ReplicaSet', '/Pod', '/Service', '/Secret']);
 
 describe('namespace leftovers', () => {
@@ -41,20 +42,33 @@ describe('namespace leftovers', () => {
   });
 
   it('an object uninstall keeps although inv wrote it counts', () => {
-    const cfg = obj('ConfigMap', 'inv-erase-config', {
-      labels: { 'app.kubernetes.io/part-of': 'image-inventory' },
-    });
-    assert.deepEqual(foreignObjects([cfg], none), []);
+    const cfg = obj('ConfigMap', 'inv-erase-config', { labels: PART_OF });
+    const bundle = new Set(['configmap/inv-erase-config']);
+    assert.deepEqual(foreignObjects([cfg], { ...none, bundle }), []);
     assert.deepEqual(
-      foreignObjects([cfg], { kept: new Set(['configmap/inv-erase-config']), deleted: new Set() }),
+      foreignObjects([cfg], { bundle, kept: new Set(['configmap/inv-erase-config']), deleted: new Set() }),
       ['configmap/inv-erase-config'],
     );
+  });
+
+  it("our part-of label is ours only on the bundle's objects: the administrator's labelled Secret keeps the namespace", () => {
+    const bundle = new Set(['serviceaccount/image-inventory-controller']);
+    const sa = obj('ServiceAccount', 'image-inventory-controller', {
+      labels: PART_OF,
+      managedFields: [{ manager: 'kubectl-client-side-apply' }],
+    });
+    const pull = obj('Secret', 'registry-pull', {
+      labels: PART_OF,
+      managedFields: [{ manager: 'kubectl-create' }],
+    });
+    const lease = obj('Lease', 'image-inventory-controller', inv, 'coordination.k8s.io');
+    assert.deepEqual(foreignObjects([sa, pull, lease], { ...none, bundle }), ['secret/registry-pull']);
   });
 
   it('dependents of a deleted or vanished owner go; of an unknown cluster-scoped owner, they stay', () => {
     const rs = obj('ReplicaSet', 'ctl-1', owned('Deployment', 'ctl'), 'apps');
     assert.deepEqual(foreignObjects([rs], none), ['replicaset.apps/ctl-1'], 'unknown kind: kept');
-    assert.deepEqual(foreignObjects([rs], { kept: new Set(), deleted: new Set(['Deployment-ctl']) }), []);
+    assert.deepEqual(foreignObjects([rs], { ...none, deleted: new Set(['Deployment-ctl']) }), []);
     assert.deepEqual(
       foreignObjects([rs], none, KINDS),
       [],

@@ -3,8 +3,11 @@
 // only, namespace-contents.ts) in, their names out.
 //
 // Not someone else's:
-// - what inv wrote (field manager "inv" or our part-of label: ownership.ts), unless uninstall
-//   keeps it (the erase configuration the administrator edited: its settings are theirs);
+// - what inv wrote, unless uninstall keeps it (the erase configuration the administrator
+//   edited: its settings are theirs). Written by inv means the field manager "inv", or, for an
+//   object of the bundle (kubectl apply -k deploy/), our part-of label (ownership.ts). On any
+//   other object the label is the administrator's own tagging (a pull Secret they labelled as
+//   part of image-inventory), not ours: it keeps the namespace;
 // - the erase controllers' worker objects (managed-by inv-erase), the daemon's heartbeat Leases,
 //   and objects of inv's own kinds (the Images of the namespace's own workloads);
 // - what Kubernetes makes in every namespace (the `default` ServiceAccount, kube-root-ca.crt)
@@ -13,9 +16,9 @@
 //   collector deletes them), a Service's Endpoints, a ServiceAccount's token Secrets.
 import { HEARTBEAT_LABEL } from '../controller/heartbeat.js';
 import { MANAGED_BY, MANAGED_BY_LABEL } from '../erase/api/types.js';
-import type { KubeObject } from '../kube/apply.js';
 import { OUR_CRDS } from '../kube/crds.js';
-import { writtenByInv } from './ownership.js';
+import { FIELD_MANAGER, type KubeObject } from '../kube/apply.js';
+import { fieldManagers, writtenByInv } from './ownership.js';
 
 export interface NamespacedObject {
   /** The API group ('' for the core group). */
@@ -31,6 +34,16 @@ export interface NamespacedObject {
   };
 }
 
+/** What uninstall knows of a namespace's objects when it judges the namespace. */
+export interface Uninstalled {
+  /** The bundle's objects in the namespace (objectName form). */
+  bundle: ReadonlySet<string>;
+  /** Those of them uninstall keeps although inv wrote them. */
+  kept: ReadonlySet<string>;
+  /** The UIDs of the objects uninstall deleted. */
+  deleted: ReadonlySet<string>;
+}
+
 /** kubectl's short form: configmap/x, rolebinding.rbac.authorization.k8s.io/x. */
 export const objectName = (o: Pick<NamespacedObject, 'group' | 'kind' | 'metadata'>): string =>
   `${o.kind.toLowerCase()}${o.group ? `.${o.group}` : ''}/${o.metadata.name}`;
@@ -41,20 +54,25 @@ const OUR_GROUPS = new Set(OUR_CRDS.map((c) => c.group));
 const SA_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
 
 /**
- * The objects of `objects` that keep their namespace, by name, sorted. `kept` names the objects
- * uninstall keeps although inv wrote them (objectName form); `deleted` holds the UIDs of those
- * it deleted: their dependents, still there until the garbage collector gets to them, go too.
+ * The objects of `objects` that keep their namespace, by name, sorted. `bundle` names the
+ * bundle's objects in the namespace and `kept` those of them uninstall keeps although inv wrote
+ * them (objectName form); `deleted` holds the UIDs of those it deleted: their dependents, still
+ * there until the garbage collector gets to them, go too.
  */
 export function foreignObjects(
   objects: readonly NamespacedObject[],
-  uninstalled: { kept: ReadonlySet<string>; deleted: ReadonlySet<string> },
+  uninstalled: Uninstalled,
   /** The namespaced kinds, as `group/Kind`: an owner of such a kind not listed here is gone. */
   namespacedKinds: ReadonlySet<string> = new Set(),
 ): string[] {
-  const { kept, deleted } = uninstalled;
+  const { bundle, kept, deleted } = uninstalled;
+  const written = (o: NamespacedObject): boolean =>
+    bundle.has(objectName(o))
+      ? writtenByInv(o as unknown as KubeObject)
+      : fieldManagers(o as unknown as KubeObject).includes(FIELD_MANAGER);
   const ours = (o: NamespacedObject): boolean =>
     !kept.has(objectName(o)) &&
-    (writtenByInv(o as unknown as KubeObject) ||
+    (written(o) ||
       OUR_GROUPS.has(o.group) ||
       o.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY ||
       (o.kind === 'Lease' && o.metadata.labels?.[HEARTBEAT_LABEL] !== undefined));

@@ -19,7 +19,7 @@ import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/res
 import { CLEANUP_FINALIZER } from '../erase/api/types.js';
 import { applyOrder, readBundle } from './bundle.js';
 import { namespaceContents, namespacedResources, type NamespacedResource } from './namespace-contents.js';
-import { foreignObjects } from './namespace-leftovers.js';
+import { foreignObjects, type Uninstalled } from './namespace-leftovers.js';
 import { notOurs } from './ownership.js';
 import { isCreateOnly } from './install.js';
 
@@ -134,7 +134,8 @@ export async function uninstallDaemon(
     resources ??= namespacedResources(rest);
     const kept = new Set(steps.filter((s) => s.action === 'kept' && s.namespace === ns).map((s) => s.name));
     const deleted = new Set(steps.flatMap((s) => (s.action === 'deleted' && s.uid ? [s.uid] : [])));
-    return namespaceVeto(rest, ns, await resources, { kept, deleted });
+    const bundle = new Set(objects.filter((b) => b.metadata.namespace === ns).map(displayName));
+    return namespaceVeto(rest, ns, await resources, { bundle, kept, deleted });
   };
   for (const o of objects) {
     steps.push(
@@ -162,7 +163,7 @@ export async function namespaceVeto(
   rest: KubeRest,
   ns: string,
   discovered: { resources: readonly NamespacedResource[]; unreadable: readonly string[] },
-  uninstalled: { kept: ReadonlySet<string>; deleted: ReadonlySet<string> },
+  uninstalled: Uninstalled,
 ): Promise<string | undefined> {
   const { objects, unreadable } = await namespaceContents(rest, ns, discovered.resources);
   const kinds = new Set(discovered.resources.map((r) => `${r.group}/${r.kind}`));
