@@ -5,7 +5,7 @@ import { validateNamespaceName } from '../core/kube/names.js';
 import { compileExclusion } from '../core/refs/exclusion.js';
 import type { GroupBy, ReportFilters } from '../core/report/image-report.js';
 import type { ReportOutput } from './output/render-images.js';
-import { parseSortBy } from './output/print-data.js';
+import { sortByOption } from './flag-problems.js';
 import { maxInputBytes } from './read-manifests.js';
 
 /** The flags `inv images` reads (as oclif parsed them). */
@@ -67,14 +67,7 @@ export function completeImagesOptions(flags: ImagesFlags): { options: ImagesOpti
       `--registry ${JSON.stringify(flags.registry)}: not a registry host (like docker.io or host:5000)`,
     );
   else filters.registry = registry;
-  let sortPath: string | undefined;
-  if (flags['sort-by'] !== undefined) {
-    try {
-      sortPath = parseSortBy(flags['sort-by']);
-    } catch (e) {
-      problems.push(`--sort-by: ${(e as Error).message}`);
-    }
-  }
+  const sortPath = sortByOption(problems, flags['sort-by']);
   let bytes = 0;
   if (flags.offline) {
     const size = maxInputBytes(flags['max-input-size']);

@@ -4,6 +4,7 @@
 // flags in, options and the list of problems out. The --source-kinds file is read by the
 // command (a file, so not pure), after these.
 import { parseDurationMs } from '../core/duration.js';
+import { attempt } from './flag-problems.js';
 
 /** The flags `inv install` reads (as oclif parsed them; a bare --dry-run already means client). */
 export interface InstallFlags {
@@ -36,12 +37,7 @@ const IMAGE = /^[^\s@]+(@sha256:[0-9a-f]{64})?$/;
 /** The options, and every problem with the flags (each naming its flag). */
 export function completeInstallOptions(flags: InstallFlags): { options: InstallOptions; problems: string[] } {
   const problems: string[] = [];
-  let timeoutMs = 0;
-  try {
-    timeoutMs = parseDurationMs(flags.timeout, '--timeout');
-  } catch (e) {
-    problems.push((e as Error).message);
-  }
+  const timeoutMs = attempt(problems, () => parseDurationMs(flags.timeout, '--timeout')) ?? 0;
   if (flags.image !== undefined && !IMAGE.test(flags.image))
     problems.push(`--image "${flags.image}": not an image reference (name[:tag][@sha256:digest])`);
   return {

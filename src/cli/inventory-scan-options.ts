@@ -6,7 +6,7 @@
 import { validateNamespaceName } from '../core/kube/names.js';
 import { parseSelector } from '../core/erase/api/selector.js';
 import type { Output } from './flags.js';
-import { parseSortBy } from './output/print-data.js';
+import { sortByOption } from './flag-problems.js';
 import { maxInputBytes } from './read-manifests.js';
 
 /** The flags `inv scan` reads (as oclif parsed them). */
@@ -62,13 +62,7 @@ export function completeScanOptions(flags: ScanFlags): { options: ScanOptions; p
       problems.push(`--selector ${JSON.stringify(flags.selector)}: ${(e as Error).message}`);
     }
   }
-  if (flags['sort-by'] !== undefined) {
-    try {
-      parseSortBy(flags['sort-by']);
-    } catch (e) {
-      problems.push(`--sort-by: ${(e as Error).message}`);
-    }
-  }
+  sortByOption(problems, flags['sort-by']);
   let bytes = 0;
   if (flags.filename !== undefined) {
     if (namespaces.length > 1)

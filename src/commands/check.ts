@@ -2,6 +2,7 @@
 import { printOut } from '../cli/output/wrap.js';
 import { readSourceKindsFile, sourceKindsFlag } from '../cli/source-kinds-flag.js';
 import { parseDurationMs } from '../core/duration.js';
+import { attempt } from '../cli/flag-problems.js';
 import { Command, Flags } from '@oclif/core';
 import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
@@ -72,15 +73,12 @@ to do); 2 bad flags or no cluster configured.`);
       const problem = validateNamespaceName(flags[f]);
       if (problem) problems.push(`--${f} "${flags[f]}": ${problem}`);
     }
-    let nodesTimeoutMs = 0;
-    if (flags.nodes) {
-      try {
-        nodesTimeoutMs = parseDurationMs(flags['nodes-timeout'], '--nodes-timeout');
-        if (!(nodesTimeoutMs > 0)) problems.push('--nodes-timeout must be longer than 0s');
-      } catch (e) {
-        problems.push((e as Error).message);
-      }
-    }
+    const nodesTimeout = flags.nodes
+      ? attempt(problems, () => parseDurationMs(flags['nodes-timeout'], '--nodes-timeout'))
+      : undefined;
+    if (nodesTimeout !== undefined && !(nodesTimeout > 0))
+      problems.push('--nodes-timeout must be longer than 0s');
+    const nodesTimeoutMs = nodesTimeout ?? 0;
     if (problems.length) failFlags(this, problems);
     let rest: KubeRest;
     try {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { kubeconfigPath } from '../support/kube.js';
 import { invAsync } from '../support/inv-async.js';
 import { EraseEnv, eraseEnvPerTest } from './helpers.js';
+import { envFlags } from './cli-helpers.js';
 
 const inv = (args: string[]) => invAsync(args);
 
@@ -17,19 +18,7 @@ describe('inv erase (CLI)', function () {
   it('--standalone -o json: exit 0 and per-node results when Completed, exit 1 when Failed', async () => {
     const nodes = await env.nodes([{ name: 'a' }, { name: 'b' }]);
     env.startKubelet((n) => (n === nodes[1] ? 'fail' : 'run'));
-    const common = [
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--workers-namespace',
-      env.namespace,
-      '--config-namespace',
-      env.namespace,
-      '--standalone',
-      '-o',
-      'json',
-      '--name',
-      `cli-${env.tag}`,
-    ];
+    const common = [...envFlags(env), '--standalone', '-o', 'json', '--name', `cli-${env.tag}`];
     let r = await inv([
       'erase',
       '--images',
@@ -94,12 +83,7 @@ describe('inv erase (CLI)', function () {
       'busybox:1',
       '--node-selector',
       `erase-test=${env.tag},kubernetes.io/hostname=${nodes[0]}`,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--workers-namespace',
-      env.namespace,
-      '--config-namespace',
-      env.namespace,
+      ...envFlags(env),
       '--standalone',
       '--dry-run',
       '--name',

@@ -5,9 +5,9 @@
 // 200 columns.
 import assert from 'node:assert/strict';
 import { EXIT_INTERRUPTED } from '../../src/cli/process/exit-codes.js';
-import { kubeconfigPath } from '../support/kube.js';
 import { CTRL_C, runOnPty } from '../support/pty.js';
 import { EraseEnv, eraseEnvPerTest, holdLease } from './helpers.js';
+import { envFlags } from './cli-helpers.js';
 
 describe('inv erase on a terminal: Ctrl-C, prompts, widths (real pseudo-terminal)', function () {
   this.timeout(120_000);
@@ -20,16 +20,7 @@ describe('inv erase on a terminal: Ctrl-C, prompts, widths (real pseudo-terminal
     },
   });
 
-  const common = () => [
-    '--kubeconfig',
-    kubeconfigPath(),
-    '--workers-namespace',
-    env.namespace,
-    '--config-namespace',
-    env.namespace,
-    '--node-selector',
-    `erase-test=${env.tag}`,
-  ];
+  const common = () => [...envFlags(env), '--node-selector', `erase-test=${env.tag}`];
 
   it('^C while the spinner follows a job: exit 130 within a second; the job keeps running; how to follow or cancel it', async () => {
     await env.nodes([{ name: 'a' }, { name: 'b' }]);

@@ -19,9 +19,9 @@ import {
   type ImageList,
   type ImageListStatus,
 } from '../../src/core/erase/api/types.js';
-import { kubeconfigPath } from '../support/kube.js';
 import { invAsync } from '../support/inv-async.js';
 import { EraseEnv } from './helpers.js';
+import { envFlags } from './cli-helpers.js';
 
 const inv = (args: string[]) => invAsync(args, 60_000);
 
@@ -286,18 +286,7 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
 
   it('inv erase --schedule: exit 2 naming the bad value; a good one is written and returns at once', async () => {
     const name = `cli-${env.tag}`;
-    const common = [
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--workers-namespace',
-      env.namespace,
-      '--config-namespace',
-      env.namespace,
-      '--name',
-      name,
-      '--all-unused',
-      '--yes',
-    ];
+    const common = [...envFlags(env), '--name', name, '--all-unused', '--yes'];
     for (const [args, re] of [
       [['--schedule', '0 3 * *'], /--schedule "0 3 \* \*": a cron expression has exactly 5 fields/],
       [['--schedule', '0 3 * * * *'], /--schedule "0 3 \* \* \* \*": .*found 6/],

@@ -16,9 +16,10 @@ import {
 import type { EraseConfig } from '../../src/core/erase/config/config.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest, KubeTransportError } from '../../src/core/kube/rest.js';
-import { adminConfig, kubeconfigPath, newNamespace } from '../support/kube.js';
+import { adminConfig, newNamespace } from '../support/kube.js';
 import { denyInNamespace } from '../support/admission.js';
 import { waitFor } from '../support/cri.js';
+import { envFlags } from './cli-helpers.js';
 
 class FlakyConfig extends ImageListController {
   failures = 1;
@@ -131,12 +132,7 @@ describe('erase: refused worker Pods are retried with backoff (real API server)'
           'docker.io/library/nothing:1',
           '--node-selector',
           `erase-test=${env.tag}`,
-          '--kubeconfig',
-          kubeconfigPath(),
-          '--workers-namespace',
-          env.namespace,
-          '--config-namespace',
-          env.namespace,
+          ...envFlags(env),
           '--name',
           `standalone-${env.tag}`,
           '--standalone',

@@ -4,7 +4,24 @@
 import assert from 'node:assert/strict';
 import { podSpec, setupEnv, type Env } from '../inventory/helpers.js';
 import { newNamespace } from '../support/kube.js';
-import { inventory, logRecords, rebuildCount, startDaemon, until } from './helpers.js';
+import { inventory, logRecords, rebuildCount, startDaemon, until, type InProcessDaemon } from './helpers.js';
+
+/** The rebuild count once it is quiet: the same on two readings 1.5 s apart. */
+async function rebuildsSettled(d: InProcessDaemon): Promise<number> {
+  let last = -1;
+  await until(
+    'rebuilds to settle',
+    async () => {
+      const n = await rebuildCount(d);
+      const quiet = n === last;
+      last = n;
+      return quiet;
+    },
+    20_000,
+    1500,
+  );
+  return last;
+}
 
 describe('inv watch under a burst (in process, real API server)', function () {
   this.timeout(120_000);
@@ -45,20 +62,7 @@ describe('inv watch under a burst (in process, real API server)', function () {
         async () => Object.keys(await inventory(env.rest, burst)).length === 10,
         10_000,
       );
-      // Quiet: no rebuild for 1.5 s.
-      let last = -1;
-      await until(
-        'rebuilds to settle',
-        async () => {
-          const n = await rebuildCount(b);
-          const quiet = n === last;
-          last = n;
-          return quiet;
-        },
-        20_000,
-        1500,
-      );
-      const rebuilds = (await rebuildCount(b)) - before;
+      const rebuilds = (await rebuildsSettled(b)) - before;
       console.log(`      1,000 Pods created in ${createMs} ms (32 concurrent) -> ${rebuilds} rebuilds`);
       // A rebuild starts only after 200 ms without an event in the namespace (or after 2 s of
       // events without such a pause), so rebuilds are at least about 200 ms apart: on an idle
@@ -79,19 +83,7 @@ describe('inv watch under a burst (in process, real API server)', function () {
         async () => Object.keys(await inventory(env.rest, burst)).length === 0,
         10_000,
       );
-      last = -1;
-      await until(
-        'rebuilds to settle',
-        async () => {
-          const n = await rebuildCount(b);
-          const quiet = n === last;
-          last = n;
-          return quiet;
-        },
-        20_000,
-        1500,
-      );
-      const rebuilds2 = (await rebuildCount(b)) - before2;
+      const rebuilds2 = (await rebuildsSettled(b)) - before2;
       console.log(`      1,000 Pods deleted (one deletecollection) -> ${rebuilds2} rebuilds`);
       const bound2 = Math.ceil(deleteMs / 2000) + 2;
       assert.ok(rebuilds2 >= 1 && rebuilds2 <= bound2, `expected 1..${bound2} rebuilds, got ${rebuilds2}`);

@@ -11,6 +11,7 @@ import { parseSelector } from '../../core/erase/api/selector.js';
 import { parseDuration } from '../../core/erase/config/config.js';
 import { scheduleProblems } from '../../core/erase/imagelist/schedule.js';
 import { rolloutProblems, type RolloutSpec } from '../../core/erase/api/rollout.js';
+import { attempt as attemptFlag } from '../flag-problems.js';
 import type { EraseOutput } from './common.js';
 import { completeTrigger, type TriggerSpec } from './trigger.js';
 
@@ -109,14 +110,7 @@ export function completeErase(
   read: (file: string) => string = (f) => fs.readFileSync(f, 'utf8'),
 ): { options: EraseOptions; problems: string[] } {
   const problems: string[] = [];
-  const attempt = <T>(fn: () => T): T | undefined => {
-    try {
-      return fn();
-    } catch (e) {
-      problems.push((e as Error).message);
-      return undefined;
-    }
-  };
+  const attempt = <T>(fn: () => T): T | undefined => attemptFlag(problems, fn);
   const images = (flags.images ?? [])
     .flatMap((v) => v.split(','))
     .map((s) => s.trim())
@@ -171,13 +165,7 @@ export function validateErase(
 ): string[] {
   const { flags, images } = o;
   const problems = [...completeProblems];
-  const check = (fn: () => void) => {
-    try {
-      fn();
-    } catch (e) {
-      problems.push((e as Error).message);
-    }
-  };
+  const check = (fn: () => void) => attemptFlag(problems, fn);
   // An unreadable --imagelist is already named: "nothing to remove" would only repeat it.
   if (images.length === 0 && !flags.imagelist)
     problems.push('nothing to remove: pass --images, --imagelist or --all-unused');

@@ -2,7 +2,7 @@
 // into StatusOptions and validated together (every problem in one error, before any request);
 // the command then only looks or follows as the options say. PURE.
 import { parseDurationMs } from '../../core/duration.js';
-import { parseSortBy } from '../output/print-data.js';
+import { attempt, sortByOption } from '../flag-problems.js';
 import type { EraseOutput } from './common.js';
 import { jobSelectProblem } from './job-select.js';
 
@@ -41,31 +41,20 @@ export function completeStatusOptions(
   flags: StatusFlags,
 ): { options: StatusOptions; problems: string[] } {
   const problems: string[] = [];
-  let timeoutMs = 0;
-  try {
-    timeoutMs = parseDurationMs(flags.timeout, '--timeout');
-    if (!(timeoutMs > 0))
-      problems.push(`--timeout must be longer than 0s, got ${JSON.stringify(flags.timeout)}`);
-  } catch (e) {
-    problems.push((e as Error).message);
-  }
+  const timeoutMs = attempt(problems, () => parseDurationMs(flags.timeout, '--timeout'));
+  if (timeoutMs !== undefined && !(timeoutMs > 0))
+    problems.push(`--timeout must be longer than 0s, got ${JSON.stringify(flags.timeout)}`);
   const selection = jobSelectProblem(job, flags.name, false);
   if (selection) problems.push(selection);
   if (flags.standalone && !flags.follow)
     problems.push('--standalone runs the controllers while following: add --follow');
-  if (flags['sort-by'] !== undefined) {
-    try {
-      parseSortBy(flags['sort-by']);
-    } catch (e) {
-      problems.push(`--sort-by: ${(e as Error).message}`);
-    }
-  }
+  sortByOption(problems, flags['sort-by']);
   return {
     options: {
       job,
       list: flags.name,
       follow: flags.follow,
-      timeoutMs,
+      timeoutMs: timeoutMs ?? 0,
       standalone: flags.standalone,
       workersNamespace: flags['workers-namespace'],
       configNamespace: flags['config-namespace'],

@@ -5,6 +5,7 @@
 import { validateNamespaceName } from '../../core/kube/names.js';
 import { bindAddressDisabled, parseBindAddress } from '../../core/observability/http-server.js';
 import { parseDurationMs } from '../../core/duration.js';
+import { attempt } from '../flag-problems.js';
 
 /** The flags `inv watch` reads (as oclif parsed them). */
 export interface WatchFlags {
@@ -40,14 +41,8 @@ export function completeWatchOptions(
   flags: WatchFlags,
 ): { options: WatchOptions; problems: [] } | { problems: string[] } {
   const problems: string[] = [];
-  const duration = (flag: keyof WatchFlags): number => {
-    try {
-      return parseDurationMs(String(flags[flag]), `--${flag}`);
-    } catch (e) {
-      problems.push((e as Error).message);
-      return NaN;
-    }
-  };
+  const duration = (flag: keyof WatchFlags): number =>
+    attempt(problems, () => parseDurationMs(String(flags[flag]), `--${flag}`)) ?? NaN;
   const namespaces = (flags.namespaces ?? '')
     .split(',')
     .map((s) => s.trim())

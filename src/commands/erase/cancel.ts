@@ -2,6 +2,7 @@
 // worker Pods are touched (src/core/erase/requester/cancel.ts).
 import { printErr, printOut } from '../../cli/output/wrap.js';
 import { parseDurationMs } from '../../core/duration.js';
+import { attempt } from '../../cli/flag-problems.js';
 import { Command, Flags } from '@oclif/core';
 import { jobArg, jobNameFlag, jobSelectProblem, lastJobOf } from '../../cli/erase/job-select.js';
 import { standaloneFlag, workersNamespaceFlag } from '../../cli/erase/common.js';
@@ -69,12 +70,7 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
     exitOnInterrupt();
     const { args, flags } = await this.parse(EraseCancel);
     const problems: string[] = [];
-    let timeoutMs = 0;
-    try {
-      timeoutMs = parseDurationMs(flags.timeout, '--timeout');
-    } catch (e) {
-      problems.push((e as Error).message);
-    }
+    const timeoutMs = attempt(problems, () => parseDurationMs(flags.timeout, '--timeout')) ?? 0;
     const selection = jobSelectProblem(args.job, flags.name, true);
     if (selection) problems.push(selection);
     if (problems.length) failFlags(this, problems);
