@@ -106,7 +106,7 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
     assert.equal(l.status?.lastScheduleTime, '2026-06-10T10:05:00Z');
     assert.equal(l.status?.nextScheduleTime, '2026-06-10T10:10:00Z');
     assert.equal(l.status?.lastJob, js[0]!.metadata.name);
-    assert.equal(l.status?.phase, 'Running');
+    assert.equal(l.status?.phase, 'Queued', 'no ImageJob controller runs here: its job has not started');
     await at('2026-06-10T10:07:00Z', name);
     assert.equal((await jobs(name)).length, 1, 'a second reconcile in the same tick starts nothing');
 

@@ -67,7 +67,8 @@ describe('erase: a transient error never rejects a request (real API server)', (
     assert.notEqual(list.status?.phase, 'Error', 'not recorded as a rejected request');
     await c.reconcile(name);
     list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
-    assert.equal(list.status?.phase, 'Running', list.status?.message);
+    // Accepted: its job exists, not started yet (no ImageJob controller runs here).
+    assert.equal(list.status?.phase, 'Queued', list.status?.message);
     assert.ok(list.status?.lastJob);
     await rest.request('DELETE', `${IMAGELISTS_PATH}/${name}`);
     rest.close();

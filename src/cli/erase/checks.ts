@@ -23,6 +23,8 @@ export async function runPreflight(
     standalone: boolean;
     'controller-lease': string;
     schedule?: string;
+    'job-timeout'?: string;
+    pause?: string;
   },
 ): Promise<PreflightResult> {
   const spin = spinner('Checking the cluster');
@@ -34,7 +36,13 @@ export async function runPreflight(
       standalone: flags.standalone,
       lease: flags['controller-lease'],
       listName: flags.name,
-      request: { images, protectInventory: flags['protect-inventory'], dryRun: flags['dry-run'] },
+      request: {
+        images,
+        protectInventory: flags['protect-inventory'],
+        dryRun: flags['dry-run'],
+        jobTimeout: flags['job-timeout'],
+        pause: flags.pause,
+      },
     });
   } catch (e) {
     spin?.stop();

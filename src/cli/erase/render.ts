@@ -39,6 +39,8 @@ export function progressLine(r: EraseReport, elapsedMs: number): string {
       elapsedMs >= 30_000 ? ' (no job yet: does the daemon run its erase controllers? see its logs)' : ''
     }`;
   const finished = n.succeeded + n.failed + n.skipped;
+  if (r.phase === 'Queued')
+    return `${who}: not started, ${r.message ?? 'queued'}, ${formatElapsed(elapsedMs)}`;
   if (n.desired === 0 && r.phase === 'Running') return `${who}: choosing nodes, ${formatElapsed(elapsedMs)}`;
   return `${who}: ${n.running} running, ${n.pending} pending, ${finished}/${n.desired} finished (${n.succeeded} succeeded, ${n.failed} failed, ${n.skipped} skipped), ${formatElapsed(elapsedMs)}`;
 }
@@ -176,7 +178,11 @@ export function renderEraseReport(r: EraseReport, o: EraseRenderOptions = {}): s
   }
   if (o.noHeaders) return out;
   const phaseColor =
-    r.phase === 'Completed' ? c.green : r.phase === 'Running' || r.phase === 'Cancelled' ? c.yellow : c.red;
+    r.phase === 'Completed'
+      ? c.green
+      : r.phase === 'Running' || r.phase === 'Queued' || r.phase === 'Cancelled'
+        ? c.yellow
+        : c.red;
   const n = r.nodes;
   const who = r.job ?? `imagelist/${r.imageList}`;
   if (out) out += '\n';

@@ -137,8 +137,12 @@ export class EraseControllers {
       );
     // The schedule gauges read this term's cache (a new term brings a new one).
     this.opts.metrics?.readLists?.(() => c.lists.list(''));
+    this.opts.metrics?.readJobs?.(() =>
+      c.jobs.list('').filter((j) => j.spec?.namespace === this.opts.namespace),
+    );
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     this.opts.metrics?.readLists?.(undefined);
+    this.opts.metrics?.readJobs?.(undefined);
     clearInterval(resync);
     await Promise.all([this.listQueue.shutDownWithDrain(), this.jobQueue.shutDownWithDrain()]);
     await done;

@@ -2,9 +2,10 @@
 // per finished job, by the reconcile that records the finish (a job is finished once).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { JobCounts, NodeResult } from './api/results.js';
-import type { ImageList } from './api/types.js';
+import type { ImageJob, ImageList } from './api/types.js';
 import { nodeFailureReason, SCAN_FAILURE_REASONS } from './api/scan-failures.js';
 import { scheduleSamples } from './imagelist/schedule-metrics.js';
+import { queueSample } from './imagejob/admission/queue-metrics.js';
 
 export interface EraseMetrics {
   /** A job reached Completed or Failed; removals and bytes count only when it was not a dry run. */
@@ -17,6 +18,8 @@ export interface EraseMetrics {
    * the leader's scrape tells when each schedule is due.
    */
   readLists?(lists: (() => readonly ImageList[]) | undefined): void;
+  /** The same for the queue gauges: this install's ImageJobs, from the running controllers' cache. */
+  readJobs?(jobs: (() => readonly ImageJob[]) | undefined): void;
   /** A threshold run finished: each measured node's usage, and what the trigger freed. */
   thresholdFinished?(results: readonly NodeResult[], dryRun: boolean): void;
 }
@@ -102,6 +105,27 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
     'When a job of each scheduled ImageList last completed (Unix seconds).',
     'lastSuccess',
   );
+  let jobList: (() => readonly ImageJob[]) | undefined;
+  const queueGauge = (name: string, help: string, which: 'queued' | 'oldestAgeSeconds') =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        if (jobList) this.set(queueSample(jobList(), Date.now())[which]);
+      },
+    });
+  queueGauge(
+    'inv_erase_queued_jobs',
+    'ImageJobs not started yet (phase Queued): waiting for a place among maxConcurrentJobs, or for what planning needs.',
+    'queued',
+  );
+  queueGauge(
+    'inv_erase_oldest_queued_job_age_seconds',
+    'How long the oldest ImageJob not started yet has waited since it was created (0 with none).',
+    'oldestAgeSeconds',
+  );
   for (const result of ['Completed', 'Failed']) jobs.inc({ result }, 0);
   for (const result of ['removed', 'would-remove', 'kept']) vulnerable.inc({ result }, 0);
   for (const reason of SCAN_FAILURE_REASONS) scanFailures.inc({ reason }, 0);
@@ -115,6 +139,9 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
     },
     readLists(view) {
       lists = view;
+    },
+    readJobs(view) {
+      jobList = view;
     },
     jobFinished(result, counts, dryRun, seconds) {
       jobs.inc({ result });

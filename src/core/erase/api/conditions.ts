@@ -68,7 +68,14 @@ export function jobConditions(
     {
       type: 'Complete',
       status: st.phase === 'Completed' ? 'True' : 'False',
-      reason: st.phase === 'Completed' ? 'SuccessRatioMet' : done ? 'SuccessRatioNotMet' : 'Running',
+      reason:
+        st.phase === 'Completed'
+          ? 'SuccessRatioMet'
+          : done
+            ? 'SuccessRatioNotMet'
+            : st.phase === 'Queued'
+              ? 'Queued'
+              : 'Running',
       message: done ? counts(st) : '',
       observedGeneration: g,
     },

@@ -114,7 +114,7 @@ export interface ImageListStatus extends ScheduleStatus {
   lastJob?: string;
   lastJobGeneration?: number;
   /** Cancelled: the last job was stopped by `inv erase cancel` (message: by whom, when). */
-  phase?: 'Running' | 'Completed' | 'Failed' | 'Cancelled' | 'Error';
+  phase?: 'Queued' | 'Running' | 'Completed' | 'Failed' | 'Cancelled' | 'Error';
   desired?: number;
   success?: number;
   failed?: number;
@@ -161,7 +161,8 @@ export interface ImageJobSpec {
   rollout?: RolloutSpec;
 }
 
-export type JobPhase = 'Running' | 'Completed' | 'Failed';
+/** Queued: not started yet (waiting for a place among maxConcurrentJobs, or for what planning needs). */
+export type JobPhase = 'Queued' | 'Running' | 'Completed' | 'Failed';
 
 /** One input handed to the workers in a ConfigMap (inputs.ts), recorded before it is created. */
 export interface JobInput {
@@ -216,6 +217,13 @@ export interface ImageJob {
   spec: ImageJobSpec;
   status?: ImageJobStatus;
 }
+
+/**
+ * The phase to show for a job: its own, or Queued while it has none and is not planned (the
+ * controller has not looked at it yet); never Running before it started.
+ */
+export const shownPhase = (st: ImageJobStatus | undefined): JobPhase =>
+  st?.phase ?? (st?.planned ? 'Running' : 'Queued');
 
 export const isFinished = (p: string | undefined): p is 'Completed' | 'Failed' =>
   p === 'Completed' || p === 'Failed';

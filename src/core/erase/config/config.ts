@@ -37,6 +37,7 @@
 //     priorityClassName: ''                          # optional
 //     imagePullSecrets: [regcred]                    # Secrets in the workers' namespace, by name
 //   scanners: {trivy: {image: ..., config: {...}}}     # scan mode's scanners (scanners.ts)
+//   requesterLimits: {maxJobTimeout: 6h, maxPause: 1h, administratorLists: [nightly]}  # requester-limits.ts
 import { isObj } from '../../guards.js';
 import { parse } from 'yaml';
 import { DEFAULT_RUNTIME_SOCKET } from '../../constants.js';
@@ -44,6 +45,7 @@ import { parseDurationMs } from '../../duration.js';
 import { parseSelector } from '../api/selector.js';
 import { rolloutProblems, type RolloutSpec } from '../api/rollout.js';
 import { parseScanners, ScannerConfigError, type ScannerConfig } from './scanners.js';
+import { defaultRequesterLimits, parseRequesterLimits, type RequesterLimits } from './requester-limits.js';
 
 export const CONFIG_MAP_NAME = 'inv-erase-config';
 export const CONFIG_KEY = 'config.yaml';
@@ -87,6 +89,8 @@ export interface EraseConfig {
   worker: WorkerConfig;
   /** Scan mode's scanners by name (scanners.ts); absent: none configured. */
   scanners?: Record<string, ScannerConfig>;
+  /** Bounds on requesters' durations and share of maxConcurrentJobs (requester-limits.ts). */
+  requesterLimits?: RequesterLimits;
 }
 
 export const DEFAULT_CONFIG: EraseConfig = {
@@ -115,6 +119,7 @@ export const DEFAULT_CONFIG: EraseConfig = {
     imagePullSecrets: [],
   },
 };
+DEFAULT_CONFIG.requesterLimits = defaultRequesterLimits(DEFAULT_CONFIG);
 
 export class ConfigError extends Error {}
 
@@ -184,6 +189,7 @@ export function parseConfig(text: string | undefined): EraseConfig {
       'rollout',
       'worker',
       'scanners',
+      'requesterLimits',
     ],
     '',
   );
@@ -341,5 +347,8 @@ export function parseConfig(text: string | undefined): EraseConfig {
       });
     }
   }
+  const limits = parseRequesterLimits(doc.requesterLimits, { ...cfg, rolloutPause: cfg.rollout?.pause });
+  if (typeof limits === 'string') throw new ConfigError(limits);
+  cfg.requesterLimits = limits;
   return cfg;
 }

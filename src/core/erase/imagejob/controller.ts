@@ -31,6 +31,7 @@ import { decodeNodes } from '../api/node-status.js';
 import { ConfigError } from '../config/config.js';
 import { AdminSettingsSource, DEFAULT_CONFIG_NAMESPACE } from '../config/settings.js';
 import { policyProblem } from '../config/policy.js';
+import { limitsOf, requesterLimitProblem } from '../config/requester-limits.js';
 import { apply } from './apply.js';
 import { cleanUp, finalize } from './cleanup.js';
 import type { JobContext } from './context.js';
@@ -117,7 +118,8 @@ export class ImageJobController implements Reconciler {
 
   /**
    * Reads the administrator's settings into the pass and refuses, for good, a job not planned
-   * yet that they do not allow (no valid configuration; a policy or scanner it breaks): refuse()
+   * yet that they do not allow (no valid configuration; a policy, scanner or requester bound it
+   * breaks): refuse()
    * marks it Failed and throws a TerminalError.
    */
   private async admit(p: Pass, fresh: boolean): Promise<void> {
@@ -135,7 +137,12 @@ export class ImageJobController implements Reconciler {
     const refused = st.planned
       ? undefined
       : (policyProblem(job.spec, p.admin.config) ??
-        (job.spec.scan ? unknownScanner(job.spec.scan.scanner, p.admin.config.scanners ?? {}) : undefined));
+        (job.spec.scan ? unknownScanner(job.spec.scan.scanner, p.admin.config.scanners ?? {}) : undefined) ??
+        requesterLimitProblem(
+          job.spec.imageList.name,
+          { jobTimeoutSeconds: job.spec.config?.jobTimeoutSeconds, pause: job.spec.rollout?.pause },
+          limitsOf(p.admin.config),
+        ));
     if (refused && !fresh) return this.admit(p, true);
     if (refused) await refuse(ctx, p, refused);
   }

@@ -97,6 +97,8 @@ export function beginPass(
     live: new Map(),
     save: async () => {
       st.observedGeneration = job.metadata.generation ?? 1;
+      // Not started (in the queue, or waiting for what planning needs): Queued, never Running.
+      if (!st.planned && !st.phase) st.phase = 'Queued';
       const step = !st.planned
         ? p.queued
           ? 'Queued'

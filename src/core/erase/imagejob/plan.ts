@@ -94,7 +94,7 @@ export async function plan(ctx: JobContext, p: Pass): Promise<'planned' | number
   st.inputs = planInputs(name, contents);
   ctx.inputs.remember(job, contents);
   p.inv.plan([...workerObjects(job, sel.selected, p.ns, admin, contents).values()].map((d) => d.item));
-  st.phase ??= 'Running';
+  if (!st.phase || st.phase === 'Queued') st.phase = 'Running';
   st.startTime ??= iso(now);
   st.planned = true;
   st.message = `${sel.selected.length} node(s) selected, ${sel.skipped.length} skipped${sel.ignored ? `, ${sel.ignored} outside the node selector` : ''}${st.protectedChunks ? `; ${st.protectedRefs ?? 0} referenced image(s) protected (from ${ctx.protection.describe})` : ''}`;

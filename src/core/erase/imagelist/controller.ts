@@ -26,6 +26,7 @@ import { RestReader, type EraseReader } from '../reader.js';
 import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from '../config/settings.js';
 import { parseSelector } from '../api/selector.js';
 import { policyProblem } from '../config/policy.js';
+import { limitsOf, requesterLimitProblem } from '../config/requester-limits.js';
 import { reconcileScheduled } from './scheduled-runs.js';
 import { reportSkip } from './schedule-events.js';
 import { rolloutProblems } from '../api/rollout.js';
@@ -38,6 +39,7 @@ import {
   IMAGELISTS_PATH,
   isFinished,
   jobName,
+  shownPhase,
   MANAGED_BY,
   MANAGED_BY_LABEL,
   type ImageJob,
@@ -190,7 +192,7 @@ export class ImageListController implements Reconciler {
     const s = job.status ?? {};
     status.lastJob = job.metadata.name;
     status.lastJobGeneration = job.spec.imageList.generation;
-    status.phase = s.phase ?? 'Running';
+    status.phase = shownPhase(s);
     status.desired = s.desired ?? 0;
     status.success = s.succeeded ?? 0;
     status.failed = s.failed ?? 0;
@@ -241,6 +243,13 @@ export class ImageListController implements Reconciler {
         cfg.jobTimeoutSeconds = parseDuration(list.spec.jobTimeout, 'spec.jobTimeout');
         if (cfg.jobTimeoutSeconds <= 0) return 'spec.jobTimeout: must be longer than 0s';
       }
+      const { jobTimeout, rollout } = list.spec;
+      const over = requesterLimitProblem(
+        list.metadata.name,
+        { jobTimeout, pause: rollout?.pause },
+        limitsOf(cfg),
+      );
+      if (over) return over;
       if (list.spec.nodeSelector) parseSelector(list.spec.nodeSelector);
       exclusions = await this.loadExclusions(cfg);
     } catch (e) {

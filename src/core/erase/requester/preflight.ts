@@ -6,6 +6,7 @@ import type { KubeRest } from '../../kube/rest.js';
 import { isNotFound, KubeApiError } from '../../kube/rest.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig, type EraseConfig } from '../config/config.js';
 import { policyProblem, type PolicyRequest } from '../config/policy.js';
+import { limitsOf, requesterLimitProblem, type RequestDurations } from '../config/requester-limits.js';
 import { missingConfigMessage, moveCommand } from '../config/settings.js';
 import { DEFAULT_CONFIG_NAMESPACE, GROUP, IMAGELISTS_PATH } from '../api/types.js';
 import { HEARTBEAT_LABEL, leasesPath } from '../../controller/heartbeat.js';
@@ -170,7 +171,7 @@ export interface PreflightOptions {
   standalone: boolean;
   /** The request's ImageList, and what it asks (checked against the administrator's policy). */
   listName?: string;
-  request?: PolicyRequest;
+  request?: PolicyRequest & RequestDurations;
   /** `namespace/name` of the controllers' Lease; checked unless standalone. */
   lease: string;
   now?: number;
@@ -264,6 +265,11 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
       }
       const refused = out.config && opts.request ? policyProblem(opts.request, out.config) : undefined;
       if (refused) out.problems.push(refused);
+      const over =
+        out.config && opts.request && opts.listName
+          ? requesterLimitProblem(opts.listName, opts.request, limitsOf(out.config))
+          : undefined;
+      if (over) out.problems.push(over);
     })(),
   );
   checks.push(

@@ -6,11 +6,11 @@
 // src/core/noderemove/summary.ts). Removed and would-remove are separate numbers.
 import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../api/worker-summary.js';
 import { decodeNodes } from '../api/node-status.js';
-import type { ImageJob, ImageList } from '../api/types.js';
+import { shownPhase, type ImageJob, type ImageList } from '../api/types.js';
 
 export const REPORT_API_VERSION = 'cli.imageinventory.dev/v1';
 
-export type ReportPhase = 'Submitted' | 'Running' | 'Completed' | 'Failed' | 'Cancelled' | 'Error';
+export type ReportPhase = 'Submitted' | 'Queued' | 'Running' | 'Completed' | 'Failed' | 'Cancelled' | 'Error';
 export type ReportNodeOutcome = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped';
 
 export interface ImageOutcome {
@@ -219,9 +219,9 @@ export function buildReport(
   const bytesTotal = (fromJob ? s?.bytesFreed : ls?.bytesFreed) ?? 0;
   let phase: ReportPhase;
   if (ls?.phase === 'Error' && (ls.observedGeneration ?? 0) >= (opts.generation ?? 0)) phase = 'Error';
-  else if (s?.phase) phase = s.phase;
-  else if (!fromJob && ls?.lastJobGeneration === opts.generation && ls?.phase) phase = ls.phase;
-  else phase = opts.submitted ? 'Submitted' : 'Running';
+  else if (fromJob) phase = shownPhase(s);
+  else if (ls?.lastJobGeneration === opts.generation && ls?.phase) phase = ls.phase;
+  else phase = opts.submitted ? 'Submitted' : 'Queued';
   const desired = (fromJob ? s?.desired : ls?.desired) ?? results.length;
   const succeeded = fromJob ? count('Succeeded') : (ls?.success ?? 0);
   const failed = fromJob ? count('Failed') : (ls?.failed ?? 0);
