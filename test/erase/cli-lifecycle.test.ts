@@ -108,7 +108,7 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     // Without a terminal: progress lines on stderr, with the counts and the elapsed time.
     assert.match(
       r.stderr,
-      /: (waiting for the controller|choosing nodes|\d+ running, \d+ pending, \d+\/3 finished)/,
+      /: (waiting for the controller|not started|choosing nodes|\d+ running, \d+ pending, \d+\/3 finished)/,
     );
 
     // The table, piped (never truncated): node rows, then one row per image and outcome, by

@@ -52,7 +52,7 @@ describe('erase: the bound on running jobs (maxConcurrentJobs)', function () {
       last.message!,
       /^queued: 2 job\(s\) running \(.+\) and 1 queued before this one, at the cluster's bound of 2 \(maxConcurrentJobs\)$/,
     );
-    assert.equal(last.phase, undefined, 'not running');
+    assert.equal(last.phase, 'Queued', 'not running');
     const cond = last.conditions?.find((c) => c.type === 'Progressing');
     assert.equal(cond?.reason, 'Queued');
     const events = await env.rest.list<{ reason: string; involvedObject: { name: string } }>(

@@ -45,7 +45,8 @@ export const eraseFlags = {
   }),
   'node-selector': Flags.string({ char: 'l', description: 'Only nodes matching this label selector.' }),
   'job-timeout': Flags.string({
-    description: 'Job deadline (e.g. 10m); unfinished nodes fail with reason timeout.',
+    description:
+      "Job deadline (e.g. 10m); unfinished nodes fail with reason timeout. At most the administrator's requesterLimits.maxJobTimeout (default 6h): a longer one is refused.",
   }),
   'max-parallel': Flags.string({
     description:
@@ -53,7 +54,7 @@ export const eraseFlags = {
   }),
   pause: Flags.string({
     description:
-      'With --max-parallel: whole waves, the next starting this long (e.g. 2m) after the previous one finished.',
+      "With --max-parallel: whole waves, the next starting this long (e.g. 2m) after the previous one finished. At most the administrator's requesterLimits.maxPause (default 1h).",
     dependsOn: ['max-parallel'],
   }),
   'failure-budget': Flags.integer({
