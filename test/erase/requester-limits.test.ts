@@ -40,7 +40,7 @@ const OVER = /requesterLimits\.maxJobTimeout, 6h.*requesterLimits\.maxPause, 1h/
 
 describe('erase: requesters cannot hold the cleanup (shipped RBAC)', function () {
   this.timeout(90_000);
-  const rest = new KubeRest(adminConfig());
+  let rest: KubeRest;
   const registry = new Registry();
   let controllers: EraseControllers;
   const abort = new AbortController();
@@ -48,6 +48,7 @@ describe('erase: requesters cannot hold the cleanup (shipped RBAC)', function ()
   let savedConfig: string | undefined;
 
   before(async () => {
+    rest = new KubeRest(adminConfig());
     await installCrds(rest);
     await applyBundle(rest);
     const cm = await rest.get<{ data?: Record<string, string> }>(configPath);
