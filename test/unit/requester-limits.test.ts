@@ -3,6 +3,11 @@
 // bound, the administrator's lists are exempt and go first, requesters' jobs hold at most
 // maxJobs places, and the queue gauges count the jobs not started.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Registry } from 'prom-client';
+import { createEraseMetrics } from '../../src/core/erase/metrics.js';
+import { repoRoot } from '../support/paths.js';
 import { ConfigError, parseConfig } from '../../src/core/erase/config/config.js';
 import { limitsOf, requesterLimitProblem } from '../../src/core/erase/config/requester-limits.js';
 import { queuedMessage, queuePlace } from '../../src/core/erase/imagejob/admission/queue.js';
@@ -120,5 +125,22 @@ describe('erase: requesters cannot hold the cleanup (pure)', () => {
     ];
     assert.deepEqual(queueSample(all, now), { queued: 2, oldestAgeSeconds: 30 });
     assert.deepEqual(queueSample([], now), { queued: 0, oldestAgeSeconds: 0 });
+  });
+});
+
+describe("erase metrics in docs/daemon.md's table", () => {
+  it('names every metric the erase controllers export, the queue gauges included', async () => {
+    const registry = new Registry();
+    createEraseMetrics(registry);
+    const names = (await registry.getMetricsAsJSON()).map((m) => m.name);
+    assert.ok(
+      names.includes('inv_erase_queued_jobs') && names.includes('inv_erase_oldest_queued_job_age_seconds'),
+    );
+    const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'daemon.md'), 'utf8');
+    const rows = doc.split('\n').filter((l) => l.startsWith('| `inv_'));
+    assert.deepEqual(
+      names.filter((n) => !rows.some((r) => r.includes(`\`${n}\``) || r.includes(`\`${n}{`))),
+      [],
+    );
   });
 });
