@@ -4,7 +4,8 @@
 // `--pause 1000h --job-timeout 2000h` is refused, naming the administrator's bounds (by the
 // controller, and by `inv erase` before it writes anything); two requesters' lists take one place
 // and the second waits, Queued (never Running) in its job, its list and `inv erase status`, counted
-// by the queue gauges; the administrator's list takes the place kept for it at once. No kubelet
+// by the queue gauges; the administrator's list takes the place kept for it at once; a queued job
+// over a bound the administrator lowers meanwhile is refused before it starts. No kubelet
 // runs: worker Pods stay Pending, so a planned job holds its place for as long as the test needs.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -221,5 +222,37 @@ describe('erase: requesters cannot hold the cleanup (shipped RBAC)', function ()
     );
     assert.equal((await jobOf(r2))?.status?.phase, 'Queued', 'the requester still waits');
     assert.equal((await list(ADMIN_LIST)).status?.phase, 'Running');
+  });
+
+  it('refuses a queued job, before it starts, once the administrator lowers a bound it is over', async () => {
+    const r3 = `req3-${tag}`;
+    await erase(r3, { jobTimeout: '5h' });
+    await waitFor(
+      'the third requester job queued',
+      async () => (await jobOf(r3))?.status?.phase === 'Queued',
+      20_000,
+    );
+    await rest.request('PATCH', configPath, {
+      contentType: 'application/merge-patch+json',
+      body: {
+        data: {
+          [CONFIG_KEY]: `maxConcurrentJobs: 2\nrequesterLimits: {maxJobTimeout: 4h, administratorLists: [${ADMIN_LIST}]}\n`,
+        },
+      },
+    });
+    const refused = await waitFor(
+      'the queued job refused',
+      async () => {
+        const j = await jobOf(r3);
+        return j?.status?.phase === 'Failed' ? j : undefined;
+      },
+      30_000,
+    );
+    assert.match(
+      refused.status!.message!,
+      /^refused by the erase configuration: a job timeout \(--job-timeout, spec\.jobTimeout\) of 5h is over requesterLimits\.maxJobTimeout, 4h/,
+    );
+    assert.equal(refused.status!.planned, undefined, 'nothing of it ran');
+    assert.equal((await jobOf(`req2-${tag}`))?.status?.phase, 'Queued', 'a job within the bound still waits');
   });
 });
