@@ -129,7 +129,8 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
     // The 10:05 job's completion was recorded before: kept as the last success while the next runs.
     assert.equal(l.status?.lastSuccessfulTime, succeeded);
 
-    // The 10:10 job is still running at 10:15: the tick is skipped, recorded and reported.
+    // The 10:10 job has not finished at 10:15: the tick is skipped, recorded and reported. (No
+    // ImageJob controller runs here, so it has not even started: the message says Queued.)
     await at('2026-06-10T10:15:02Z', name);
     assert.equal((await jobs(name)).length, 2);
     l = await list(name);
@@ -137,7 +138,7 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
     assert.equal(l.status?.lastSkipped?.reason, 'JobRunning');
     assert.match(
       l.status?.lastSkipped?.message ?? '',
-      new RegExp(`job ${js[1]!.metadata.name} is still running`),
+      new RegExp(`job ${js[1]!.metadata.name} has not started yet \\(Queued\\)`),
     );
     assert.equal(l.status?.lastScheduleTime, '2026-06-10T10:10:00Z');
     const events = await env.rest.list<{ reason: string; message: string; involvedObject: { name: string } }>(

@@ -147,6 +147,8 @@ export interface ScheduleInput {
   status: ScheduleStatus;
   /** A job of this list that has not finished yet, if any (scheduled or not). */
   running?: string;
+  /** That job has not started yet (phase Queued): the skip says so instead of "still running". */
+  runningQueued?: boolean;
   /**
    * Whether a job for this tick exists already: a controller killed between creating it and
    * recording lastScheduleTime left it behind; it is adopted, never started twice.
@@ -234,7 +236,7 @@ export function decide(input: ScheduleInput): ScheduleDecision {
       skip: {
         scheduleTime: iso(tick),
         reason: 'JobRunning',
-        message: `job ${input.running} is still running; the run of ${iso(tick)} is skipped, not doubled`,
+        message: `job ${input.running} ${input.runningQueued ? 'has not started yet (Queued)' : 'is still running'}; the run of ${iso(tick)} is skipped, not doubled`,
       },
     };
   }

@@ -17,6 +17,7 @@ import {
 import {
   isFinished,
   SCHEDULE_TIME_ANNOTATION,
+  shownPhase,
   scheduledJobName,
   type ImageJob,
   type ImageList,
@@ -58,6 +59,7 @@ export async function reconcileScheduled(ctx: ScheduledRunContext): Promise<numb
       spec: { ...list.spec, schedule: list.spec.schedule! },
       status,
       running: running[0]?.metadata.name,
+      runningQueued: running[0] ? shownPhase(running[0].status) === 'Queued' : undefined,
       jobExists: (tick) => jobs.some((j) => j.metadata.annotations?.[SCHEDULE_TIME_ANNOTATION] === iso(tick)),
     });
   } catch (e) {
