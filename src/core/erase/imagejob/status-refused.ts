@@ -35,10 +35,16 @@ export function refusal(e: unknown): string | undefined {
   return undefined;
 }
 
-/** Fails job `name` with `why` (see the top of this file); when to look again. */
+/**
+ * Fails job `name` with `why` (see the top of this file); when to look again: at once for a job
+ * it just failed (its cleanup goes on), after a resync for one that had finished already (its
+ * later writes were refused too: never in a tight loop).
+ */
 export async function failRefused(ctx: JobContext, name: string, why: string): Promise<number | undefined> {
   const job = await ctx.direct.job(name);
-  if (!job || job.metadata.deletionTimestamp) return 0;
+  if (!job) return undefined;
+  // Being deleted: the finalizer writes only the inventory; retried with the queue's backoff.
+  if (job.metadata.deletionTimestamp) throw new Error(why);
   const st = (job.status ??= {});
   const now = ctx.now();
   const reason = cleanText(why, 1000);
@@ -79,7 +85,7 @@ export async function failRefused(ctx: JobContext, name: string, why: string): P
     const ran = (now.getTime() - Date.parse(st.startTime ?? '')) / 1000;
     ctx.metrics?.jobFinished('Failed', countResults(results), Boolean(job.spec.dryRun), ran > 0 ? ran : 0);
   }
-  return 0;
+  return wasFinished ? ctx.resyncMs : 0;
 }
 
 /** The failed status; without its node entries if even that is refused; else for good. */
