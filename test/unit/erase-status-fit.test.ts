@@ -20,6 +20,9 @@ import { MAX_REQUEUE_MS, requeueAfter } from '../../src/core/controller/reconcil
 import { KubeApiError } from '../../src/core/kube/rest.js';
 import { refusal } from '../../src/core/erase/imagejob/status-refused.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';
+import { ApplyInventory } from '../../src/core/apply-inventory/apply-inventory.js';
+import type { JobContext } from '../../src/core/erase/imagejob/context.js';
+import { beginPass, nodesOmitted, recordStatus } from '../../src/core/erase/imagejob/pass.js';
 
 const formOf = (f: ReturnType<typeof fitNodes>) => ('form' in f ? f.form : 'none');
 
@@ -128,5 +131,45 @@ describe('erase: a job status always fits (pure)', () => {
     assert.equal(refusal(put(409, 'conflict')), undefined);
     assert.equal(refusal(put(422, 'x', '/api/v1/namespaces/n/pods')), undefined);
     assert.match(refusal(new InvalidTimeError('the next wave')) ?? '', /not a valid time/);
+  });
+});
+
+describe('erase: a job whose results cannot fit fails with the reason (pure)', () => {
+  it('recordStatus fails it, its pending nodes with it, leaves its entries out and keeps its totals', () => {
+    const nodes = Array.from({ length: 3 }, (_, i) => node(i));
+    const job = {
+      metadata: { name: 'huge', uid: 'u' },
+      // A spec that leaves no room at all (a CRD without the list limits).
+      spec: { images: ['x'.repeat(ETCD_REQUEST_LIMIT)], config: { delayOnFailureSeconds: 60 } },
+      status: { phase: 'Running', planned: true },
+    } as unknown as ImageJob;
+    const ctx = { now: () => new Date('2026-12-05T00:00:00Z') } as unknown as JobContext;
+    const results = [...nodes, pendingResult('waiting')];
+    const p = beginPass(ctx, job, ApplyInventory.decode([]), results, {} as never, undefined);
+    recordStatus(p);
+    const st = p.st;
+    assert.equal(st.phase, 'Failed');
+    assert.match(st.message!, /^status too large: the results of 4 node\(s\) take \d+ bytes even packed/);
+    assert.equal(p.tooLarge, st.message);
+    assert.equal(st.deleteAfter, '2026-12-05T00:01:00Z');
+    assert.equal(st.nodes, undefined);
+    assert.equal(st.nodesPacked, undefined);
+    assert.deepEqual([st.desired, st.succeeded, st.failed], [4, 3, 1]);
+    assert.equal(st.removed, countResults(nodes).removed);
+    // The next pass reads no entries: the totals recorded stay.
+    assert.equal(nodesOmitted(st, statusNodes(st)), true);
+    const next = beginPass(
+      ctx,
+      job,
+      ApplyInventory.decode(st.inventory),
+      statusNodes(st),
+      {} as never,
+      undefined,
+    );
+    recordStatus(next);
+    assert.deepEqual(
+      [st.desired, st.succeeded, st.failed, st.removed],
+      [4, 3, 1, countResults(nodes).removed],
+    );
   });
 });
