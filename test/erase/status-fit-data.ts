@@ -1,8 +1,62 @@
-// The data of the status-size test (status-fit.test.ts): a worker's termination summary at its
-// largest honest size (every count and field a node's result is made of, about 3.8 KB with its
-// rows), different on every node, and a list of targets of 1 MB (just under the limit of
-// list-limits.ts).
+// The data and set-up of the status-size test (status-fit.test.ts): a worker's termination
+// summary at its largest honest size (every count and field a node's result is made of, about
+// 3.8 KB with its rows), different on every node; a list of targets of 1 MB (just under the limit
+// of list-limits.ts); an ImageJob carrying it; what the controller's status writer is handed;
+// the ImageJob CRD's status schema, to install older or stricter variants.
 import { MAX_TARGETS_BYTES } from '../../src/core/erase/api/list-limits.js';
+import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
+import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
+import type { JobContext } from '../../src/core/erase/imagejob/context.js';
+import { RestReader } from '../../src/core/erase/reader.js';
+import { readCrds } from '../../src/core/kube/crd-install.js';
+import { noopLogger } from '../../src/core/observability/logger.js';
+import type { EraseEnv } from './helpers.js';
+
+/** An ImageJob named `name` carrying `images`, created directly (no list, no controller). */
+export function createJob(env: EraseEnv, name: string, images: string[]): Promise<ImageJob> {
+  return env.rest.request<ImageJob>('POST', IMAGEJOBS_PATH, {
+    body: {
+      apiVersion: 'erase.imageinventory.dev/v1alpha1',
+      kind: 'ImageJob',
+      metadata: { name },
+      spec: {
+        imageList: { name, uid: '00000000-0000-0000-0000-000000000000', generation: 1 },
+        namespace: env.namespace,
+        images,
+        config: DEFAULT_CONFIG,
+      },
+    },
+  });
+}
+
+/** What the status writer (pass.ts) and failRefused use of a JobContext. */
+export const statusContext = (env: EraseEnv): JobContext =>
+  ({
+    rest: env.rest,
+    reader: { wrote: () => undefined },
+    direct: new RestReader(env.rest),
+    now: () => new Date(),
+    log: noopLogger,
+    resyncMs: 1000,
+  }) as unknown as JobContext;
+
+interface Crd {
+  metadata: { name: string };
+  spec: {
+    versions: {
+      schema: {
+        openAPIV3Schema: { properties: { status: { properties: Record<string, Record<string, unknown>> } } };
+      };
+    }[];
+  };
+}
+
+/** The shipped ImageJob CRD, a copy to change. */
+export const imageJobCrd = (): Crd =>
+  readCrds().find((c) => c.metadata.name === 'imagejobs.erase.imageinventory.dev') as unknown as Crd;
+
+export const statusSchema = (crd: Crd) =>
+  crd.spec.versions[0]!.schema.openAPIV3Schema.properties.status.properties;
 
 /** Targets whose JSON takes just under MAX_TARGETS_BYTES. */
 export function oneMegabyteList(): string[] {

@@ -7,25 +7,31 @@
 // - a status write the server refuses (here a CRD that allows one node entry) fails the job
 //   with the reason, a Warning Event, and its slot is free for the next job;
 // - a pause of 3,000,000,000 hours: the first wave's result and the next wave's time (clamped at
-//   9999-12-31T23:59:59Z) are written, not thrown away by "Invalid time value" on every pass.
+//   9999-12-31T23:59:59Z) are written, not thrown away by "Invalid time value" on every pass;
+// - a CRD older than this controller prunes status.nodesPacked: the write is taken as refused
+//   and the job fails saying so, instead of losing its node results and finishing on nothing.
 import assert from 'node:assert/strict';
 import { ApplyInventory } from '../../src/core/apply-inventory/apply-inventory.js';
 import { encodeInventory } from '../../src/core/apply-inventory/item-lines.js';
 import type { InventoryItem } from '../../src/core/apply-inventory/items.js';
-import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 import { encodeNodes } from '../../src/core/erase/api/node-status.js';
 import { pendingResult, resultFromPod, type NodeResult } from '../../src/core/erase/api/results.js';
 import { ETCD_REQUEST_LIMIT, statusNodes } from '../../src/core/erase/api/status-budget.js';
 import { IMAGEJOBS_PATH, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
 import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';
 import { beginPass, putStatus, recordStatus } from '../../src/core/erase/imagejob/pass.js';
-import type { JobContext } from '../../src/core/erase/imagejob/context.js';
-import { refusal } from '../../src/core/erase/imagejob/status-refused.js';
-import { installCrds, readCrds } from '../../src/core/kube/crd-install.js';
-import { noopLogger } from '../../src/core/observability/logger.js';
+import { failRefused, refusal } from '../../src/core/erase/imagejob/status-refused.js';
+import { installCrds } from '../../src/core/kube/crd-install.js';
 import { waitFor } from '../support/cri.js';
 import { EraseEnv, imageJob } from './helpers.js';
-import { honestReport, oneMegabyteList } from './status-fit-data.js';
+import {
+  createJob,
+  honestReport,
+  imageJobCrd,
+  oneMegabyteList,
+  statusContext,
+  statusSchema,
+} from './status-fit-data.js';
 
 const NODES = Array.from(
   { length: 5000 },
@@ -48,19 +54,7 @@ describe('erase: a job status always fits (real API server)', function () {
     const name = `fit-${env.tag}`;
     const images = oneMegabyteList();
     assert.ok(Buffer.byteLength(JSON.stringify(images)) > 999_000);
-    const created = await env.rest.request<ImageJob>('POST', IMAGEJOBS_PATH, {
-      body: {
-        apiVersion: 'erase.imageinventory.dev/v1alpha1',
-        kind: 'ImageJob',
-        metadata: { name },
-        spec: {
-          imageList: { name, uid: '00000000-0000-0000-0000-000000000000', generation: 1 },
-          namespace: env.namespace,
-          images,
-          config: DEFAULT_CONFIG,
-        },
-      },
-    });
+    const created = await createJob(env, name, images);
     const pods = podNames(name, NODES);
     const items: InventoryItem[] = NODES.map((node, i) => ({
       group: '',
@@ -83,12 +77,7 @@ describe('erase: a job status always fits (real API server)', function () {
       }),
     );
     assert.equal(results.filter((r) => r.outcome === 'Failed').length, 100);
-    const ctx = {
-      rest: env.rest,
-      reader: { wrote: () => undefined },
-      now: () => new Date(),
-      log: noopLogger,
-    } as unknown as JobContext;
+    const ctx = statusContext(env);
     let biggest = 0;
     // Three writes, as the controller makes them: planned (every node pending), every result
     // in, finished. Each pass starts from the job as the server returns it (its managedFields).
@@ -146,27 +135,15 @@ describe('erase: a job status always fits (real API server)', function () {
 
   it('a status write the server refuses fails the job with the reason and an Event; the next job runs', async () => {
     // A CRD that takes one node entry at most: every status of a two-node job is refused (422).
-    const crd = readCrds().find(
-      (c) => c.metadata.name === 'imagejobs.erase.imageinventory.dev',
-    ) as unknown as {
-      spec: {
-        versions: {
-          schema: {
-            openAPIV3Schema: {
-              properties: { status: { properties: Record<string, Record<string, unknown>> } };
-            };
-          };
-        }[];
-      };
-    };
-    crd.spec.versions[0]!.schema.openAPIV3Schema.properties.status.properties.nodes!.maxItems = 1;
+    const crd = imageJobCrd();
+    statusSchema(crd).nodes!.maxItems = 1;
     await installCrds(env.rest, [crd as never]);
     await env.nodes([{ name: 'a' }, { name: 'b' }]);
     await env.config('maxConcurrentJobs: 1\n');
     env.startControllers();
     env.startKubelet(() => ({ exitCode: 0, message: DONE }));
     const name = `refused-${env.tag}`;
-    const generation = await env.erase({ name, images: ['docker.io/library/nothing:1'] });
+    await env.erase({ name, images: ['docker.io/library/nothing:1'] });
     let job: ImageJob | undefined;
     await waitFor(
       'the job fails with the reason',
@@ -190,7 +167,6 @@ describe('erase: a job status always fits (real API server)', function () {
       events.items.some((ev) => ev.reason === 'StatusRefused'),
       JSON.stringify(events.items.map((ev) => ev.reason)),
     );
-    void generation;
     // Its slot (maxConcurrentJobs: 1) is free: with the shipped CRD back, the next list runs.
     await installCrds(env.rest);
     const next = `next-${env.tag}`;
@@ -231,5 +207,51 @@ describe('erase: a job status always fits (real API server)', function () {
         .sort(),
       ['Pending', 'Succeeded'],
     );
+  });
+
+  it('a CRD older than this controller (nodes a map list, no nodesPacked): the job fails saying so, its results not lost silently', async () => {
+    const crd = imageJobCrd();
+    const status = statusSchema(crd);
+    delete status.nodesPacked;
+    Object.assign(status.nodes!, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['node'] });
+    await installCrds(env.rest, [crd as never]);
+    const name = `old-crd-${env.tag}`;
+    await createJob(env, name, oneMegabyteList());
+    // The server serves the old schema once it prunes the field.
+    await waitFor(
+      'the old schema is served',
+      async () => {
+        const cur = (await imageJob(env.rest, name))!;
+        const put = await env.rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${name}/status`, {
+          body: { ...cur, status: { nodesPacked: 'probe' } },
+        });
+        return !put.status?.nodesPacked;
+      },
+      10_000,
+    );
+    const ctx = statusContext(env);
+    const cur = (await imageJob(env.rest, name))!;
+    cur.status = { phase: 'Running', planned: true, startTime: '2026-12-05T00:00:00Z' };
+    const p = beginPass(
+      ctx,
+      cur,
+      ApplyInventory.decode([]),
+      NODES.map(pendingResult),
+      {} as never,
+      undefined,
+    );
+    recordStatus(p);
+    assert.ok(p.st.nodesPacked, 'packed: 5,000 map entries and their managedFields do not fit');
+    const why = refusal(
+      await p.save().then(
+        () => assert.fail('the pruned field went unnoticed'),
+        (e: unknown) => e,
+      ),
+    );
+    assert.match(why ?? '', /status.nodesPacked was dropped: the ImageJob CRD is older than this controller/);
+    await failRefused(ctx, name, why!);
+    const failed = (await imageJob(env.rest, name))!;
+    assert.equal(failed.status?.phase, 'Failed');
+    assert.match(failed.status?.message ?? '', /nodesPacked was dropped/);
   });
 });
