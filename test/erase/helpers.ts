@@ -7,7 +7,7 @@ import { EraseControllers } from '../../src/core/erase/controllers.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config/config.js';
 import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/requester/request.js';
 import type { NodeResult } from '../../src/core/erase/api/results.js';
-import { decodeNodes } from '../../src/core/erase/api/node-status.js';
+import { statusNodes } from '../../src/core/erase/api/status-budget.js';
 import type { EraseMetrics } from '../../src/core/erase/metrics.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
@@ -173,7 +173,7 @@ export async function holdLease(env: EraseEnv, name: string): Promise<() => Prom
 }
 
 export const results = (job: ImageJob): Record<string, NodeResult> =>
-  Object.fromEntries(decodeNodes(job.status?.nodes).map((r) => [r.node, r]));
+  Object.fromEntries(statusNodes(job.status).map((r) => [r.node, r]));
 
 /**
  * The mocha hooks of a suite that runs erase end to end: skipped without containerd, a fresh

@@ -9,7 +9,7 @@
 import { sleep } from '../concurrency.js';
 import { PRUNE_ALL } from '../erase/api/images.js';
 import { submitErase, waitForJob } from '../erase/requester/request.js';
-import { decodeNodes } from '../erase/api/node-status.js';
+import { statusNodes } from '../erase/api/status-budget.js';
 import { IMAGELISTS_PATH, type ImageList } from '../erase/api/types.js';
 import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import type { CheckResult } from './checks.js';
@@ -90,7 +90,7 @@ export async function nodesCheck(
     const { job, list } = await waitForJob(rest, CHECK_IMAGELIST, generation, {
       timeoutMs: opts.timeoutMs + 30_000,
     });
-    const nodes = decodeNodes(job?.status?.nodes, true);
+    const nodes = statusNodes(job?.status, true);
     if (nodes.length === 0)
       return [
         {

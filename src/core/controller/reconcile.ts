@@ -40,7 +40,13 @@ export function isTerminal(err: unknown): boolean {
 
 /** A result from a delay in ms (undefined: on events only). */
 export const requeueAfter = (ms: number | undefined): ReconcileResult =>
-  ms === undefined || !Number.isFinite(ms) ? {} : { requeueAfter: Math.max(0, ms) };
+  ms === undefined || !Number.isFinite(ms) ? {} : { requeueAfter: Math.min(MAX_REQUEUE_MS, Math.max(0, ms)) };
+
+/**
+ * The longest wait a timer can hold: setTimeout takes a delay over 2^31-1 ms (24.8 days) as 1 ms,
+ * so a requester's pause of years would requeue the key at once, over and over.
+ */
+export const MAX_REQUEUE_MS = 2 ** 31 - 1;
 
 export interface RunReconcilerOptions {
   workers?: number;

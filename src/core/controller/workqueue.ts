@@ -109,6 +109,8 @@ export class WorkQueue {
       this.add(key, priority);
       return;
     }
+    // A timer holds at most 2^31-1 ms; a longer delay would fire at once (see reconcile.ts).
+    delayMs = Math.min(delayMs, 2 ** 31 - 1);
     const at = Date.now() + delayMs;
     const existing = this.delayed.get(key);
     if (existing) {

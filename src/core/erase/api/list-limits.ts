@@ -26,7 +26,8 @@ export const MAX_EXCLUSIONS_BYTES = 1_000_000;
 
 /**
  * An ImageJob is stored whole (spec and status) in etcd, which refuses a request over 1.5 MiB
- * by default; the spec may take this much, leaving the rest to the status.
+ * by default; the spec may take this much, leaving the rest to the status (status-budget.ts
+ * measures what is left before every status write).
  */
 export const MAX_JOB_SPEC_BYTES = 1_250_000;
 

@@ -229,6 +229,13 @@ export interface JobCounts {
   bytes: number;
 }
 
+/**
+ * `a + b`, at most Number.MAX_SAFE_INTEGER: each node's bytes are bounded (report-check.ts), but
+ * 1,025 nodes at that bound sum past int64, which the status's integer fields cannot hold (every
+ * status write of the job would be refused with 422). A total at the bound reads "at least".
+ */
+export const saturatingAdd = (a: number, b: number): number => Math.min(Number.MAX_SAFE_INTEGER, a + b);
+
 export function countResults(results: readonly NodeResult[]): JobCounts {
   const c: JobCounts = {
     desired: results.length,
@@ -241,9 +248,9 @@ export function countResults(results: readonly NodeResult[]): JobCounts {
     bytes: 0,
   };
   for (const r of results) {
-    c.removed += r.removed;
-    c.protected += r.protected;
-    c.bytes += r.bytes;
+    c.removed = saturatingAdd(c.removed, r.removed);
+    c.protected = saturatingAdd(c.protected, r.protected);
+    c.bytes = saturatingAdd(c.bytes, r.bytes);
     if (r.outcome === 'Succeeded') c.succeeded++;
     else if (r.outcome === 'Failed') c.failed++;
     else if (r.outcome === 'Skipped') c.skipped++;

@@ -72,6 +72,8 @@ export interface Meta {
   annotations?: Record<string, string>;
   creationTimestamp?: string;
   deletionTimestamp?: string;
+  /** As the server keeps them: counted in an ImageJob's size (status-budget.ts). */
+  managedFields?: unknown[];
 }
 
 export interface ImageListSpec {
@@ -204,6 +206,11 @@ export interface ImageJobStatus {
   wouldFree?: string;
   /** One entry per node (node-status.ts); old jobs hold pipe-encoded lines instead. */
   nodes?: (NodeStatus | string)[];
+  /**
+   * Instead of `nodes`, when they do not fit beside the spec (status-budget.ts): the same entries
+   * as gzip'd JSON in base64.
+   */
+  nodesPacked?: string;
   inventory?: string[];
   collisions?: string[];
   /** Rollout waves (spec.rollout only). */

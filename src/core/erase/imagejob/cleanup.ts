@@ -25,7 +25,9 @@ export async function cleanUp(ctx: JobContext, p: Pass): Promise<'deleted' | und
   const { job, name, st, now } = p;
   if (!isFinished(st.phase)) return undefined;
   ctx.inputs.forget(job);
-  const deleteAt = Date.parse(st.deleteAfter ?? iso(now));
+  // A deleteAfter that is not a time (written by hand) means now: never a job left for ever.
+  const stored = Date.parse(st.deleteAfter ?? iso(now));
+  const deleteAt = Number.isNaN(stored) ? now.getTime() : stored;
   if (now.getTime() >= deleteAt && p.inv.hasUndeleted) {
     p.inv.scheduleDeletion();
     recordStatus(p);

@@ -27,7 +27,7 @@ import { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import { ScanProtection, type ProtectionSource } from '../worker/inventory-protection.js';
 import type { EraseMetrics } from '../metrics.js';
 import { RestReader, type EraseReader } from '../reader.js';
-import { decodeNodes } from '../api/node-status.js';
+import { statusNodes } from '../api/status-budget.js';
 import { ConfigError } from '../config/config.js';
 import { AdminSettingsSource, DEFAULT_CONFIG_NAMESPACE } from '../config/settings.js';
 import { policyProblem } from '../config/policy.js';
@@ -48,6 +48,8 @@ import { rolloutApplied, rolloutGate, rolloutProgress } from './rollout.js';
 import { InputContents } from './input-contents.js';
 import { checkTrust, refuse } from './admission/trust-check.js';
 import { jobOwner } from './worker-objects.js';
+import { failRefused, refusal } from './status-refused.js';
+import { reportTooLarge } from './status-too-large.js';
 
 export { protectsInventory } from './plan.js';
 
@@ -113,7 +115,15 @@ export class ImageJobController implements Reconciler {
    * refuses are thrown as plain errors (retried with backoff).
    */
   async reconcile(name: string, signal?: AbortSignal): Promise<ReconcileResult> {
-    return requeueAfter(await this.reconcileJob(name, signal));
+    try {
+      return requeueAfter(await this.reconcileJob(name, signal));
+    } catch (e) {
+      // A status the server refuses for its size or content, or a time that cannot be
+      // computed: retrying cannot help, the job fails with the reason (status-refused.ts).
+      const why = refusal(e);
+      if (!why) throw e;
+      return requeueAfter(await failRefused(this.ctx, name, why));
+    }
   }
 
   /**
@@ -163,7 +173,7 @@ export class ImageJobController implements Reconciler {
     const st = (job.status ??= {});
     if (!st.planned && st.phase === 'Failed') return undefined; // refused before: never touched again
     const inv = ApplyInventory.decode(st.inventory);
-    const p = beginPass(ctx, job, inv, decodeNodes(st.nodes), jobOwner(job), signal);
+    const p = beginPass(ctx, job, inv, statusNodes(st), jobOwner(job), signal);
     // The administrator's settings; fresh from the server while planning, except on the passes
     // of a queued job (every few seconds each: the cache, at most 5 s old, says whether it still
     // waits), which reads them fresh once it has a place. Without a valid configuration a job is
@@ -190,6 +200,7 @@ export class ImageJobController implements Reconciler {
 
     recordStatus(p);
     await p.save();
+    await reportTooLarge(ctx, p);
     await reportFailures(ctx, job, p.results, p.failedBefore);
     if (p.applyFailed && st.phase === 'Running') {
       if (st.message !== p.applyFailed) {

@@ -4,21 +4,23 @@
 import { countResults, jobPhase } from '../api/results.js';
 import type { JobContext } from './context.js';
 import { jobEvent } from './job-events.js';
-import { iso, recordStatus, type Pass } from './pass.js';
+import { timeAfter } from '../../timestamps.js';
+import { iso, nodesOmitted, recordStatus, type Pass } from './pass.js';
 
 export async function finish(ctx: JobContext, p: Pass): Promise<void> {
   const { job, name, st, now, cfg } = p;
   const counts = countResults(p.results);
-  if (!(st.phase === 'Running' && counts.pending === 0)) return;
+  if (!(st.phase === 'Running' && counts.pending === 0) || nodesOmitted(st, p.results)) return;
   // A rollout stopped by its failure budget failed, whatever the ratio of the nodes it skipped.
   st.phase = st.rollout?.stopped ? 'Failed' : jobPhase(counts, cfg.successRatio);
   st.completionTime = iso(now);
   const delay = st.phase === 'Completed' ? cfg.delayOnSuccessSeconds : cfg.delayOnFailureSeconds;
-  st.deleteAfter = iso(new Date(now.getTime() + delay * 1000));
+  st.deleteAfter = iso(timeAfter(now, delay * 1000, 'deleteAfter'));
   ctx.log.info('job finished', { job: name, phase: st.phase, ...counts });
   // Saved before counting: a conflict here means the next pass finishes it (and counts it).
   recordStatus(p);
   await p.save();
+  p.counted = true;
   const ran = (Date.parse(st.completionTime ?? '') - Date.parse(st.startTime ?? '')) / 1000;
   ctx.metrics?.jobFinished(st.phase, counts, Boolean(job.spec.dryRun), Number.isFinite(ran) ? ran : 0);
   if (job.spec.imageFs) ctx.metrics?.thresholdFinished?.(p.results, Boolean(job.spec.dryRun));

@@ -10,6 +10,7 @@ import { describeWorker, startFailure, type StartFailure } from '../worker/start
 import { podNames } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { livePods } from './live.js';
+import { timeAfter } from '../../timestamps.js';
 import { iso, setResult, type Pass } from './pass.js';
 import { scannerExit, workerPhase, workerStatus, type PodLike } from './pod.js';
 import { SCANNER_CONTAINER } from '../worker/scanner-container.js';
@@ -91,7 +92,11 @@ function deadline(ctx: JobContext, p: Pass): void {
   if (st.phase !== 'Running') return;
   // startTime is stored to the whole second, rounded down; adding a second makes the deadline
   // fire at or after the configured timeout, never before it.
-  const at = Date.parse(st.startTime ?? iso(now)) + 1000 + cfg.jobTimeoutSeconds * 1000;
+  const at = timeAfter(
+    Date.parse(st.startTime ?? iso(now)) + 1000,
+    cfg.jobTimeoutSeconds * 1000,
+    'the job deadline',
+  ).getTime();
   if (now.getTime() < at) {
     p.requeue = Math.min(p.requeue ?? Infinity, at - now.getTime(), ctx.resyncMs);
     return;

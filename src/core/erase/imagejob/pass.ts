@@ -2,17 +2,19 @@
 // what the phases (plan, apply, observe, finish, clean up) hand on to each other. At the bottom
 // of the controller: the one status writer (every status PUT of the controller goes through
 // putStatus) and the one "fail the pending nodes and stop their workers" step.
-import { rfc3339 } from '../../timestamps.js';
+import { rfc3339, timeAfter } from '../../timestamps.js';
 import type { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import type { KubeObject, Owner } from '../../apply-inventory/objects.js';
 import type { InventoryItem } from '../../apply-inventory/apply-inventory.js';
 import { jobConditions } from '../api/conditions.js';
 import type { AdminSettings } from '../config/settings.js';
 import { countResults, type NodeResult } from '../api/results.js';
-import { encodeNodes } from '../api/node-status.js';
+import { fitNodes, nodesAtomic, roomForNodes } from '../api/status-budget.js';
+import { cleanText } from '../api/report-check.js';
 import { imageFsSummary } from '../api/trigger-results.js';
 import { IMAGEJOBS_PATH, isFinished, type ImageJob } from '../api/types.js';
 import { formatBytes } from '../../size.js';
+import { KubeApiError } from '../../kube/rest.js';
 import type { JobContext } from './context.js';
 import type { WorkerObjects } from './worker-objects.js';
 
@@ -48,6 +50,10 @@ export interface Pass {
   save(): Promise<void>;
   /** The job waits for a place under maxConcurrentJobs (queue.ts): its condition says Queued. */
   queued?: boolean;
+  /** Set when this pass failed the job because its status could not fit (recordStatus). */
+  tooLarge?: string;
+  /** Set once this pass counted the job's end (finish.ts): it is counted once. */
+  counted?: boolean;
 }
 
 export const iso = rfc3339;
@@ -55,12 +61,19 @@ export const iso = rfc3339;
 /** PUTs the job's status (the only status write of the controller); `job` takes the new resourceVersion. */
 export async function putStatus(ctx: JobContext, job: ImageJob, signal?: AbortSignal): Promise<void> {
   const replaced = job.metadata.resourceVersion;
-  const updated = await ctx.rest.request<ImageJob>('PUT', `${IMAGEJOBS_PATH}/${job.metadata.name}/status`, {
-    body: job,
-    signal,
-  });
+  const path = `${IMAGEJOBS_PATH}/${job.metadata.name}/status`;
+  const updated = await ctx.rest.request<ImageJob>('PUT', path, { body: job, signal });
   ctx.reader.wrote('ImageJob', updated, replaced);
   job.metadata.resourceVersion = updated.metadata.resourceVersion;
+  // A CRD older than this controller prunes the field: the job would lose its node results.
+  if (job.status?.nodesPacked && !updated.status?.nodesPacked)
+    throw new KubeApiError(
+      422,
+      'Invalid',
+      'status.nodesPacked was dropped: the ImageJob CRD is older than this controller; update the CRDs (inv install, or the chart)',
+      'PUT',
+      path,
+    );
 }
 
 /** The state of one pass over `job` (a copy the pass may edit), with its status writer. */
@@ -115,9 +128,23 @@ export function beginPass(
   return p;
 }
 
-/** Copies the node results (and their counts) and the inventory into the status, for save(). */
+/**
+ * A job whose node entries were left out because they could not fit: its totals are the ones
+ * recorded then (its results no longer are).
+ */
+export const nodesOmitted = (st: JobStatus, results: readonly NodeResult[]): boolean =>
+  results.length === 0 && (st.desired ?? 0) > 0 && !st.nodes?.length && !st.nodesPacked;
+
+/**
+ * Copies the node results (and their counts) and the inventory into the status, for save(),
+ * within what etcd can store beside the spec (status-budget.ts): whole, abridged or packed; when
+ * even packed they cannot fit, the job fails with the reason, its pending nodes with it, and
+ * its nodes' entries are left out (its totals stay).
+ */
 export function recordStatus(p: Pass): void {
   const { st } = p;
+  st.inventory = p.inv.encode();
+  if (nodesOmitted(st, p.results)) return;
   const c = countResults(p.results);
   st.desired = c.desired;
   st.succeeded = c.succeeded;
@@ -132,8 +159,31 @@ export function recordStatus(p: Pass): void {
   else st.freed = human;
   const fsSummary = imageFsSummary(p.results);
   if (fsSummary) st.imageFs = fsSummary;
-  st.nodes = encodeNodes(p.results);
+  delete st.nodes;
+  delete st.nodesPacked;
+  const fit = fitNodes(p.results, roomForNodes(p.job), nodesAtomic(p.job));
+  if ('problem' in fit) return failTooLarge(p, fit.problem);
+  if (fit.nodes) st.nodes = fit.nodes;
+  else st.nodesPacked = fit.nodesPacked;
+}
+
+/** The job's status cannot hold its nodes: it fails with the reason, its entries left out. */
+function failTooLarge(p: Pass, problem: string): void {
+  const { st, now } = p;
+  const reason = cleanText(`status too large: ${problem}`, 1000);
+  failPending(p, 'status too large');
+  if (st.phase !== 'Failed') {
+    st.phase = 'Failed';
+    st.completionTime = iso(now);
+    st.deleteAfter = iso(timeAfter(now, p.cfg.delayOnFailureSeconds * 1000, 'deleteAfter'));
+  }
+  st.message = reason;
+  p.tooLarge = reason;
+  const c = countResults(p.results);
+  Object.assign(st, { failed: c.failed, succeeded: c.succeeded, skipped: c.skipped });
   st.inventory = p.inv.encode();
+  delete st.nodes;
+  delete st.nodesPacked;
 }
 
 /** Replaces one node's result. */

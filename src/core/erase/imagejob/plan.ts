@@ -11,6 +11,7 @@ import type { JobContext } from './context.js';
 import { inputContents, planInputs } from '../worker/inputs.js';
 import { jobExclusions, jobScannerConfig } from './input-contents.js';
 import { jobEvent } from './job-events.js';
+import { timeAfter } from '../../timestamps.js';
 import { iso, recordStatus, type Pass } from './pass.js';
 import { workerObjects } from './worker-objects.js';
 
@@ -52,7 +53,7 @@ export async function plan(ctx: JobContext, p: Pass): Promise<'planned' | number
         st.phase = 'Failed';
         st.message = `${msg}; gave up at the job deadline, nothing was removed`;
         st.completionTime = iso(now);
-        st.deleteAfter = iso(new Date(now.getTime() + cfg.delayOnFailureSeconds * 1000));
+        st.deleteAfter = iso(timeAfter(now, cfg.delayOnFailureSeconds * 1000, 'deleteAfter'));
       } else {
         st.message = msg;
       }

@@ -11,6 +11,7 @@ import { itemKey, ApplyInventory, type InventoryItem } from '../../apply-invento
 import { admissions, resolveRollout, ROLLOUT_STOPPED, type RolloutStatus } from '../api/rollout.js';
 import type { JobContext } from './context.js';
 import { jobEvent } from './job-events.js';
+import { timeAfter } from '../../timestamps.js';
 import { iso, setResult, type Pass } from './pass.js';
 
 interface Split {
@@ -107,7 +108,10 @@ export async function rolloutProgress(ctx: JobContext, p: Pass): Promise<void> {
   if (st.stopped || !s.waiting.length) return;
   if (ro.pauseMs && !st.toStart && s.running === 0 && st.wave > 0 && !st.nextWaveAt) {
     // Rounded up to the second the status stores: the pause is never cut short.
-    st.nextWaveAt = iso(new Date(Math.ceil((p.now.getTime() + ro.pauseMs) / 1000) * 1000));
+    // Past the latest time a status holds (a pause of 3,000,000,000 h), the wave waits until
+    // then: the job's deadline comes first.
+    const at = timeAfter(p.now, ro.pauseMs, 'the next wave');
+    st.nextWaveAt = iso(timeAfter(Math.ceil(at.getTime() / 1000) * 1000, 0, 'the next wave'));
     ctx.log.info('rollout wave finished', { job: p.name, wave: st.wave, nextWaveAt: st.nextWaveAt });
   }
   const a = admissions(ro, st, s.running, s.waiting.length, p.now.getTime());

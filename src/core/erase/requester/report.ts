@@ -5,7 +5,7 @@
 // node's list of targets, images and outcomes (the worker's compact summary,
 // src/core/noderemove/summary.ts). Removed and would-remove are separate numbers.
 import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../api/worker-summary.js';
-import { decodeNodes } from '../api/node-status.js';
+import { statusNodes } from '../api/status-budget.js';
 import { shownPhase, type ImageJob, type ImageList } from '../api/types.js';
 
 export const REPORT_API_VERSION = 'cli.imageinventory.dev/v1';
@@ -184,7 +184,7 @@ export function buildReport(
     if (p.spec?.nodeName && uid && p.metadata.ownerReferences?.some((o) => o.uid === uid))
       byNode.set(p.spec.nodeName, p);
   // An entry this version cannot read is left out rather than failing the whole report.
-  const lines = decodeNodes(s?.nodes, true);
+  const lines = statusNodes(s, true);
   const results: NodeReport[] = lines.map((r) => {
     const pod = byNode.get(r.node);
     let outcome: ReportNodeOutcome = r.outcome;
