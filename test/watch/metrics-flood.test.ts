@@ -17,6 +17,7 @@ import {
   deployment,
   images,
   killDaemon,
+  metric,
   spawnDaemon,
   until,
   writeTokenKubeconfig,
@@ -57,8 +58,11 @@ describe('secure metrics under hostile clients (child daemon, shipped RBAC, real
       '--namespaces',
       watched.join(','),
       '--no-erase-controllers',
-      '--log-level',
-      'info',
+      // A write budget small enough that a share of it taken by reviews shows in 20 writes.
+      '--kube-api-qps',
+      '10',
+      '--kube-api-burst',
+      '10',
     ]);
     url = `${await d.metricsUrl}/metrics`;
     assert.equal((await get(url, accounts.tokens.reader)).status, 200);
@@ -128,8 +132,16 @@ describe('secure metrics under hostile clients (child daemon, shipped RBAC, real
       );
       return Date.now() - start;
     };
+    /** Requests that went through the daemon's write rate limiter (--kube-api-qps), from its metrics. */
+    const limited = async () => {
+      const text = (await get(url, accounts.tokens.reader, undefined, '127.0.0.2')).body;
+      return metric(text, 'inv_rest_client_rate_limiter_duration_seconds_count') ?? NaN;
+    };
+    const c0 = await limited();
     const base = await writeTime(watched[0]!, 'base');
+    const baseWrites = (await limited()) - c0;
     const fresh = await accounts.token('reader');
+    const c1 = await limited();
 
     // The flood: 4 addresses, each with 32 kept-alive connections (its share), distinct bad tokens.
     let flooding = true;
@@ -157,6 +169,7 @@ describe('secure metrics under hostile clients (child daemon, shipped RBAC, real
     );
     let served: number | undefined;
     let underFlood = 0;
+    let floodWrites = NaN;
     try {
       await until(
         'the flood under way',
@@ -170,16 +183,21 @@ describe('secure metrics under hostile clients (child daemon, shipped RBAC, real
         5_000,
       );
       underFlood = await writeTime(watched[1]!, 'flood');
+      floodWrites = (await limited()) - c1;
     } finally {
       flooding = false;
       await Promise.all(flooders);
       for (const a of agents) a.destroy();
     }
     process.stderr.write(
-      `      (20 Image writes: ${base} ms, ${underFlood} ms under the flood; new token served in ${served} ms; ` +
+      `      (20 Image writes: ${base} ms and ${baseWrites} limited requests; under the flood ${underFlood} ms and ` +
+        `${floodWrites}; new token served in ${served} ms; ` +
         `bad tokens answered: ${JSON.stringify(Object.fromEntries(answers))})\n`,
     );
     assert.ok(served! < 5_000);
+    // The reviews never took the writes' budget: the same work took as many limited requests
+    // (a few heartbeats more, as the flood lasts longer); before, every review took one.
+    assert.ok(floodWrites <= 2 * baseWrites + 10, `${floodWrites} limited requests vs ${baseWrites}`);
     // A generous ratio: the flood costs CPU on a shared machine, but never the writes' budget.
     assert.ok(underFlood <= 4 * Math.max(base, 1_000), `${underFlood} ms under the flood vs ${base} ms`);
     assert.equal(answers.get(200), undefined, 'no bad token served');
