@@ -109,14 +109,19 @@ describe('secure metrics under hostile clients (child daemon, shipped RBAC, real
     } finally {
       for (const s of sockets) s.destroy();
     }
-    // Then a scraper is served again.
+    // Then a scraper is served again, and sees the refusals counted.
+    let text = '';
     await until(
       'a scrape after the silent connections',
-      async () =>
-        (await get(url, accounts.tokens.reader, undefined, '127.0.0.2').catch(() => undefined))?.status ===
-        200,
+      async () => {
+        const a = await get(url, accounts.tokens.reader, undefined, '127.0.0.2').catch(() => undefined);
+        text = a?.body ?? '';
+        return a?.status === 200;
+      },
       5_000,
     );
+    const refused = metric(text, 'inv_http_connections_refused_total', { server: 'metrics' }) ?? 0;
+    assert.ok(refused >= over, `inv_http_connections_refused_total ${refused}, ${over} expected at least`);
   });
 
   it('a flood of bad tokens slows no Image write, and a new legitimate token is served within 5 s', async () => {
@@ -201,6 +206,15 @@ describe('secure metrics under hostile clients (child daemon, shipped RBAC, real
     // A generous ratio: the flood costs CPU on a shared machine, but never the writes' budget.
     assert.ok(underFlood <= 4 * Math.max(base, 1_000), `${underFlood} ms under the flood vs ${base} ms`);
     assert.equal(answers.get(200), undefined, 'no bad token served');
+    const text = (await get(url, accounts.tokens.reader, undefined, '127.0.0.2')).body;
+    const refusedReviews = ['client_share', 'suspect_budget', 'busy'].reduce(
+      (n, reason) => n + (metric(text, 'inv_metrics_reviews_refused_total', { reason }) ?? 0),
+      0,
+    );
+    assert.ok(
+      refusedReviews >= (answers.get(429) ?? 0),
+      `inv_metrics_reviews_refused_total ${refusedReviews} counts every 429 (${answers.get(429)})`,
+    );
     assert.ok((answers.get(401) ?? 0) > 0, 'bad tokens are reviewed and refused');
   });
 });

@@ -33,6 +33,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { authorized, MetricsAuthorizer } from './metrics-auth.js';
 import { servingCert } from '../observability/serving-cert.js';
+import { registerServerMetrics } from '../observability/server-metrics.js';
 
 export interface Runnable {
   readonly name: string;
@@ -201,6 +202,11 @@ export class Manager {
       } else this.healthUrl = srv.url;
       log.info(`serving ${s.name}`, { url: srv.url });
     }
+    registerServerMetrics(
+      this.opts.metrics.registry,
+      this.servers.map((srv, i) => ({ name: servers[i]!.name, connections: srv.connections })),
+      this.metricsAuthorizer?.lanes.refused,
+    );
 
     const othersCtl = new AbortController();
     // Every runnable in every replica (caches, the heartbeat, the servers' watchers) listens to
