@@ -20,6 +20,9 @@ export function registerServerMetrics(
   servers: ServerCounters[],
   reviews?: ReviewRefusals,
 ): void {
+  // A second run of the same manager replaces the first run's counters rather than failing.
+  for (const name of ['inv_http_connections_refused_total', 'inv_metrics_reviews_refused_total'])
+    registry.removeSingleMetric(name);
   const seen = new Map<string, number>();
   /** Adds what a since-start count gained since the last scrape. */
   const add = (c: Counter<string>, labels: Record<string, string>, key: string, now: number) => {
