@@ -1,6 +1,8 @@
 // The operational HTTP endpoints, over real HTTP on 127.0.0.1: /metrics from the daemon's
 // registry (fed by a real work queue), /healthz and /readyz, bind-address parsing and errors.
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import tls from 'node:tls';
 import { ItemExponentialFailureRateLimiter } from '../../src/core/controller/rate-limiter.js';
 import { WorkQueue } from '../../src/core/controller/workqueue.js';
 import {
@@ -12,6 +14,7 @@ import {
   type RunningHttpServer,
 } from '../../src/core/observability/http-server.js';
 import { createMetrics } from '../../src/core/observability/metrics.js';
+import { selfSignedCertificate } from '../../src/core/observability/self-signed.js';
 
 /** The value of an unlabelled (or exactly labelled) sample in Prometheus text output. */
 function sample(text: string, series: string): number | undefined {
@@ -181,6 +184,46 @@ describe('metrics and health endpoints (real HTTP)', () => {
     for (const [value, re] of bad) assert.throws(() => parseBindAddress(value), re, value);
     assert.equal(bindAddressDisabled('0'), true);
     assert.equal(bindAddressDisabled(':0'), false);
+  });
+
+  it('bounds connections: past the per-address cap closed at once, a silent handshake and a silent connection closed by their deadlines', async () => {
+    const srv = await startHttpServer({
+      bindAddress: '127.0.0.1:0',
+      routes: { '/healthz': healthHandler() },
+      tls: selfSignedCertificate(['localhost']),
+      limits: { maxConnections: 8, maxPerAddress: 3, handshakeTimeoutMs: 300, firstRequestMs: 600 },
+    });
+    servers.push(srv);
+    const port = srv.address.port;
+    const closedAt: Record<string, number> = {};
+    const t0 = Date.now();
+    const watch = (name: string, s: net.Socket) => {
+      s.on('error', () => undefined);
+      s.on('close', () => (closedAt[name] = Date.now() - t0));
+      return s;
+    };
+    // Five silent connections from one address: two past its share are closed on arrival.
+    const raw = Array.from({ length: 5 }, (_, i) =>
+      watch(`raw${i}`, net.connect({ port, host: '127.0.0.1', localAddress: '127.0.3.1' })),
+    );
+    // A handshake, then nothing: closed by the first-request deadline.
+    const idle = watch('tls', tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }));
+    await new Promise((r) => idle.once('secureConnect', r));
+    const deadline = Date.now() + 5000;
+    while (Object.keys(closedAt).length < 6 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    raw.forEach((s) => s.destroy());
+    const early = Object.entries(closedAt).filter(([n, ms]) => n.startsWith('raw') && ms < 250);
+    assert.equal(early.length, 2, `two closed on arrival: ${JSON.stringify(closedAt)}`);
+    const silent = Object.entries(closedAt).filter(([n, ms]) => n.startsWith('raw') && ms >= 250);
+    assert.equal(silent.length, 3, `three closed by the handshake deadline: ${JSON.stringify(closedAt)}`);
+    assert.equal(Object.keys(closedAt).length, 6, `all closed: ${JSON.stringify(closedAt)}`);
+    assert.ok(
+      closedAt.tls! >= 550,
+      `the idle TLS connection lived its first-request deadline: ${closedAt.tls}`,
+    );
+    assert.equal(srv.connections.refused, 2);
+    assert.equal(srv.connections.open, 0);
   });
 
   it('binds every interface for :port', async () => {

@@ -10,112 +10,34 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { readBundle } from '../../src/core/install/bundle.js';
-import { applyObject, type KubeObject } from '../../src/core/kube/apply.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
+import { CONNECTION_LIMITS } from '../../src/core/observability/connection-guard.js';
 import { selfSignedCertificate } from '../../src/core/observability/self-signed.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 import { startDaemon, until, writeTokenKubeconfig, type InProcessDaemon } from './helpers.js';
-
-interface Answer {
-  status: number;
-  body: string;
-  cert: X509Certificate;
-}
-
-function get(
-  url: string,
-  token?: string,
-  ca?: string,
-  localAddress?: string,
-  agent?: https.Agent,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = https.get(
-      url,
-      {
-        headers: token ? { authorization: `Bearer ${token}` } : {},
-        ...(ca ? { ca, checkServerIdentity: () => undefined } : { rejectUnauthorized: false }),
-        agent: agent ?? false,
-        timeout: 10_000,
-        ...(localAddress ? { localAddress } : {}),
-      },
-      (res) => {
-        const cert = (res.socket as import('node:tls').TLSSocket).getPeerX509Certificate()!;
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cert }));
-      },
-    );
-    req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-  });
-}
+import { get, metricsAccounts } from './metrics-helpers.js';
 
 describe('secure metrics (--metrics-secure) against the real API server', function () {
   this.timeout(120_000);
   let admin: KubeRest;
   let ns: string;
   let daemon: InProcessDaemon | undefined;
-  const tokens: Record<string, string> = {};
-  const bindings: string[] = [];
+  let tokens: Record<string, string> = {};
+  let accounts: Awaited<ReturnType<typeof metricsAccounts>> | undefined;
+  const token = (sa: string) => accounts!.token(sa);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-secure-metrics-'));
-
-  const token = async (sa: string) =>
-    (
-      await admin.request<{ status: { token: string } }>(
-        'POST',
-        `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`,
-        {
-          body: {
-            apiVersion: 'authentication.k8s.io/v1',
-            kind: 'TokenRequest',
-            spec: { expirationSeconds: 3600 },
-          },
-        },
-      )
-    ).status.token;
-
-  const bind = async (sa: string, role: string) => {
-    const name = `${ns}-${sa}`;
-    bindings.push(name);
-    await applyObject(
-      admin,
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-        subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
-      } as KubeObject,
-      { force: true },
-    );
-  };
 
   before(async () => {
     admin = new KubeRest(adminConfig());
     ns = await newNamespace('secure-metrics');
     await installCrds(admin);
-    // The shipped ClusterRoles: the daemon's and the metrics reader's, as deploy/ has them.
-    for (const o of readBundle().filter((x) => x.kind === 'ClusterRole'))
-      await applyObject(admin, o, { force: true });
-    for (const sa of ['controller', 'reader', 'nobody']) {
-      await admin.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
-        body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa } },
-      });
-    }
-    await bind('controller', 'image-inventory-controller');
-    await bind('reader', 'inv-metrics-reader');
-    for (const sa of ['controller', 'reader', 'nobody']) tokens[sa] = await token(sa);
+    accounts = await metricsAccounts(admin, ns);
+    tokens = accounts.tokens;
   });
   after(async () => {
     await daemon?.stop();
-    for (const b of bindings)
-      await admin
-        .request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${b}`)
-        .catch(() => undefined);
+    await accounts?.cleanup();
     admin?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -169,10 +91,11 @@ describe('secure metrics (--metrics-secure) against the real API server', functi
         if (a) bad.set(a.status, (bad.get(a.status) ?? 0) + 1);
       }
     };
-    // Kept-alive connections: the flood costs no TLS handshake per request, so it keeps many
-    // reviews in flight at once.
-    const agent = new https.Agent({ keepAlive: true, maxSockets: 256, rejectUnauthorized: false });
-    const flooders = Array.from({ length: 256 }, (_, i) => flood(i));
+    // Kept-alive connections, as many as one address may hold: the flood costs no TLS handshake
+    // per request, so it keeps many reviews in flight at once.
+    const sockets = CONNECTION_LIMITS.maxPerAddress;
+    const agent = new https.Agent({ keepAlive: true, maxSockets: sockets, rejectUnauthorized: false });
+    const flooders = Array.from({ length: sockets }, (_, i) => flood(i));
     const statuses: number[] = [];
     const running = daemon;
     daemon = undefined;

@@ -33,6 +33,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { authorized, MetricsAuthorizer } from './metrics-auth.js';
 import { servingCert } from '../observability/serving-cert.js';
+import { registerServerMetrics } from '../observability/server-metrics.js';
 
 export interface Runnable {
   readonly name: string;
@@ -90,6 +91,8 @@ export class Manager {
   private elector?: LeaderElector;
   private leading = false;
   private servers: RunningHttpServer[] = [];
+  /** Clients the servers used (the reviews'), closed after them. */
+  private readonly closers: (() => void)[] = [];
   private fatal?: string;
   private readonly internalStop = new AbortController();
   metricsUrl?: string;
@@ -162,8 +165,12 @@ export class Manager {
     if (!bindAddressDisabled(this.opts.metricsBindAddress)) {
       const handler = metricsHandler(this.opts.metrics.registry);
       if (secure && !this.opts.rest) throw new Error('secure metrics need the manager’s API transport');
-      const auth = secure
-        ? new MetricsAuthorizer({ rest: this.opts.rest!, logger: log, ttlMs: secure.reviewTtlMs })
+      // Reviews on a client of their own, paced by their own budget (metrics-auth.ts), never
+      // by the writes' --kube-api-qps.
+      const reviewRest = secure ? this.opts.rest!.detached() : undefined;
+      if (reviewRest) this.closers.push(() => reviewRest.close());
+      const auth = reviewRest
+        ? new MetricsAuthorizer({ rest: reviewRest, logger: log, ttlMs: secure!.reviewTtlMs })
         : undefined;
       this.metricsAuthorizer = auth;
       servers.push({
@@ -195,6 +202,11 @@ export class Manager {
       } else this.healthUrl = srv.url;
       log.info(`serving ${s.name}`, { url: srv.url });
     }
+    registerServerMetrics(
+      this.opts.metrics.registry,
+      this.servers.map((srv, i) => ({ name: servers[i]!.name, connections: srv.connections })),
+      this.metricsAuthorizer?.lanes.refused,
+    );
 
     const othersCtl = new AbortController();
     // Every runnable in every replica (caches, the heartbeat, the servers' watchers) listens to
@@ -257,6 +269,7 @@ export class Manager {
       await othersRun;
       // 3. Servers last, so probes and scrapes work until the end.
       await Promise.all(this.servers.map((s) => s.close()));
+      for (const c of this.closers.splice(0)) c();
     })();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([

@@ -48,6 +48,13 @@ export class TokenBucket {
     return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
   }
 
+  /** Takes a token if one is there now, without waiting or going into debt. */
+  tryTake(): boolean {
+    if (this.reserve() <= 0) return true;
+    this.cancel();
+    return false;
+  }
+
   /** Gives back a reserved token (its writer gave up waiting). */
   cancel(): void {
     this.tokens = Math.min(this.burst, this.tokens + 1);

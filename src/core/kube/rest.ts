@@ -151,14 +151,22 @@ export class KubeRest {
    */
   withoutWriteLimit(): KubeRest {
     if (!this.writeLimiter) return this;
-    if (!this.sibling) {
-      this.sibling = new KubeRest(this.kc, {
-        timeoutMs: this.defaultTimeoutMs,
-        maxResponseBytes: this.maxResponseBytes,
-      });
-      this.sibling.onRequest = (m, p) => this.onRequest?.(m, p);
-    }
+    this.sibling ??= this.detached();
     return this.sibling;
+  }
+
+  /**
+   * A new client of its own (its own connections, no write limit, the same credentials, requests
+   * counted through this client's onRequest), which the caller closes: for the metrics endpoint's
+   * token reviews, paced by a budget of their own so a flood of them never delays a write.
+   */
+  detached(): KubeRest {
+    const c = new KubeRest(this.kc, {
+      timeoutMs: this.defaultTimeoutMs,
+      maxResponseBytes: this.maxResponseBytes,
+    });
+    c.onRequest = (m, p) => this.onRequest?.(m, p);
+    return c;
   }
 
   /** Auth headers are re-derived every 30 s so rotated tokens (in-cluster, exec plugins) are picked up. */

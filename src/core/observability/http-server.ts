@@ -9,6 +9,12 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { noopLogger, type Logger } from './logger.js';
+import {
+  CONNECTION_LIMITS,
+  guardConnections,
+  type ConnectionGuard,
+  type ConnectionLimits,
+} from './connection-guard.js';
 
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
@@ -29,6 +35,8 @@ export interface HttpServerOptions {
   closeGraceMs?: number;
   /** Serve HTTPS with this key and certificate (PEM); setTls() replaces them later. */
   tls?: TlsPair;
+  /** Bounds on connections and their handshake and idle time (default CONNECTION_LIMITS). */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export interface TlsPair {
@@ -43,6 +51,8 @@ export interface RunningHttpServer {
   readonly url: string;
   /** New key and certificate for new connections (rotation); only for a server started with tls. */
   setTls(pair: TlsPair): void;
+  /** Connections held and refused (connection-guard.ts). */
+  readonly connections: ConnectionGuard;
   close(): Promise<void>;
 }
 
@@ -112,12 +122,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         else res.destroy();
       });
   };
+  const limits: ConnectionLimits = { ...CONNECTION_LIMITS, ...opts.limits };
+  // Probes and scrapes are tiny; don't let a slow client hold a socket for Node's 5-minute
+  // default. Partial headers are checked every second, not Node's 30 s.
+  const timeouts = { requestTimeout: 30_000, headersTimeout: 10_000, connectionsCheckingInterval: 1000 };
   const server = opts.tls
-    ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert, minVersion: 'TLSv1.2' }, onRequest)
-    : http.createServer(onRequest);
-  // Probes and scrapes are tiny; don't let a slow client hold a socket for Node's 5-minute default.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+    ? https.createServer(
+        {
+          key: opts.tls.key,
+          cert: opts.tls.cert,
+          minVersion: 'TLSv1.2',
+          handshakeTimeout: limits.handshakeTimeoutMs,
+          ...timeouts,
+        },
+        onRequest,
+      )
+    : http.createServer(timeouts, onRequest);
+  const connections = guardConnections(server, limits, !!opts.tls, log);
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
@@ -139,6 +160,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   return {
     address,
     url: `${opts.tls ? 'https' : 'http'}://${clientHost}:${info.port}`,
+    connections,
     setTls(pair) {
       if (!(server instanceof https.Server)) throw new Error('setTls on a plain HTTP server');
       server.setSecureContext({ key: pair.key, cert: pair.cert, minVersion: 'TLSv1.2' });
