@@ -4,6 +4,7 @@
 // putStatus) and the one "fail the pending nodes and stop their workers" step.
 import { rfc3339, timeAfter } from '../../timestamps.js';
 import type { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
+import { canonical } from '../../apply-inventory/same-content.js';
 import type { KubeObject, Owner } from '../../apply-inventory/objects.js';
 import type { InventoryItem } from '../../apply-inventory/apply-inventory.js';
 import { jobConditions } from '../api/conditions.js';
@@ -87,7 +88,9 @@ export function beginPass(
 ): Pass {
   const st = job.status!;
   const now = ctx.now();
-  let savedText = JSON.stringify(st);
+  // Compared in sorted-key form: the server returns the status's keys in its own order, and
+  // recordStatus may re-add a key, so an unchanged status must not read as a change.
+  let savedText = canonical(st);
   const p: Pass = {
     job,
     name: job.metadata.name,
@@ -120,9 +123,9 @@ export function beginPass(
           ? 'Applying'
           : 'Observing';
       st.conditions = jobConditions(st, st.observedGeneration, step, now);
-      if (JSON.stringify(st) === savedText) return;
+      if (canonical(st) === savedText) return;
       await putStatus(ctx, job, signal);
-      savedText = JSON.stringify(st);
+      savedText = canonical(st);
     },
   };
   return p;
