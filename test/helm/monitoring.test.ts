@@ -125,6 +125,8 @@ describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a rea
         'InvEraseJobFailed',
         OVERDUE,
         'InvScannerFailing',
+        'InvNamespaceUnreadable',
+        'InvInventoryStale',
       ])
         assert.ok(
           rules.some((x) => x.alert === alert),
@@ -192,6 +194,36 @@ describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a rea
         { eval_time: '11m', alertname: OVERDUE, exp_alerts: [] },
         // Overdue since 16 min, held for the rule's 15m: firing, for nightly only.
         { eval_time: '35m', alertname: OVERDUE, exp_alerts: [firing(alert, 'imagelist', 'nightly')] },
+      ],
+    });
+  });
+
+  it('InvNamespaceUnreadable: promtool test rules fires it naming the kind and the namespace', async () => {
+    const metric = 'inv_unreadable_namespace';
+    const { spec, alert, sel } = alertRule('InvNamespaceUnreadable', metric);
+    const labels = { kind: 'Rollout.argoproj.io', source_namespace: 'tenant' };
+    const summary = alert.annotations
+      .summary!.replace('{{ $labels.kind }}', labels.kind)
+      .replace('{{ $labels.source_namespace }}', labels.source_namespace);
+    await promtoolTest(spec, {
+      input_series: [
+        {
+          series: `${metric}{${sel},kind="${labels.kind}",source_namespace="tenant",pod="p1"}`,
+          values: '1x40',
+        },
+      ],
+      alert_rule_test: [
+        { eval_time: '5m', alertname: 'InvNamespaceUnreadable', exp_alerts: [] },
+        {
+          eval_time: '20m',
+          alertname: 'InvNamespaceUnreadable',
+          exp_alerts: [
+            {
+              exp_labels: { severity: 'warning', ...labels },
+              exp_annotations: { summary, runbook_url: alert.annotations.runbook_url! },
+            },
+          ],
+        },
       ],
     });
   });

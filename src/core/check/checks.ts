@@ -1,6 +1,7 @@
 // `inv check`: a preflight and health report, one result per check, in the manner of
 // `linkerd check`. Each check makes its own calls with a deadline and turns every failure into
 // a result (never an exception), so one broken part cannot hide the state of the others.
+import { daemonAccessCheck } from './daemon-access.js';
 import { CONFIG_MAP_NAME, ConfigError } from '../erase/config/config.js';
 import { loadConfig, missingConfigMessage, strayExclusionLists } from '../erase/config/settings.js';
 import { heartbeatHolder, neededPermissions } from '../erase/requester/preflight.js';
@@ -339,7 +340,8 @@ export async function runChecks(rest: KubeRest, opts: CheckOptions): Promise<Che
     workersNamespaceCheck(rest, workers),
     eraseConfigCheck(rest, opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE, workers),
   ]);
-  return [api, ...rest2, ...(await sourceKindsChecks(rest, opts))];
+  const access = await daemonAccessCheck(rest, opts.daemonNamespace);
+  return [api, ...rest2, ...access, ...(await sourceKindsChecks(rest, opts))];
 }
 
 export const passed = (results: CheckResult[]): boolean => results.every((r) => r.status !== 'fail');

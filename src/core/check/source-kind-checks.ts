@@ -10,8 +10,13 @@ const GROUP = 'source kinds';
 const T = { timeoutMs: 10_000 };
 export const DAEMON_SERVICE_ACCOUNT = 'image-inventory-controller';
 
-/** Whether the daemon's ServiceAccount may `verb` the kind (SubjectAccessReview). */
-async function daemonMay(rest: KubeRest, ns: string, k: SourceKindSpec, verb: string): Promise<boolean> {
+/** Whether the daemon's ServiceAccount may `verb` the kind's resource (SubjectAccessReview). */
+export async function daemonMay(
+  rest: KubeRest,
+  ns: string,
+  k: { group: string; plural: string },
+  verb: string,
+): Promise<boolean> {
   const r = await rest.request<{ status?: { allowed?: boolean } }>(
     'POST',
     '/apis/authorization.k8s.io/v1/subjectaccessreviews',

@@ -16,13 +16,15 @@
 //     (then the failure was not a storm). A server that answers every watch with
 //     410 Gone therefore costs a few LISTs a minute, not a hundred a second. Repeated watch
 //     failures fall back to a LIST.
-//   - healthy() (the daemon's /readyz) is false until the first LIST and again while the
-//     informer cannot keep a watch open: from the second failed round in a row until a watch
-//     has stayed open for a second. A cache relisted over and over is not a synced cache.
+//   - healthy() (the daemon's /readyz, with the last error as its reason) is false until the
+//     first LIST and again while the informer cannot keep a watch open: from the second failed
+//     round in a row until a watch has stayed open for a second. current() also asks that the
+//     last LIST or watch succeeded lately (informer-health.ts): a `*` prune's protected set.
 //   - The cache is updated before handlers run, so a handler (or a work-queue worker woken by
 //     it) always reads a cache that already contains the event.
 //   - A cluster-wide LIST that fails twice in a row is made one namespace at a time
-//     (perNamespace): the namespaces that cannot be read are reported, the rest is cached.
+//     (perNamespace), at most as often as informer-health.ts allows (5 to 30 min apart): the
+//     namespaces that cannot be read are reported, the rest is cached.
 //   - Every `resyncPeriodMs` (if set) onResync fires: the controller uses it to rebuild every
 //     namespace periodically, which repairs drift that produced no event of interest.
 import { METADATA_LIST_ACCEPT, type KubeRest } from '../kube/rest.js';
@@ -30,12 +32,11 @@ import { noopLogger, type Logger } from '../observability/logger.js';
 import { isGone, runWatch, type WatchEvent } from './watch-stream.js';
 import { asCrdMissing } from '../kube/crds.js';
 import { Backoff, sleep } from './backoff.js';
-import { intern } from './intern.js';
+import { InformerStore, keyOf, type CachedObject } from './informer-store.js';
 import { listCollection, type PerNamespaceList } from './namespace-list.js';
+import { InformerHealth, UNHEALTHY_AFTER } from './informer-health.js';
 
-export interface CachedObject {
-  metadata: { name: string; namespace?: string };
-}
+export type { CachedObject };
 
 export interface InformerHandlers<T> {
   onAdd?(obj: T): void;
@@ -89,16 +90,12 @@ export interface InformerStats {
 
 /** A watch open this long counts as held: the informer is in sync again (client-go's "very short watch"). */
 const WATCH_HELD_MS = 1000;
-/** Failed rounds in a row from which the informer reports itself unhealthy. */
-const UNHEALTHY_AFTER = 2;
 
 export class Informer<T extends CachedObject> {
-  // namespace -> name -> object. Cluster-scoped objects live under ''.
-  private store = new Map<string, Map<string, T>>();
-  private count = 0;
+  private readonly store = new InformerStore<T>();
   private synced = false;
-  /** Failed rounds since a watch last held (see healthy()). */
-  private failures = 0;
+  /** Failed rounds, the last success, the per-namespace passes' backoff (informer-health.ts). */
+  private readonly health = new InformerHealth();
   private readonly syncWaiters: (() => void)[] = [];
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly log: Logger;
@@ -130,7 +127,17 @@ export class Informer<T extends CachedObject> {
    * storm, a server that drops every watch) until a watch has stayed open for a second.
    */
   healthy(): boolean {
-    return this.synced && this.failures < UNHEALTHY_AFTER;
+    return this.health.healthy();
+  }
+
+  /** Healthy, and its last LIST or watch succeeded lately: the cache is the cluster now. */
+  current(): boolean {
+    return this.health.current();
+  }
+
+  /** Why it is not healthy: the last failed round's error ('' when none). */
+  get lastError(): string {
+    return this.health.lastError;
   }
 
   /** Resolves true once the first list is in the cache, false if `signal` aborts first. */
@@ -149,16 +156,15 @@ export class Informer<T extends CachedObject> {
 
   /** Objects of one namespace ('' for cluster-scoped). */
   list(namespace: string): T[] {
-    const m = this.store.get(namespace);
-    return m ? [...m.values()] : [];
+    return this.store.list(namespace);
   }
 
   get(namespace: string, name: string): T | undefined {
-    return this.store.get(namespace)?.get(name);
+    return this.store.get(namespace, name);
   }
 
   namespaces(): string[] {
-    return [...this.store.keys()];
+    return this.store.namespaces();
   }
 
   /** Namespaces whose objects the last LIST could not read, with the reason (see perNamespace). */
@@ -167,7 +173,7 @@ export class Informer<T extends CachedObject> {
   }
 
   size(): number {
-    return this.count;
+    return this.store.size();
   }
 
   /** Runs until `signal` aborts. Call once. */
@@ -234,24 +240,27 @@ export class Informer<T extends CachedObject> {
           // so a flapping server cannot make us spin.
           if (!held && this.stats.events === eventsBefore && !signal.aborted)
             throw new Error(`watch ${this.opts.path}: ended at once, without an event`);
+          this.health.watch(false);
           watchFailures = 0;
-          // Unreadable namespaces are tried again at each watch's end (5-10 min): a relist.
-          if (this.unreadableNs.size) needList = true;
+          // Unreadable namespaces are tried again at a watch's end (5-10 min) once the next
+          // per-namespace pass is due (informer-health.ts): a relist.
+          if (this.unreadableNs.size && this.health.passDue()) needList = true;
         } catch (err) {
           clearTimeout(heldTimer);
           if (signal.aborted) break;
           this.stats.watchErrors++;
           const gone = isGone(err);
-          if (held) this.failures = 0;
-          this.failures++;
+          if (held) this.health.failures = 0;
+          this.health.failed(err);
+          const failures = this.health.failures;
           watchFailures++;
           // 410: the resourceVersion is gone, only a LIST can resume. Other failures retry the
           // watch, and after a few in a row start over with a LIST too.
           if (gone || watchFailures >= 3) needList = true;
           const delay = backoff.next();
-          if (this.failures === UNHEALTHY_AFTER)
+          if (failures === UNHEALTHY_AFTER)
             this.log.warn('cannot keep a watch open; not ready until one holds', {
-              err: (err as Error).message,
+              err: this.health.lastError,
               retryInMs: Math.round(delay),
             });
           else if (gone)
@@ -261,10 +270,10 @@ export class Informer<T extends CachedObject> {
             });
           else {
             // A missing CRD is reported once a minute by the CRD guard (crd-guard.ts), not here.
-            const level = this.failures >= 3 && !asCrdMissing(err) ? 'warn' : 'debug';
+            const level = failures >= 3 && !asCrdMissing(err) ? 'warn' : 'debug';
             this.log[level]('list/watch failed; retrying', {
-              err: (err as Error).message,
-              failures: this.failures,
+              err: this.health.lastError,
+              failures,
               retryInMs: Math.round(delay),
             });
           }
@@ -279,44 +288,15 @@ export class Informer<T extends CachedObject> {
 
   /** A watch has held: the informer is in sync again. */
   private recovered(): void {
-    if (this.failures >= UNHEALTHY_AFTER)
-      this.log.info('watch holds again; ready', { failures: this.failures });
-    this.failures = 0;
-  }
-
-  private key(obj: T): [string, string] {
-    return [obj.metadata.namespace ?? '', obj.metadata.name];
-  }
-
-  private put(obj: T): T | undefined {
-    const [ns, name] = this.key(obj);
-    let m = this.store.get(ns);
-    if (!m) {
-      m = new Map();
-      this.store.set(ns, m);
-    }
-    // Share the namespace string: one copy per namespace instead of one per object.
-    if (obj.metadata.namespace !== undefined) obj.metadata.namespace = intern(ns);
-    const old = m.get(name);
-    m.set(name, obj);
-    if (!old) this.count++;
-    return old;
-  }
-
-  private remove(ns: string, name: string): T | undefined {
-    const m = this.store.get(ns);
-    const old = m?.get(name);
-    if (m && old) {
-      m.delete(name);
-      this.count--;
-      if (m.size === 0) this.store.delete(ns);
-    }
-    return old;
+    if (this.health.failures >= UNHEALTHY_AFTER)
+      this.log.info('watch holds again; ready', { failures: this.health.failures });
+    this.health.watch(true);
   }
 
   private handle(ev: WatchEvent): void {
     const raw = ev.object as { metadata?: { name?: string; namespace?: string; resourceVersion?: string } };
     const rv = raw?.metadata?.resourceVersion;
+    this.health.event();
     if (ev.type === 'BOOKMARK') {
       if (rv) this.resourceVersion = rv;
       return;
@@ -324,14 +304,14 @@ export class Informer<T extends CachedObject> {
     this.stats.events++;
     if (ev.type === 'ADDED' || ev.type === 'MODIFIED') {
       const obj = this.opts.strip(raw);
-      const old = this.put(obj);
+      const old = this.store.put(obj);
       if (rv) this.resourceVersion = rv;
       if (old) this.emit((h) => h.onUpdate?.(old, obj));
       else this.emit((h) => h.onAdd?.(obj));
     } else if (ev.type === 'DELETED') {
       const obj = this.opts.strip(raw);
-      const [ns, name] = this.key(obj);
-      const old = this.remove(ns, name);
+      const [ns, name] = keyOf(obj);
+      const old = this.store.remove(ns, name);
       if (rv) this.resourceVersion = rv;
       this.emit((h) => h.onDelete?.(old ?? obj));
     }
@@ -340,6 +320,10 @@ export class Informer<T extends CachedObject> {
   /** LIST, replace the cache, and deliver the differences as events. */
   private async relist(signal: AbortSignal): Promise<void> {
     this.stats.lists++;
+    const h = this.health;
+    // A blip is retried whole; one namespace at a time only as often as the health allows.
+    const per = h.failures >= 1 && h.passDue() ? this.opts.perNamespace : undefined;
+    let pass = false;
     const listed = await listCollection(
       (path) =>
         this.opts.rest.list<unknown, T>(path, {
@@ -350,27 +334,27 @@ export class Informer<T extends CachedObject> {
           signal,
         }),
       this.opts.path,
-      this.failures >= 1 ? this.opts.perNamespace : undefined, // a blip is retried whole
-
+      per,
       this.log,
       signal,
+      () => ((pass = true), h.passed()),
     );
+    if (!pass) h.wholeAgain();
+    h.listed();
     const { items, resourceVersion } = listed;
-    const old = this.store;
-    this.store = new Map();
-    this.count = 0;
+    const old = this.store.take();
     // What was cached of a namespace that cannot be read now stays (stale, never deleted).
     for (const ns of listed.unreadable.keys()) {
-      for (const obj of old.get(ns)?.values() ?? []) this.put(obj);
+      for (const obj of old.get(ns)?.values() ?? []) this.store.put(obj);
       old.delete(ns);
     }
     this.unreadableNs = listed.unreadable;
     const added: T[] = [];
     const updated: [T, T][] = [];
     for (const obj of items) {
-      const [ns, name] = this.key(obj);
+      const [ns, name] = keyOf(obj);
       const prev = old.get(ns)?.get(name);
-      this.put(obj);
+      this.store.put(obj);
       if (!prev) added.push(obj);
       else {
         old.get(ns)!.delete(name);

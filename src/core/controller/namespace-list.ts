@@ -7,7 +7,10 @@
 // The watch that follows is cluster-wide, from the oldest of the namespaces' resourceVersions
 // (etcd revisions, compared as numbers): events between that and a later namespace's LIST are
 // delivered again, which the cache absorbs as updates. Bounded: at most MAX_NAMESPACES, a few at
-// a time, each LIST under the client's own limits and deadlines.
+// a time, each LIST under the client's own limits and deadlines; how often a kind is listed
+// this way is the informer's (informer-health.ts). It needs `list namespaces` (the shipped
+// ClusterRole grants it; `inv check` verifies it): when the namespaces cannot be listed, the
+// error says so next to the cluster-wide LIST's, for the log and /readyz, never silently.
 import { forEachConcurrent } from '../concurrency.js';
 import { LIST_BOUNDS, ListBoundError } from '../kube/paginate.js';
 import type { Logger } from '../observability/logger.js';
@@ -32,8 +35,10 @@ export async function listByNamespace<T>(
   let names: string[];
   try {
     names = (await per.namespaces()).slice(0, MAX_NAMESPACES);
-  } catch {
-    throw err;
+  } catch (e) {
+    throw new Error(
+      `${(err as Error).message}; and it cannot be listed one namespace at a time: listing the namespaces failed: ${(e as Error).message}`,
+    );
   }
   const items: T[] = [];
   const versions: bigint[] = [];
@@ -69,8 +74,8 @@ export async function listByNamespace<T>(
 
 /**
  * The whole collection at `path`; when that fails and `per` is given, one namespace at a time
- * (rethrowing the failure when that cannot help either: no namespace readable, or no
- * resourceVersion to watch from).
+ * (onPass is told; the failure is rethrown when that cannot help either: no namespace readable,
+ * no resourceVersion to watch from, or the namespaces cannot be listed).
  */
 export async function listCollection<T>(
   listPath: (path: string) => Promise<{ items: T[]; resourceVersion: string }>,
@@ -78,11 +83,13 @@ export async function listCollection<T>(
   per: PerNamespaceList | undefined,
   log: Logger,
   signal: AbortSignal,
+  onPass?: () => void,
 ): Promise<{ items: T[]; resourceVersion: string; unreadable: Map<string, string> }> {
   try {
     return { ...(await listPath(path)), unreadable: new Map() };
   } catch (err) {
     if (!per || signal.aborted) throw err;
+    onPass?.();
     const listed = await listByNamespace(per, listPath, err, signal);
     log.warn('listed one namespace at a time: some namespaces cannot be read', {
       unreadable: [...listed.unreadable.keys()].slice(0, 10),

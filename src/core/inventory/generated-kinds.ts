@@ -4,7 +4,10 @@
 // test/unit/source-kinds.test.ts fails while a file differs from what this generates. Pure.
 import { BUILTIN_SOURCE_KINDS, OWNER_KINDS, apiVersionOf } from './source-kinds.js';
 
-/** list + watch on every source and owner kind, one rule per API group, in registry order. */
+/**
+ * list + watch on every source and owner kind, one rule per API group, in registry order; and
+ * list on namespaces, for the per-namespace fallback of those kinds' informers.
+ */
 export function clusterRoleRules(): string {
   const byGroup = new Map<string, string[]>();
   for (const k of [...BUILTIN_SOURCE_KINDS, ...OWNER_KINDS]) {
@@ -22,6 +25,15 @@ export function clusterRoleRules(): string {
       `    resources: [${plurals.join(', ')}]`,
       '    verbs: [list, watch]',
     );
+  // The informers of these kinds list a kind one namespace at a time when its cluster-wide LIST
+  // fails (controller/namespace-list.ts): that needs the namespaces' names.
+  lines.push(
+    "  # A kind whose cluster-wide LIST fails (one tenant's object) is listed one namespace at a",
+    "  # time: that needs the namespaces' names.",
+    "  - apiGroups: ['']",
+    '    resources: [namespaces]',
+    '    verbs: [list]',
+  );
   return lines.join('\n') + '\n';
 }
 

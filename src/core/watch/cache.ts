@@ -220,10 +220,52 @@ export class InventoryCache implements Runnable {
     return out;
   }
 
-  /** Every informer has listed and keeps its watch open (not relisting over and over). */
-  ready(): boolean {
-    for (const list of this.informers.values()) for (const inf of list) if (!inf.healthy()) return false;
+  /**
+   * Every informer has listed and keeps its watch open (not relisting over and over); else, for
+   * /readyz, the first that does not and why (a kind that cannot be listed even one namespace at
+   * a time says so here, and in the log).
+   */
+  ready(): true | string {
+    for (const list of this.informers.values())
+      for (const inf of list)
+        if (!inf.healthy())
+          return `${inf.name}: ${inf.hasSynced() ? '' : 'not listed yet; '}${inf.lastError || 'starting'}`;
     return true;
+  }
+
+  /**
+   * The informers whose cache is not the cluster now (not healthy, or no LIST or watch has
+   * succeeded lately: informer-health.ts), with why; empty when every one is current.
+   */
+  stale(): string[] {
+    return [...this.informers.values()]
+      .flat()
+      .filter((i) => !i.current())
+      .map((i) => `${i.name}${i.lastError ? ` (${i.lastError})` : ''}`);
+  }
+
+  /** The namespaces whose objects of `kind` could not be read at its last LIST, with the reason. */
+  unreadableOf(kind: SourceKindSpec | OwnerKindSpec): ReadonlyMap<string, string> {
+    const out = new Map<string, string>();
+    for (const inf of this.informers.get(watchedName(kind)) ?? [])
+      for (const [ns, why] of inf.unreadable()) out.set(ns, why);
+    return out;
+  }
+
+  /** Every (kind, namespace) that could not be read, in kind then namespace order (for metrics). */
+  unreadableKinds(): { kind: WatchedKind; namespace: string }[] {
+    const out: { kind: WatchedKind; namespace: string }[] = [];
+    for (const [kind, list] of this.informers)
+      for (const ns of list.flatMap((i) => [...i.unreadable().keys()]).sort())
+        out.push({ kind, namespace: ns });
+    return out;
+  }
+
+  /** Kinds with an informer that is not current (the gauge inv_informer_stale). */
+  staleKinds(): Set<WatchedKind> {
+    const out = new Set<WatchedKind>();
+    for (const [kind, list] of this.informers) if (list.some((i) => !i.current())) out.add(kind);
+    return out;
   }
 
   /** Watch events received per kind (all informers of the kind), for tests and diagnostics. */

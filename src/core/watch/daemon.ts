@@ -12,6 +12,7 @@ import { InventoryCache } from './cache.js';
 import { InventoryController, type InventoryControllerOptions } from './inventory-controller.js';
 import { IMAGE_CRD, OUR_CRDS } from '../kube/crds.js';
 import { CrdGuard } from './crd-guard.js';
+import { registerCacheHealthMetrics } from './cache-health-metrics.js';
 import { eraseRunnable } from './erase-runnable.js';
 import { CacheProtection } from '../erase/worker/inventory-protection.js';
 import { createEraseMetrics } from '../erase/metrics.js';
@@ -88,6 +89,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
       this.set(cache.unreadable().size);
     },
   });
+  registerCacheHealthMetrics(metrics.registry, cache);
   const controller = new InventoryController({
     cache,
     rest,

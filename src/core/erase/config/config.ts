@@ -17,6 +17,7 @@
 //                                                    # ones wait, oldest first (queue.ts)
 //   workerStartGrace: 15s                            # a worker that cannot start (image pull,
 //                                                    # container config) fails its node after this
+//   protectionWait: 1h                               # a * prune without its protected set fails after this
 //   exclusionLabel: imageinventory.dev/exclusion-list=true   # ConfigMaps merged into the exclusions
 //   allowPruneAll: true                              # may an ImageList name * (prune all unused)?
 //   allowUnprotected: true                           # may it set protectInventory: false?
@@ -73,6 +74,8 @@ export interface EraseConfig {
   maxConcurrentJobs: number;
   /** How long a worker may sit in ErrImagePull, CreateContainerError... before its node fails. */
   workerStartGraceSeconds: number;
+  /** A `*` prune that cannot get its protected set this long fails, with the reason (plan.ts). */
+  protectionWaitSeconds: number;
   exclusionLabel: string;
   /** Policy over requesters: may an ImageList prune everything unused (`*`)? */
   allowPruneAll: boolean;
@@ -104,6 +107,7 @@ export const DEFAULT_CONFIG: EraseConfig = {
   jobTimeoutSeconds: 1800,
   maxConcurrentJobs: 5,
   workerStartGraceSeconds: 15,
+  protectionWaitSeconds: 3600,
   exclusionLabel: 'imageinventory.dev/exclusion-list=true',
   allowPruneAll: true,
   allowUnprotected: true,
@@ -180,6 +184,7 @@ export function parseConfig(text: string | undefined): EraseConfig {
       'jobTimeout',
       'maxConcurrentJobs',
       'workerStartGrace',
+      'protectionWait',
       'exclusionLabel',
       'allowPruneAll',
       'allowUnprotected',
@@ -277,6 +282,10 @@ export function parseConfig(text: string | undefined): EraseConfig {
   }
   if (doc.workerStartGrace !== undefined)
     cfg.workerStartGraceSeconds = parseDuration(doc.workerStartGrace, 'workerStartGrace');
+  if (doc.protectionWait !== undefined) {
+    cfg.protectionWaitSeconds = parseDuration(doc.protectionWait, 'protectionWait');
+    if (cfg.protectionWaitSeconds <= 0) throw new ConfigError('protectionWait: must be longer than 0s');
+  }
   if (doc.exclusionLabel !== undefined) {
     cfg.exclusionLabel = str(doc.exclusionLabel, 'exclusionLabel');
     try {

@@ -2,8 +2,10 @@
 // result (Pending or Skipped), and write it before anything is created. A `*` prune with the
 // inventory's protection first computes, once, the set of refs the cluster's workloads reference
 // and records how many ConfigMaps carry it; without that set the job waits (fail closed), and
-// fails at its deadline having removed nothing.
+// fails with the reason, having removed nothing, at its deadline or after the administrator's
+// protectionWait (inv-erase-config), whichever comes first.
 import { PRUNE_ALL } from '../api/images.js';
+import { formatDurationMs } from '../../duration.js';
 import { selectNodes } from './nodes/selection.js';
 import { pendingResult } from '../api/results.js';
 import type { ImageJob } from '../api/types.js';
@@ -31,6 +33,22 @@ export function protectionRetryMs(waitedMs: number, scansCluster: boolean): numb
   return Math.min(PROTECTION_RETRY_MAX_MS, Math.max(PROTECTION_RETRY_MS, Math.floor(waitedMs / 10)));
 }
 
+/**
+ * Whether a prune that has waited `waitedMs` for its protected set gives up, and why: at the
+ * job's deadline or after the administrator's protectionWait, whichever comes first. PURE.
+ */
+export function protectionGivesUp(
+  waitedMs: number,
+  jobTimeoutSeconds: number,
+  protectionWaitSeconds: number,
+): string | undefined {
+  if (protectionWaitSeconds < jobTimeoutSeconds) {
+    if (waitedMs >= protectionWaitSeconds * 1000)
+      return `gave up after ${formatDurationMs(protectionWaitSeconds * 1000)} (the administrator's protectionWait)`;
+  } else if (waitedMs >= jobTimeoutSeconds * 1000) return 'gave up at the job deadline';
+  return undefined;
+}
+
 /** A `*` prune keeps what the inventory references unless the request turned that off. */
 export const protectsInventory = (job: ImageJob): boolean =>
   job.spec.images.includes(PRUNE_ALL) && job.spec.protectInventory !== false;
@@ -49,9 +67,14 @@ export async function plan(ctx: JobContext, p: Pass): Promise<'planned' | number
       // Fail closed: without the set, a * prune could remove what a workload needs next.
       const msg = `waiting for the inventory (${ctx.protection.describe}) to protect referenced images: ${(e as Error).message}`;
       const created = Date.parse(job.metadata.creationTimestamp ?? iso(now));
-      if (now.getTime() - created >= cfg.jobTimeoutSeconds * 1000) {
+      const gaveUp = protectionGivesUp(
+        now.getTime() - created,
+        cfg.jobTimeoutSeconds,
+        admin.config.protectionWaitSeconds,
+      );
+      if (gaveUp) {
         st.phase = 'Failed';
-        st.message = `${msg}; gave up at the job deadline, nothing was removed`;
+        st.message = `${msg}; ${gaveUp}, nothing was removed`;
         st.completionTime = iso(now);
         st.deleteAfter = iso(timeAfter(now, cfg.delayOnFailureSeconds * 1000, 'deleteAfter'));
       } else {

@@ -4,7 +4,8 @@
 // collection for everyone. The prune still waits, but the job's message names the namespace
 // and the reason, found by listing the failing kind one namespace at a time, so an
 // administrator knows whose object to look at. Bounded: at most MAX_PROBED namespaces, a few at
-// a time, each LIST under the client's own deadline and limits.
+// a time, each LIST under the client's own deadline and limits. Under the daemon, what its
+// informers already know of unreadable namespaces names them without a probe.
 import { forEachConcurrent } from '../../concurrency.js';
 import { METADATA_LIST_ACCEPT } from '../../kube/paginate.js';
 import type { KubeRest } from '../../kube/rest.js';
@@ -61,6 +62,15 @@ export async function namingBlockers(
   } catch {
     return err as Error;
   }
+  return blockersError(kind, blocked, err);
+}
+
+/** The error naming `blocked` (the original error when it is empty). */
+export function blockersError(
+  kind: SourceKindSpec | OwnerKindSpec,
+  blocked: BlockedNamespace[],
+  err: unknown,
+): Error {
   if (!blocked.length) return err as Error;
   const named = blocked
     .slice(0, NAMED)

@@ -4,7 +4,9 @@
 // CronJob or a Job whose Pods are gone still protect their images; plus every Image resource in
 // the cluster, so what the inventory recorded is never pruned either.
 //
-// - inv watch: the daemon's informer cache, when it watches every namespace and has synced;
+// - inv watch: the daemon's informer cache, when it watches every namespace and sees the whole
+//   cluster now: every informer synced and current (its last LIST or watch succeeded lately),
+//   no namespace unreadable;
 // - inv erase --standalone (and any other case): a fresh in-memory scan that writes nothing.
 //
 // Either fails loudly rather than returning a partial set: the ImageJob controller then does
@@ -17,7 +19,7 @@ import type { OwnerKindSpec, SourceKindSpec, SourceKinds } from '../../inventory
 import { listKind, readKinds } from '../../inventory/sources.js';
 import { emptyNamespaceObjects, type NamespaceObjects } from '../../inventory/source-fields.js';
 import type { ProtectedUse } from './protected-set.js';
-import { namingBlockers } from './blocking-namespaces.js';
+import { blockersError, namingBlockers } from './blocking-namespaces.js';
 
 export interface ProtectionSource {
   /** Every (namespace, ref, kinds) the cluster's workloads and Image resources reference. */
@@ -40,7 +42,14 @@ export interface InventoryCacheView {
   images(namespace: string): ImageResource[];
   /** Namespaces whose objects the cache could not read (then the cache is not the whole set). */
   unreadable(): ReadonlyMap<string, string>;
+  /** The informers that are not the cluster now (not current), with why; empty when all are. */
+  stale(): string[];
+  /** The namespaces whose objects of `kind` the cache could not read, with the reason. */
+  unreadableOf(kind: SourceKindSpec | OwnerKindSpec): ReadonlyMap<string, string>;
 }
+
+/** What is already known of the namespaces whose objects of a kind cannot be read. */
+export type KnownBlockers = (kind: SourceKindSpec | OwnerKindSpec) => ReadonlyMap<string, string>;
 
 function usesOf(
   byNamespace: Map<string, NamespaceObjects>,
@@ -60,8 +69,11 @@ function usesOf(
   return out;
 }
 
-/** How long one probe for blocking namespaces answers for its kind. */
-const PROBE_REUSE_MS = 60_000;
+/**
+ * How long one probe for blocking namespaces answers for its kind: a probe lists every
+ * namespace (10,001 LISTs at 10,000), so a waiting prune probes at most every 10 minutes.
+ */
+const PROBE_REUSE_MS = 10 * 60_000;
 
 /** A fresh, read-only scan of the whole cluster: six cluster-wide LISTs plus the Images. */
 export class ScanProtection implements ProtectionSource {
@@ -69,18 +81,27 @@ export class ScanProtection implements ProtectionSource {
   readonly scansCluster = true;
 
   /**
-   * The last probe's answer per kind: a waiting prune asks again every few seconds, and a probe
-   * lists every namespace, so one probe a minute names the blockers.
+   * The last probe's answer per kind: a waiting prune asks again every few seconds to a minute,
+   * and a probe lists every namespace, so one probe per PROBE_REUSE_MS names the blockers.
    */
   private readonly probed = new Map<string, { at: number; error: Error }>();
 
   constructor(
     private readonly rest: KubeRest,
     private readonly kinds?: SourceKinds,
+    /** The daemon's knowledge of unreadable namespaces: named from it, no probe. */
+    private readonly known?: KnownBlockers,
   ) {}
 
-  /** The error of a failed LIST of `kind`, naming whose objects block it (probed at most a minute ago). */
+  /** The error of a failed LIST of `kind`, naming whose objects block it (known, or probed lately). */
   private async blocked(kind: SourceKindSpec | OwnerKindSpec, err: unknown): Promise<Error> {
+    const known = [...(this.known?.(kind) ?? [])].map(([namespace, reason]) => ({ namespace, reason }));
+    if (known.length)
+      return blockersError(
+        kind,
+        known.sort((a, b) => (a.namespace < b.namespace ? -1 : 1)),
+        err,
+      );
     const hit = this.probed.get(kind.key);
     if (hit && Date.now() - hit.at < PROBE_REUSE_MS) return hit.error;
     const error = await namingBlockers(this.rest, kind, err);
@@ -116,9 +137,10 @@ export class ScanProtection implements ProtectionSource {
 }
 
 /**
- * The daemon's cache when it covers the whole cluster and has synced; otherwise (a
- * --namespaces filter, not synced yet, or namespaces it could not read) a fresh scan, since a
- * partial view would leave the other namespaces' images unprotected.
+ * The daemon's cache when it covers the whole cluster now; otherwise (a --namespaces filter,
+ * not synced yet, an informer that is not current, or namespaces it could not read) a fresh
+ * scan, since a partial or frozen view would leave images that workloads now reference
+ * unprotected. The fresh scan fails closed, naming what blocks it from the cache's knowledge.
  */
 export class CacheProtection implements ProtectionSource {
   private readonly fallback: ScanProtection;
@@ -127,7 +149,7 @@ export class CacheProtection implements ProtectionSource {
     private readonly cache: InventoryCacheView,
     rest: KubeRest,
   ) {
-    this.fallback = new ScanProtection(rest, cache.kinds);
+    this.fallback = new ScanProtection(rest, cache.kinds, (k) => cache.unreadableOf(k));
   }
 
   get describe(): string {
@@ -139,7 +161,12 @@ export class CacheProtection implements ProtectionSource {
   }
 
   private usable(): boolean {
-    return this.cache.clusterWide && this.cache.hasSynced() && this.cache.unreadable().size === 0;
+    return (
+      this.cache.clusterWide &&
+      this.cache.hasSynced() &&
+      this.cache.unreadable().size === 0 &&
+      this.cache.stale().length === 0
+    );
   }
 
   async uses(): Promise<ProtectedUse[]> {
