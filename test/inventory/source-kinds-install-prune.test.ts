@@ -11,6 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { parseSourceKinds } from '../../src/core/inventory/declared-kinds.js';
 import { discoverKinds } from '../../src/core/inventory/discover-kinds.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
+import { isNotFound } from '../../src/core/kube/rest.js';
 import { ScanProtection } from '../../src/core/erase/worker/inventory-protection.js';
 import { buildProtectedSet } from '../../src/core/erase/worker/protected-set.js';
 import { runCli } from '../cli/run-cli.js';
@@ -69,6 +70,13 @@ describe('declared source kinds (Argo Rollouts, real API server)', function () {
     const binding = objs.find(
       (o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'image-inventory-source-kinds',
     )!;
+    // An earlier file of the same run may have applied deploy/, which holds these two objects.
+    for (const p of ['clusterrolebindings', 'clusterroles'])
+      await env.rest
+        .request('DELETE', `/apis/rbac.authorization.k8s.io/v1/${p}/image-inventory-source-kinds`)
+        .catch((e: unknown) => {
+          if (!isNotFound(e)) throw e;
+        });
     await env.rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: role });
     await env.rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
       body: binding,
