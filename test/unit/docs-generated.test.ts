@@ -9,6 +9,8 @@ import { regionOf } from '../../src/docs/regions.js';
 import { metricCatalog, SERIES_SUFFIXES } from '../../src/docs/metrics-catalog.js';
 import { acceptedConfigKeys } from '../../src/docs/config-table.js';
 import { CONFIG_KEYS } from '../../src/core/erase/config/config-keys.js';
+import { ERASE_ACCESS, SCAN_ACCESS } from '../../src/core/check/checks.js';
+import { imageResourceName } from '../../src/core/inventory/naming.js';
 import { docsPages } from '../support/docs-pages.js';
 import { repoRoot } from '../support/paths.js';
 
@@ -122,6 +124,22 @@ describe('docs that cannot drift: generated regions and metric names', () => {
         ...unknownGroupings('dashboard.json', dashboard),
       ],
       [],
+    );
+  });
+
+  it('the samples of `inv check` and `kubectl get images` are what the code prints', () => {
+    const install = read('docs/install.md');
+    assert.match(install, new RegExp(`may run \`inv scan\`: ${SCAN_ACCESS.length} permissions`));
+    assert.match(install, new RegExp(`may run \`inv erase\`: ${ERASE_ACCESS.length} permissions`));
+    for (const ref of ['docker.io/library/nginx:1.25', 'docker.io/library/redis:7.2'])
+      assert.ok(
+        install.includes(`\n${imageResourceName(ref)} `),
+        `${imageResourceName(ref)} in docs/install.md`,
+      );
+    assert.match(
+      install,
+      /\$ kubectl get images -n shop\nNAME +KINDS +USERS +AGE\n/,
+      'IMAGE shows only with -o wide',
     );
   });
 
