@@ -201,10 +201,7 @@ export async function buildBundle(root = repoRoot) {
     },
   };
   fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(bundlePkg, null, 2)}\n`);
-  fs.writeFileSync(
-    path.join(out, 'oclif.manifest.json'),
-    JSON.stringify({ ...manifest, commands }),
-  );
+  fs.writeFileSync(path.join(out, 'oclif.manifest.json'), JSON.stringify({ ...manifest, commands }));
   fs.writeFileSync(
     path.join(out, 'run.js'),
     [

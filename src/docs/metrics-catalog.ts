@@ -3,7 +3,6 @@
 // (observability/server-metrics.ts) and the erase controllers' (erase/metrics.ts), on one empty
 // registry without prom-client's process metrics. docs/daemon.md's table is generated from it and
 // the docs' and chart's metric names and labels are checked against it.
-import { Registry } from 'prom-client';
 import { createMetrics } from '../core/observability/metrics.js';
 import { registerServerMetrics } from '../core/observability/server-metrics.js';
 import { createEraseMetrics } from '../core/erase/metrics.js';
