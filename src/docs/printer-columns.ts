@@ -1,5 +1,6 @@
 // docs/imagejob-status.md's table of the columns `kubectl get` prints for inv's kinds, read from the
-// CRDs (crds/*.yaml: additionalPrinterColumns; priority 1 shows only with -o wide).
+// CRDs (crds/*.yaml: additionalPrinterColumns; priority 1 shows only with -o wide), each said by
+// the column's description or else the schema's description of its field.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -14,10 +15,28 @@ interface Column {
   description?: string;
 }
 
+interface Schema {
+  description?: string;
+  properties?: Record<string, Schema>;
+}
+
+/** The schema's description of the field at a simple JSONPath (`.status.phase`), if any. */
+function fieldDescription(schema: Schema | undefined, jsonPath: string): string | undefined {
+  let s = schema;
+  for (const part of jsonPath.replace(/^\./, '').split('.')) s = s?.properties?.[part];
+  return s?.description;
+}
+
 interface Crd {
   spec: {
     names: { kind: string; plural: string };
-    versions: { name: string; served: boolean; storage?: boolean; additionalPrinterColumns?: Column[] }[];
+    versions: {
+      name: string;
+      served: boolean;
+      storage?: boolean;
+      additionalPrinterColumns?: Column[];
+      schema?: { openAPIV3Schema?: Schema };
+    }[];
   };
 }
 
@@ -31,7 +50,11 @@ export function crdColumns(): { plural: string; columns: Column[] }[] {
     .map((f) => {
       const crd = parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Crd;
       const v = crd.spec.versions.find((x) => x.storage) ?? crd.spec.versions[0]!;
-      return { plural: crd.spec.names.plural, columns: v.additionalPrinterColumns ?? [] };
+      const columns = (v.additionalPrinterColumns ?? []).map((c) => ({
+        ...c,
+        description: c.description ?? fieldDescription(v.schema?.openAPIV3Schema, c.jsonPath),
+      }));
+      return { plural: crd.spec.names.plural, columns };
     });
 }
 
