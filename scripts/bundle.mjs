@@ -3,8 +3,8 @@
 // dist/bundle/ with esbuild, so what ships (the npm package, the worker image, the Dockerfile's
 // image) runs without node_modules:
 //
-//   dist/bundle/package.json         the package.json oclif reads (no plugins: their commands and
-//                                    hook are entries of the bundle; commands: ./commands)
+//   dist/bundle/package.json         the package.json oclif reads (no plugins: our hooks are entries
+//                                    of the bundle; commands: ./commands)
 //   dist/bundle/oclif.manifest.json  the manifest of `npm run build`, pointing at the bundle's files
 //   dist/bundle/run.js               what bin/run.js imports when there is no dist/src
 //   dist/bundle/direct.js            the worker's start without oclif (src/bundle/direct.ts)
@@ -22,19 +22,6 @@ import { fileURLToPath } from 'node:url';
 import { isMain } from './process.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-const AUTOCOMPLETE = 'node_modules/@oclif/plugin-autocomplete';
-
-/** The manifest entries of `plugin`'s commands, rewritten as commands of the bundle. */
-function pluginCommands(root, plugin, file) {
-  const m = JSON.parse(fs.readFileSync(path.join(root, plugin, 'oclif.manifest.json'), 'utf8'));
-  const out = {};
-  for (const [id, c] of Object.entries(m.commands)) {
-    const { permutations: _p, aliasPermutations: _a, ...rest } = c;
-    out[id] = { ...rest, pluginAlias: 'inv', pluginName: 'inv', pluginType: 'core', relativePath: file(c) };
-  }
-  return out;
-}
 
 // Packages replaced by smaller stand-ins (scripts/bundle-stubs/: why, in each file).
 const stubs = {
@@ -156,14 +143,6 @@ export async function buildBundle(root = repoRoot) {
     entryPoints.push({ in: path.join(root, ...c.relativePath), out: name });
     commands[id] = { ...c, relativePath: [...name.split('/').slice(0, -1), `${name.split('/').pop()}.js`] };
   }
-  const auto = pluginCommands(root, AUTOCOMPLETE, (c) => {
-    const rel = c.relativePath.slice(1); // lib/commands/autocomplete/x.js → commands/autocomplete/x.js
-    entryPoints.push({
-      in: path.join(root, AUTOCOMPLETE, ...c.relativePath),
-      out: rel.join('/').replace(/\.js$/, ''),
-    });
-    return rel;
-  });
   // Our command_not_found hook (kubectl's answer to a mistyped command), from package.json.
   for (const [event, file] of Object.entries(pkg.oclif?.hooks ?? {}))
     entryPoints.push({ in: path.join(root, file), out: `hooks/${event}` });
@@ -222,10 +201,7 @@ export async function buildBundle(root = repoRoot) {
     },
   };
   fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(bundlePkg, null, 2)}\n`);
-  fs.writeFileSync(
-    path.join(out, 'oclif.manifest.json'),
-    JSON.stringify({ ...manifest, commands: { ...commands, ...auto } }),
-  );
+  fs.writeFileSync(path.join(out, 'oclif.manifest.json'), JSON.stringify({ ...manifest, commands }));
   fs.writeFileSync(
     path.join(out, 'run.js'),
     [

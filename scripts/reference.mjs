@@ -15,7 +15,12 @@ function flagName(f) {
   return `${f.char ? `-${f.char}, ` : ''}${long}${value}`;
 }
 
+/** A boolean's default, said in its help (src/cli/flags.ts showBooleanDefaults): the manifest drops it. */
+const SAID_DEFAULT = /^\[default: ([^\]]+)\] /;
+
 function flagDefault(f) {
+  const said = SAID_DEFAULT.exec(f.description ?? '');
+  if (said && f.type === 'boolean') return said[1] === 'false' ? '' : said[1];
   if (f.default === undefined || f.default === false) return '';
   return Array.isArray(f.default) ? f.default.join(',') : String(f.default);
 }
@@ -46,7 +51,12 @@ export function renderReference(manifest) {
     const out = [`# \`${name}\``, '', fill(c.summary), ''];
     out.push(
       '```',
-      `${name}${args.map((a) => ` [${a.name.toUpperCase()}]`).join('')}${flags.length ? ' [FLAGS]' : ''}`,
+      // A command's own usage lines where it writes them (erase), else its arguments and [FLAGS].
+      ...(c.usage
+        ? [c.usage].flat().map((u) => `${bin} ${fill(u)}`)
+        : [
+            `${name}${args.map((a) => ` [${a.name.toUpperCase()}]`).join('')}${flags.length ? ' [FLAGS]' : ''}`,
+          ]),
       '```',
       '',
     );
@@ -61,7 +71,7 @@ export function renderReference(manifest) {
       for (const f of flags) {
         const def = flagDefault(f);
         out.push(
-          `| \`${cell(flagName(f))}\` | ${def ? `\`${cell(def)}\`` : ''} | ${cell(f.summary ?? f.description)} |`,
+          `| \`${cell(flagName(f))}\` | ${def ? `\`${cell(def)}\`` : ''} | ${cell((f.summary ?? f.description ?? '').replace(f.type === 'boolean' ? SAID_DEFAULT : /$^/, ''))} |`,
         );
       }
       out.push('');

@@ -117,3 +117,21 @@ export function sortByFlag(items: string, example: string) {
 export function tableOptions(flags: { output?: string; 'no-headers'?: boolean }): TableOptions {
   return { wide: flags.output === 'wide', noHeaders: !!flags['no-headers'], width: terminalWidth() };
 }
+
+/**
+ * `flags` with each boolean flag's default said as oclif says it for the others (`[default: true]`):
+ * oclif prints nothing for a boolean, so `--[no-]protect-inventory` read as if it were off.
+ */
+export function showBooleanDefaults<T extends Record<string, unknown>>(flags: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(flags)) {
+    const flag = f as { type?: string; default?: unknown; description?: string };
+    out[name] =
+      flag.type === 'boolean' &&
+      typeof flag.default === 'boolean' &&
+      !flag.description?.startsWith('[default:')
+        ? { ...flag, description: `[default: ${flag.default}] ${flag.description ?? ''}`.trim() }
+        : f;
+  }
+  return out as T;
+}

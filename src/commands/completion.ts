@@ -17,10 +17,7 @@ Names are read with the --kubeconfig and --context typed on the line, each looku
 
 kubectl's plugin completion (kubectl 1.26+) uses the same answers through the
 kubectl_complete-inv program installed next to kubectl-inv: \`kubectl inv scan -n <TAB>\` works
-without loading anything.
-
-\`inv autocomplete\` (oclif's plugin) remains for those who set it up before; it completes
-commands and flags only.`);
+without loading anything.`);
 
   static override examples = [
     { description: 'Load in the current bash shell', command: 'source <(<%= config.bin %> completion bash)' },

@@ -8,11 +8,12 @@ import { followWithProgress, interruptHint, printReport } from '../cli/erase/com
 import { completeErase, validateErase, type EraseFlags, type EraseOptions } from '../cli/erase/options.js';
 import { EraseSession } from '../cli/erase/session.js';
 import { eraseFlags } from '../cli/erase/erase-flags.js';
+import { showBooleanDefaults } from '../cli/flags.js';
 import { runPreflight, warnReferenced } from '../cli/erase/checks.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { failFlags, failLine } from '../cli/process/fail.js';
 import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
-import { ERASE_DESCRIPTION, ERASE_EXAMPLES } from '../cli/erase/help.js';
+import { ERASE_DESCRIPTION, ERASE_EXAMPLES, ERASE_USAGE } from '../cli/erase/help.js';
 import { exitOnInterrupt, setInterruptHint } from '../cli/process/interrupt.js';
 import { confirm } from '../cli/process/prompt.js';
 import { renderScheduled, renderSubmitted } from '../cli/erase/render.js';
@@ -27,9 +28,11 @@ export default class Erase extends Command {
 
   static override description = ERASE_DESCRIPTION;
 
+  static override usage = ERASE_USAGE;
+
   static override examples = ERASE_EXAMPLES;
 
-  static override flags = eraseFlags;
+  static override flags = showBooleanDefaults(eraseFlags);
 
   async run(): Promise<void> {
     exitOnInterrupt();

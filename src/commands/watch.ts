@@ -7,6 +7,7 @@ import { failFlags, failLine } from '../cli/process/fail.js';
 import { cluster } from '../cli/connect.js';
 import { completeWatchOptions } from '../cli/watch/options.js';
 import { watchFlags } from '../cli/watch/watch-flags.js';
+import { showBooleanDefaults } from '../cli/flags.js';
 import { setResponseBudget } from '../core/kube/rest.js';
 import { TokenBucket } from '../core/kube/rate-limit.js';
 import { createLogger, parseLogFormat, parseLogLevel } from '../core/observability/logger.js';
@@ -61,7 +62,7 @@ flags or no usable cluster configuration.`);
     },
   ];
 
-  static override flags = watchFlags;
+  static override flags = showBooleanDefaults(watchFlags);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Watch);

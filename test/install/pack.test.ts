@@ -91,8 +91,9 @@ describe('the npm package, installed globally', function () {
   it('runs inv --help, inv --version and the kubectl plugin name', () => {
     const help = inv(['--help']);
     assert.equal(help.status, 0, help.stderr);
-    for (const c of ['scan', 'node-remove', 'watch', 'erase', 'autocomplete'])
+    for (const c of ['scan', 'node-remove', 'watch', 'erase', 'completion'])
       assert.match(help.stdout, new RegExp(`\\b${c}\\b`));
+    assert.doesNotMatch(help.stdout, /\bautocomplete\b/, 'one completion command: completion');
     const v = inv(['--version']);
     assert.match(v.stdout, /^inv\/\d+\.\d+\.\d+ /);
     const k = spawnSync(path.join(prefix, 'bin', 'kubectl-inv'), ['scan', '--help'], { encoding: 'utf8' });

@@ -15,7 +15,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core/report', 'core/erase'],
   ['core/noderemove', 'core/scanner', 'core/check', 'core/install', 'core/watch'],
   ['cli', 'hooks'],
-  ['commands', 'bundle'],
+  ['commands', 'bundle', 'docs'],
 ];
 
 const src = path.join(repoRoot, 'src');

@@ -93,3 +93,15 @@ export const ERASE_EXAMPLES = [
       '<%= config.bin %> erase --images nginx:1.25 --no-wait && <%= config.bin %> erase status --name imagelist --follow',
   },
 ];
+
+/**
+ * The usage lines, written out: oclif derives one from the flags' relationships, and for erase's
+ * (four exclusive targets, pairs that depend on each other) it printed `[--vulnerable |  |  |
+ * [--all-unused ...`. Every flag named here is one of erase's (test/unit/help-usage.test.ts).
+ */
+export const ERASE_USAGE = [
+  'erase (--images REF,... | --imagelist FILE | --all-unused | --vulnerable) [--dry-run] [-l SELECTOR] [-y] [FLAGS]',
+  'erase --all-unused --schedule CRON [--time-zone ZONE] [--name LIST] [FLAGS]',
+  'erase status [JOB] [FLAGS]',
+  'erase cancel (JOB | --name LIST) [FLAGS]',
+];

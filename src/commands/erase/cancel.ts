@@ -9,7 +9,7 @@ import { standaloneFlag, workersNamespaceFlag } from '../../cli/erase/common.js'
 import { EraseSession } from '../../cli/erase/session.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/process/exit-codes.js';
 import { failFlags, failLine } from '../../cli/process/fail.js';
-import { kubeFlags, outputFlags } from '../../cli/flags.js';
+import { kubeFlags, outputFlags, showBooleanDefaults } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
 import { renderCancel } from '../../cli/erase/render.js';
@@ -51,7 +51,7 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
 
   static override args = jobArg('');
 
-  static override flags = {
+  static override flags = showBooleanDefaults({
     ...jobNameFlag,
     wait: Flags.boolean({
       description:
@@ -64,7 +64,7 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
     ...workersNamespaceFlag,
     output: outputFlags(['table', 'name', 'json', 'yaml']).output,
     ...kubeFlags,
-  };
+  });
 
   async run(): Promise<void> {
     exitOnInterrupt();

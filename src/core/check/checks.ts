@@ -301,7 +301,7 @@ export async function eraseConfigCheck(rest: KubeRest, ns: string, workersNs?: s
         text === missingConfigMessage(ns)
           ? 'run `inv install` (it creates the configuration with every default)'
           : e instanceof ConfigError && text.startsWith(`ConfigMap ${ns}/`)
-            ? 'fix the key named above (docs/erase.md)'
+            ? 'fix the key named above (docs/erase-config.md)'
             : undefined,
     };
   }

@@ -11,7 +11,10 @@ import type { InventoryCache } from './cache.js';
 /** Series of inv_unreadable_namespace at most: the first namespaces by kind and name. */
 export const MAX_UNREADABLE_SERIES = 20;
 
-export function registerCacheHealthMetrics(registry: Registry, cache: InventoryCache): void {
+/** What the gauges read of the cache (narrow, so the docs' catalogue registers them without one). */
+export type CacheHealth = Pick<InventoryCache, 'unreadableKinds' | 'staleKinds' | 'watched'>;
+
+export function registerCacheHealthMetrics(registry: Registry, cache: CacheHealth): void {
   new Gauge({
     name: 'inv_unreadable_namespace',
     help: `1 for each kind and namespace whose objects the daemon could not read at its last LIST (at most ${MAX_UNREADABLE_SERIES} series; the count is inv_unreadable_namespaces).`,

@@ -2,13 +2,13 @@
 // controller, optionally the erase controllers, and the Manager that runs them under leader election. The command, the tests and
 // the benchmark all start the daemon through createWatchDaemon.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Gauge } from 'prom-client';
 import type { SourceKinds } from '../inventory/source-kinds.js';
 import { InvalidRefReporter } from '../inventory/invalid-ref-events.js';
 import { KubeRest, type KubeRestOptions } from '../kube/rest.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { InventoryCache } from './cache.js';
+import { registerCacheMetrics } from './cache-metrics.js';
 import { InventoryController, type InventoryControllerOptions } from './inventory-controller.js';
 import { IMAGE_CRD, OUR_CRDS } from '../kube/crds.js';
 import { CrdGuard } from './crd-guard.js';
@@ -71,24 +71,7 @@ export function createWatchDaemon(opts: WatchDaemonOptions): WatchDaemon {
     kinds: opts.kinds,
     logger: opts.logger,
   });
-  new Gauge({
-    name: 'inv_cache_objects',
-    help: 'Objects held in the informer caches, by kind.',
-    labelNames: ['kind'] as const,
-    registers: [metrics.registry],
-    collect() {
-      const sizes = cache.sizes();
-      for (const kind of cache.watched()) this.set({ kind }, sizes[kind] ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'inv_unreadable_namespaces',
-    help: 'Namespaces whose objects the daemon could not read at its last LIST (their Images are kept, not rebuilt; a * prune waits).',
-    registers: [metrics.registry],
-    collect() {
-      this.set(cache.unreadable().size);
-    },
-  });
+  registerCacheMetrics(metrics.registry, cache);
   registerCacheHealthMetrics(metrics.registry, cache);
   const controller = new InventoryController({
     cache,

@@ -18,7 +18,7 @@
 // (refused), each time with the same words, naming the bound. Which lists are the administrator's
 // is said here, by name, because nothing on an ImageList can say it: anyone who may create one
 // sets its labels and its schedule, and a list's name is taken by whoever creates it first
-// (docs/erase.md, "The job queue").
+// (docs/erase-config.md, "The job queue").
 import { isObj } from '../../guards.js';
 import { DurationError, formatDurationMs, parseDurationMs } from '../../duration.js';
 
