@@ -226,6 +226,40 @@ describe('metrics and health endpoints (real HTTP)', () => {
     assert.equal(srv.connections.open, 0);
   });
 
+  it("at the overall cap, a newcomer from a less busy address (the kubelet, Prometheus) takes the busiest address's oldest place", async () => {
+    const srv = await startHttpServer({
+      bindAddress: '127.0.0.1:0',
+      routes: { '/healthz': healthHandler() },
+      limits: { maxConnections: 4, maxPerAddress: 4, handshakeTimeoutMs: 5000, firstRequestMs: 5000 },
+    });
+    servers.push(srv);
+    const port = srv.address.port;
+    // One address fills every place with silent connections.
+    const flood = await Promise.all(
+      Array.from({ length: 4 }, () => {
+        const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.4.1' });
+        s.on('error', () => undefined);
+        return new Promise<net.Socket>((r) => s.once('connect', () => r(s)));
+      }),
+    );
+    const firstClosed = new Promise((r) => flood[0]!.once('close', r));
+    // A probe from another address is served, and the flood's oldest connection made way for it.
+    const probe = await new Promise<string>((resolve, reject) => {
+      const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.4.2' }, () =>
+        s.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      );
+      let text = '';
+      s.on('data', (d) => (text += d.toString()));
+      s.on('end', () => resolve(text));
+      s.on('error', reject);
+    });
+    assert.match(probe, /^HTTP\/1\.1 200/);
+    await firstClosed;
+    // One connection closed at the cap: the evicted one.
+    flood.forEach((s) => s.destroy());
+    assert.equal(srv.connections.refused, 1);
+  });
+
   it('binds every interface for :port', async () => {
     const srv = await startHttpServer({ bindAddress: ':0', routes: { '/healthz': healthHandler() } });
     servers.push(srv);

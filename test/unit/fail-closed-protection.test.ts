@@ -13,7 +13,7 @@ import {
   InformerHealth,
   PER_NAMESPACE_MAX_MS,
 } from '../../src/core/controller/informer-health.js';
-import { listByNamespace } from '../../src/core/controller/namespace-list.js';
+import { listByNamespace, MAX_NAMESPACES } from '../../src/core/controller/namespace-list.js';
 import {
   CacheProtection,
   type InventoryCacheView,
@@ -26,7 +26,7 @@ import { emptyNamespaceObjects } from '../../src/core/inventory/source-fields.js
 import { repoRoot } from '../support/paths.js';
 
 describe('fail closed: a * prune and a cache that cannot see the cluster', () => {
-  it('an informer is current only while its last LIST or watch succeeded lately (or a watch holds)', () => {
+  it('an informer is current only while its last LIST, watch start, event or bookmark is recent', () => {
     let now = 1_000_000;
     const h = new InformerHealth(() => now);
     assert.equal(h.current(), false, 'not listed yet');
@@ -36,10 +36,18 @@ describe('fail closed: a * prune and a cache that cannot see the cluster', () =>
     assert.equal(h.current(), false, 'synced once, nothing since: frozen, not current');
     assert.equal(h.healthy(), true, 'yet healthy() alone would say ready');
     h.watch(true);
-    now += 10 * CURRENT_WITHIN_MS;
-    assert.equal(h.current(), true, 'a watch that holds keeps it current');
+    assert.equal(h.current(), true, 'a watch that holds makes it current');
+    now += CURRENT_WITHIN_MS - 1;
+    h.event(); // a bookmark, about once a minute on a quiet kind
+    now += CURRENT_WITHIN_MS - 1;
+    assert.equal(h.current(), true, 'events and bookmarks keep it current');
+    now += 2;
+    assert.equal(h.current(), false, 'a watch open but silent past the bound (dropped, or stalled) is not');
+    h.event();
     h.failed(new Error('watch refused'));
-    assert.equal(h.current(), false);
+    assert.equal(h.current(), true, 'one failed round just after an event: a blip, within the bound');
+    now += CURRENT_WITHIN_MS + 1;
+    assert.equal(h.current(), false, 'and nothing since: not current');
     assert.equal(h.lastError, 'watch refused');
     h.listed();
     assert.equal(h.current(), true, 'one failure, then a LIST: current');
@@ -99,6 +107,18 @@ describe('fail closed: a * prune and a cache that cannot see the cluster', () =>
         e.message.includes('cannot be listed one namespace at a time') &&
         e.message.includes('forbidden'),
     );
+  });
+
+  it('namespaces past the bound of the per-namespace pass are unreadable, never silently absent', async () => {
+    const names = Array.from({ length: MAX_NAMESPACES + 2 }, (_, i) => `ns-${String(i).padStart(5, '0')}`);
+    const listed = await listByNamespace(
+      { namespaces: () => Promise.resolve(names), path: (ns) => ns },
+      () => Promise.resolve({ items: [], resourceVersion: '7' }),
+      new Error('cluster-wide LIST failed'),
+      new AbortController().signal,
+    );
+    assert.deepEqual([...listed.unreadable.keys()], names.slice(MAX_NAMESPACES));
+    assert.match(listed.unreadable.get(names.at(-1)!)!, /past the 10000 namespaces/);
   });
 
   it("a * prune takes the daemon's cache only when every informer is current and nothing is unreadable", () => {

@@ -66,6 +66,10 @@ describe('erase: requesters cannot hold the cleanup (pure)', () => {
       /administratorLists: must be a list of ImageList names/,
     );
     bad('requesterLimits: {maxWaves: 3}\n', /requesterLimits\.maxWaves: unknown key/);
+    bad(
+      'maxConcurrentJobs: 1\nrequesterLimits: {administratorLists: [nightly]}\n',
+      /administratorLists: needs maxConcurrentJobs of at least 2, so that a place is kept/,
+    );
   });
 
   it('refuses a duration over its bound, naming the bound, and never the administrator’s lists', () => {

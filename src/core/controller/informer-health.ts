@@ -1,8 +1,8 @@
 // How an informer (./informer.ts) knows whether its cache sees the cluster now, and how often a
 // kind that cannot be listed whole may be listed one namespace at a time.
 //
-// - current(): synced, not failing round after round, and its last successful LIST or watch is
-//   recent (a watch that holds counts as success for as long as it stays open). A `*` prune
+// - current(): synced, not failing round after round, and its last successful LIST, watch start,
+//   event or bookmark is recent (the API server bookmarks every watch about once a minute). A `*` prune
 //   takes its protected set from the cache only while every informer is current; a cache that
 //   was synced once and then froze (a kind whose watch cannot start) is not the cluster now.
 // - The per-namespace pass (namespace-list.ts) costs one LIST per namespace: 10,001 LISTs at
@@ -72,9 +72,15 @@ export class InformerHealth {
     return this.synced && this.failures < UNHEALTHY_AFTER;
   }
 
-  /** Healthy, and its last LIST or watch succeeded within CURRENT_WITHIN_MS (or a watch holds). */
+  /**
+   * Healthy, and its last LIST, watch start, event or bookmark is within CURRENT_WITHIN_MS. An
+   * open watch alone is not enough: a connection dropped without a reset (a failover, a load
+   * balancer), or a kind whose watch cache cannot start, keeps a watch "open" and silent until its
+   * idle timeout (5-10 min). The API server sends every watch a bookmark about once a minute, so
+   * a healthy watch on a quiet kind stays current.
+   */
   current(): boolean {
-    return this.healthy() && (this.watching || this.now() - this.okAt <= CURRENT_WITHIN_MS);
+    return this.healthy() && this.now() - this.okAt <= CURRENT_WITHIN_MS;
   }
 
   /** May this relist fall back to one namespace at a time now? */

@@ -33,8 +33,14 @@ export async function listByNamespace<T>(
   signal: AbortSignal,
 ): Promise<{ items: T[]; resourceVersion: string; unreadable: Map<string, string> }> {
   let names: string[];
+  const unreadable = new Map<string, string>();
   try {
-    names = (await per.namespaces()).slice(0, MAX_NAMESPACES);
+    const all = await per.namespaces();
+    names = all.slice(0, MAX_NAMESPACES);
+    // Past the bound a namespace is not listed: it is unreadable, never silently absent (its
+    // cached objects stay and a * prune waits, as for any namespace that cannot be read).
+    for (const ns of all.slice(MAX_NAMESPACES))
+      unreadable.set(ns, `not listed: past the ${MAX_NAMESPACES} namespaces listed one at a time`);
   } catch (e) {
     throw new Error(
       `${(err as Error).message}; and it cannot be listed one namespace at a time: listing the namespaces failed: ${(e as Error).message}`,
@@ -42,7 +48,6 @@ export async function listByNamespace<T>(
   }
   const items: T[] = [];
   const versions: bigint[] = [];
-  const unreadable = new Map<string, string>();
   let tooMany = false;
   await forEachConcurrent(names, CONCURRENCY, async (ns) => {
     if (signal.aborted || tooMany) return;
@@ -67,7 +72,7 @@ export async function listByNamespace<T>(
     throw new ListBoundError(
       `listed one namespace at a time: more than ${LIST_BOUNDS.maxItems} items, the bound of one list`,
     );
-  if (signal.aborted || versions.length === 0 || unreadable.size === names.length) throw err;
+  if (signal.aborted || versions.length === 0) throw err;
   const oldest = versions.reduce((a, b) => (a < b ? a : b));
   return { items, resourceVersion: oldest.toString(), unreadable };
 }

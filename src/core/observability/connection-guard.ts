@@ -7,7 +7,11 @@
 // is no cap on connections. So:
 // - at most `maxConnections` at once, and `maxPerAddress` from one client address, so one flooding
 //   Pod cannot take the connections another (Prometheus, the kubelet) needs; a connection past
-//   either is closed at once, before any TLS or HTTP work;
+//   its address's share is closed at once, before any TLS or HTTP work. At the overall cap, a
+//   newcomer whose address holds fewer connections than the busiest address takes the place of
+//   that address's oldest connection (which is closed): several flooding Pods that fill the cap
+//   together cannot lock out the kubelet's probes or Prometheus; only one that holds as many as
+//   the busiest is refused;
 // - the TLS handshake has `handshakeTimeoutMs` (tls.Server's handshakeTimeout);
 // - the first request must start within `firstRequestMs` of the connection (of the handshake's
 //   end over TLS); after a response, an idle connection is closed after `keepAliveMs`.
@@ -40,7 +44,7 @@ export const CONNECTION_LIMITS: Readonly<ConnectionLimits> = Object.freeze({
 export interface ConnectionGuard {
   /** Connections held now. */
   readonly open: number;
-  /** Connections closed on arrival because a cap was reached, since start. */
+  /** Connections closed because a cap was reached (on arrival, or evicted by a lighter address), since start. */
   readonly refused: number;
   /** Connections closed because no request came in time, since start. */
   readonly idleClosed: number;
@@ -63,8 +67,26 @@ export function guardConnections(
   let refused = 0;
   let idleClosed = 0;
   let lastLog = 0;
-  const perAddress = new Map<string, number>();
+  // Each address's open connections, oldest first (a Set keeps insertion order).
+  const perAddress = new Map<string, Set<net.Socket>>();
   const waiting = new WeakMap<net.Socket, NodeJS.Timeout>();
+
+  /** Forgets `socket` once, when it closes or is evicted (whichever comes first). */
+  const release = (addr: string, socket: net.Socket) => {
+    const mine = perAddress.get(addr);
+    if (!mine?.delete(socket)) return;
+    open--;
+    if (mine.size === 0) perAddress.delete(addr);
+  };
+
+  /** At the overall cap: the oldest connection of the busiest address, if it holds more than `than`. */
+  const evictable = (than: number): [string, net.Socket] | undefined => {
+    let busiest: [string, Set<net.Socket>] | undefined;
+    for (const e of perAddress) if (!busiest || e[1].size > busiest[1].size) busiest = e;
+    if (!busiest || busiest[1].size <= than) return undefined;
+    const oldest = busiest[1].values().next().value as net.Socket;
+    return [busiest[0], oldest];
+  };
 
   server.keepAliveTimeout = limits.keepAliveMs;
 
@@ -80,7 +102,13 @@ export function guardConnections(
 
   server.on('connection', (socket: net.Socket) => {
     const addr = socket.remoteAddress ?? '';
-    const mine = perAddress.get(addr) ?? 0;
+    const mine = perAddress.get(addr)?.size ?? 0;
+    const evict = open >= limits.maxConnections ? evictable(mine + 1) : undefined;
+    if (evict) {
+      refused++;
+      release(evict[0], evict[1]);
+      evict[1].destroy();
+    }
     if (open >= limits.maxConnections || mine >= limits.maxPerAddress) {
       refused++;
       socket.destroy();
@@ -99,13 +127,10 @@ export function guardConnections(
       return;
     }
     open++;
-    perAddress.set(addr, mine + 1);
-    socket.once('close', () => {
-      open--;
-      const left = (perAddress.get(addr) ?? 1) - 1;
-      if (left > 0) perAddress.set(addr, left);
-      else perAddress.delete(addr);
-    });
+    let set = perAddress.get(addr);
+    if (!set) perAddress.set(addr, (set = new Set()));
+    set.add(socket);
+    socket.once('close', () => release(addr, socket));
     if (!secure) awaitRequest(socket);
   });
   if (secure) server.on('secureConnection', (socket: net.Socket) => awaitRequest(socket));

@@ -32,7 +32,7 @@ export function registerServerMetrics(
   };
   new Counter({
     name: 'inv_http_connections_refused_total',
-    help: 'Connections to the metrics or health server closed on arrival: the cap on connections at once, or on those from one address, was reached.',
+    help: "Connections to the metrics or health server closed at a cap: on arrival past one address's share, or the busiest address's oldest, evicted at the cap on connections at once for a newcomer from a less busy address.",
     labelNames: ['server'] as const,
     registers: [registry],
     collect() {

@@ -72,6 +72,9 @@ export function parseRequesterLimits(raw: unknown, base: LimitsBase): RequesterL
     )
       return `requesterLimits.administratorLists: must be a list of ImageList names, got ${JSON.stringify(l)}`;
     lists = l as string[];
+    // With one place, a requester's job would hold it: the administrator's could wait hours.
+    if (lists.length && base.maxConcurrentJobs < 2)
+      return `requesterLimits.administratorLists: needs maxConcurrentJobs of at least 2, so that a place is kept for the administrator's lists (maxConcurrentJobs is ${base.maxConcurrentJobs})`;
   }
   const out = defaultRequesterLimits(base, lists);
   for (const [key, field, own, ownKey] of [

@@ -48,8 +48,11 @@ export async function failRefused(ctx: JobContext, name: string, why: string): P
   const st = (job.status ??= {});
   const now = ctx.now();
   const reason = cleanText(why, 1000);
-  const wasFinished = isFinished(st.phase);
   const omitted = !st.nodes?.length && !st.nodesPacked && (st.desired ?? 0) > 0;
+  // Stored as Completed but without its node entries: the write landed and the server dropped
+  // them (a CRD without nodesPacked). What each node did is lost, so the job cannot stand as
+  // Completed (a failure never looks like success): it fails, and is counted, like an unfinished one.
+  const wasFinished = isFinished(st.phase) && !(omitted && st.phase === 'Completed');
   const results = statusNodes(st, true).map((r) =>
     r.outcome === 'Pending' ? { ...r, outcome: 'Failed' as const, reason: 'status refused' } : r,
   );
