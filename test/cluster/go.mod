@@ -6,6 +6,7 @@ require (
 	go.etcd.io/etcd/server/v3 v3.7.0
 	k8s.io/client-go v0.37.2
 	k8s.io/component-base v0.37.2
+	k8s.io/klog/v2 v2.140.0
 	k8s.io/kubectl v0.0.0
 	k8s.io/kubernetes v1.37.2
 )
@@ -167,7 +168,6 @@ require (
 	k8s.io/dynamic-resource-allocation v0.37.2 // indirect
 	k8s.io/endpointslice v0.0.0 // indirect
 	k8s.io/externaljwt v0.0.0 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kms v0.37.2 // indirect
 	k8s.io/kube-aggregator v0.0.0 // indirect
 	k8s.io/kube-controller-manager v0.0.0 // indirect

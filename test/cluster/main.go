@@ -37,6 +37,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-apiserver/app"
 	sacontroller "k8s.io/kubernetes/pkg/controller/serviceaccount"
 )
@@ -149,7 +150,7 @@ func startControllers(ctx context.Context, kubeconfig, server string) {
 	waitReady(cfg, server)
 	client := kubernetes.NewForConfigOrDie(cfg)
 	factory := informers.NewSharedInformerFactory(client, 10*time.Minute)
-	ctrl, err := sacontroller.NewServiceAccountsController(
+	ctrl, err := sacontroller.NewServiceAccountsController(klog.FromContext(ctx),
 		factory.Core().V1().ServiceAccounts(), factory.Core().V1().Namespaces(),
 		client, sacontroller.DefaultServiceAccountsControllerOptions())
 	if err != nil {
