@@ -57,11 +57,9 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
         platform: this.config.platform + '-' + this.config.arch,
       },
     };
-    if (!flags.client) await this.serverPart(report, flags);
-    if (report.server && report.server.support !== 'supported') {
-      const { supportWarning } = await import('../core/kube/supported-versions.js');
-      process.stderr.write(`warning: ${supportWarning(report.server.version, report.server.support)}\n`);
-    }
+    // On stderr whatever the format, as kubectl warns of a version skew: -o json stays parseable.
+    const warning = flags.client ? undefined : await this.serverPart(report, flags);
+    if (warning) process.stderr.write(`warning: ${warning}\n`);
     const data = renderData(reportDocument('VersionReport', report), output);
     if (data !== undefined) return void process.stdout.write(data);
     const lines = [
@@ -78,35 +76,36 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
     process.stdout.write(`${lines.join('\n')}\n`);
   }
 
+  /** Fills the server part of `report`; returns the warning for a server outside the range. */
   private async serverPart(
     report: VersionReport,
     flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string },
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     const { KubeConfigError } = await import('../core/kube/config.js');
     const { isNotFound } = await import('../core/kube/rest.js');
     const { connect } = await import('../cli/connect.js');
     const { OUR_CRDS } = await import('../core/kube/crds.js');
     const { parseKubeVersion } = await import('../core/kube/kube-version.js');
-    const { supportOf } = await import('../core/kube/supported-versions.js');
+    const { supportOf, supportWarning } = await import('../core/kube/supported-versions.js');
     let rest;
+    let warning: string | undefined;
     try {
       ({ rest } = connect(flags));
     } catch (e) {
       if (!(e instanceof KubeConfigError)) failLine(this, (e as Error).message);
       report.serverError = e.message;
-      return;
+      return undefined;
     }
     try {
       const v = await rest.get<VersionInfo>('/version');
-      report.server = {
-        version: v.gitVersion ?? '',
-        url: rest.server.origin,
-        support: supportOf(parseKubeVersion(v)),
-      };
+      const parsed = parseKubeVersion(v);
+      const support = supportOf(parsed);
+      report.server = { version: v.gitVersion ?? '', url: rest.server.origin, support };
+      if (support !== 'supported') warning = supportWarning(parsed?.text ?? v.gitVersion ?? '', support);
     } catch (e) {
       report.serverError = (e as Error).message;
       rest.close();
-      return;
+      return undefined;
     }
     report.crds = {};
     for (const crd of OUR_CRDS) {
@@ -123,5 +122,6 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
       }
     }
     rest.close();
+    return warning;
   }
 }

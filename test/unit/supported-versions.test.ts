@@ -61,6 +61,38 @@ describe('supported versions: the server’s version', () => {
       assert.equal(parseKubeVersion(bad), undefined, JSON.stringify(bad));
   });
 
+  it('judges a server run with --emulated-version by the minor it emulates', () => {
+    const emulating = parseKubeVersion({
+      gitVersion: 'v1.37.2',
+      major: '1',
+      minor: '37',
+      emulationMajor: '1',
+      emulationMinor: '34',
+    });
+    assert.deepEqual(emulating, {
+      major: 1,
+      minor: 34,
+      text: 'v1.37.2 emulating 1.34',
+      binary: { major: 1, minor: 37 },
+    });
+    assert.equal(supportOf(emulating), 'older');
+    const check = serverVersionCheck({ gitVersion: 'v1.37.2', emulationMajor: '1', emulationMinor: '34' });
+    assert.equal(check.status, 'warn');
+    assert.equal(check.detail, 'v1.37.2 emulating 1.34 is older than the supported 1.35 to 1.37');
+    // 1.33 and later report the emulation version always; equal to the binary's, it is no emulation.
+    assert.deepEqual(parseKubeVersion({ gitVersion: 'v1.37.2', emulationMajor: '1', emulationMinor: '37' }), {
+      major: 1,
+      minor: 37,
+      patch: 2,
+      text: 'v1.37.2',
+    });
+    assert.equal(
+      parseKubeVersion({ gitVersion: 'v1.37.2', emulationMajor: '', emulationMinor: 'x' })?.minor,
+      37,
+      'unreadable emulation fields are ignored',
+    );
+  });
+
   it('compares minors, major first', () => {
     assert.ok(compareMinor({ major: 1, minor: 9 }, { major: 1, minor: 35 }) < 0, '9 < 35 as numbers');
     assert.ok(compareMinor({ major: 2, minor: 0 }, { major: 1, minor: 37 }) > 0);
