@@ -115,7 +115,9 @@ describe('the server’s version in inv check and inv version (real API server)'
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'Config',
-        clusters: [{ name: 'hung', cluster: { server: `http://127.0.0.1:${port}` } }],
+        clusters: [
+          { name: 'hung', cluster: { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } },
+        ],
         users: [{ name: 'u', user: { token: 't' } }],
         contexts: [{ name: 'hung', context: { cluster: 'hung', user: 'u' } }],
         'current-context': 'hung',
