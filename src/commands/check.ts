@@ -19,7 +19,8 @@ export default class Check extends Command {
   static override summary = 'Check that inv is installed and healthy on the cluster, one line per check.';
 
   static override description = paragraphs(`Checks, in order: that the API server is reachable (and its
-version); that the Image, ImageList and ImageJob CRDs are installed at the version this inv uses;
+version); that its Kubernetes minor is within the range this inv supports (outside it, a warning
+naming the range, which passes: docs/supported-versions.md); that the Image, ImageList and ImageJob CRDs are installed at the version this inv uses;
 that you may do what \`inv scan\` and \`inv erase\` need (SelfSubjectAccessReview); that the daemon
 holds its Lease and renewed it recently; that the workers' namespace exists at the privileged Pod
 Security level (a part that only \`inv install --daemon\` makes, so when it is absent it is

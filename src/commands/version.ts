@@ -6,10 +6,13 @@ import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { reportDocument } from '../cli/output/output-shape.js';
 import { renderData } from '../cli/output/print-data.js';
+import type { Support } from '../core/kube/supported-versions.js';
+import type { VersionInfo } from '../core/kube/kube-version.js';
 
 interface VersionReport {
   client: { version: string; node: string; platform: string };
-  server?: { version: string; url: string };
+  /** support: the server's Kubernetes against the range inv supports (core/kube/supported-versions.ts). */
+  server?: { version: string; url: string; support: Support };
   /** CRD name → versions it serves, or "not installed". */
   crds?: Record<string, string>;
   /** Why the server part is missing. */
@@ -22,9 +25,12 @@ export default class Version extends Command {
 
   static override description = paragraphs(`Prints this inv's version (and Node.js and platform). Unless
 --client is given, it also asks the cluster for the API server's version and the versions the
-installed Image, ImageList and ImageJob CRDs serve. A cluster that is not configured or not
-reachable is reported on the "Server" line; the command still exits 0, because the client part
-succeeded (scripts that need the cluster should use \`inv check\`). \`inv --version\` prints the
+installed Image, ImageList and ImageJob CRDs serve. A server whose Kubernetes minor is outside the
+range this inv supports gets a warning on stderr naming the range (as kubectl warns of a version
+skew); -o json says it as server.support (supported, older, newer or unknown). A cluster that is
+not configured or not reachable (each request has --request-timeout) is reported on the "Server"
+line; the command still exits 0, because the client part succeeded (scripts that need the
+cluster should use \`inv check\`). \`inv --version\` prints the
 client version only and never contacts a cluster.
 
 Exit codes: 0 the client version was printed (whatever the server part says); 2 bad flags.`);
@@ -51,7 +57,9 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
         platform: this.config.platform + '-' + this.config.arch,
       },
     };
-    if (!flags.client) await this.serverPart(report, flags);
+    // On stderr whatever the format, as kubectl warns of a version skew: -o json stays parseable.
+    const warning = flags.client ? undefined : await this.serverPart(report, flags);
+    if (warning) process.stderr.write(`warning: ${warning}\n`);
     const data = renderData(reportDocument('VersionReport', report), output);
     if (data !== undefined) return void process.stdout.write(data);
     const lines = [
@@ -68,29 +76,36 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
     process.stdout.write(`${lines.join('\n')}\n`);
   }
 
+  /** Fills the server part of `report`; returns the warning for a server outside the range. */
   private async serverPart(
     report: VersionReport,
     flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string },
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     const { KubeConfigError } = await import('../core/kube/config.js');
     const { isNotFound } = await import('../core/kube/rest.js');
     const { connect } = await import('../cli/connect.js');
     const { OUR_CRDS } = await import('../core/kube/crds.js');
+    const { parseKubeVersion } = await import('../core/kube/kube-version.js');
+    const { supportOf, supportWarning } = await import('../core/kube/supported-versions.js');
     let rest;
+    let warning: string | undefined;
     try {
       ({ rest } = connect(flags));
     } catch (e) {
       if (!(e instanceof KubeConfigError)) failLine(this, (e as Error).message);
       report.serverError = e.message;
-      return;
+      return undefined;
     }
     try {
-      const v = await rest.get<{ gitVersion: string }>('/version');
-      report.server = { version: v.gitVersion, url: rest.server.origin };
+      const v = await rest.get<VersionInfo>('/version');
+      const parsed = parseKubeVersion(v);
+      const support = supportOf(parsed);
+      report.server = { version: v.gitVersion ?? '', url: rest.server.origin, support };
+      if (support !== 'supported') warning = supportWarning(parsed?.text ?? v.gitVersion ?? '', support);
     } catch (e) {
       report.serverError = (e as Error).message;
       rest.close();
-      return;
+      return undefined;
     }
     report.crds = {};
     for (const crd of OUR_CRDS) {
@@ -107,5 +122,6 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
       }
     }
     rest.close();
+    return warning;
   }
 }

@@ -4,6 +4,7 @@ import { configTable } from './config-table.js';
 import { exitCodesTable } from './exit-codes-table.js';
 import { metricsTable } from './metrics-catalog.js';
 import { printerColumnsTable } from './printer-columns.js';
+import { supportedVersionsTables } from './supported-versions-table.js';
 
 export interface GeneratedRegion {
   /** The page, from the repository's root. */
@@ -17,4 +18,5 @@ export const GENERATED_DOCS: readonly GeneratedRegion[] = [
   { file: 'docs/erase-config.md', region: 'configuration keys', body: configTable },
   { file: 'docs/cli.md', region: 'exit codes', body: exitCodesTable },
   { file: 'docs/imagejob-status.md', region: 'printer columns', body: printerColumnsTable },
+  { file: 'docs/supported-versions.md', region: 'supported versions', body: supportedVersionsTables },
 ];

@@ -283,7 +283,7 @@ describe('first run on a cluster without inv', function () {
         checks: { status: string }[];
       };
       assert.equal(json.passed, true);
-      assert.equal(json.checks.length, 10); // with the daemon's read rights: check/daemon-access.ts
+      assert.equal(json.checks.length, 11); // with the version (check/server-version.ts) and the daemon's read rights (check/daemon-access.ts)
       const v = inv(['version']);
       assert.match(v.stdout, /^CRD images\.imageinventory\.dev: v1alpha1 \(storage\)$/m);
       await killDaemon(daemon, 'SIGTERM');

@@ -11,6 +11,8 @@ import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';
 import { readKinds } from '../inventory/sources.js';
 import type { SourceKindSpec } from '../inventory/source-kinds.js';
 import { sourceKindsChecks } from './source-kind-checks.js';
+import { serverVersionCheck } from './server-version.js';
+import type { VersionInfo } from '../kube/kube-version.js';
 
 export type { CheckResult, CheckStatus } from './result.js';
 import type { CheckResult } from './result.js';
@@ -37,19 +39,28 @@ interface Crd {
   status?: { conditions?: { type: string; status: string }[] };
 }
 
-export async function apiServerCheck(rest: KubeRest): Promise<CheckResult> {
+/**
+ * Is the API server reachable, and is its Kubernetes version supported (server-version.ts)? One
+ * GET /version answers both; when it fails there is only the first result.
+ */
+export async function apiServerChecks(rest: KubeRest): Promise<CheckResult[]> {
   const name = 'can reach the API server';
   try {
-    const v = await rest.request<{ gitVersion?: string }>('GET', '/version', T);
-    return { group: 'kubernetes-api', name, status: 'pass', detail: `${rest.server.host}, ${v.gitVersion}` };
+    const v = await rest.request<VersionInfo>('GET', '/version', T);
+    return [
+      { group: 'kubernetes-api', name, status: 'pass', detail: `${rest.server.host}, ${v.gitVersion}` },
+      serverVersionCheck(v),
+    ];
   } catch (e) {
-    return {
-      group: 'kubernetes-api',
-      name,
-      status: 'fail',
-      detail: msg(e),
-      hint: 'check --kubeconfig/--context, and that the cluster is up',
-    };
+    return [
+      {
+        group: 'kubernetes-api',
+        name,
+        status: 'fail',
+        detail: msg(e),
+        hint: 'check --kubeconfig/--context, and that the cluster is up',
+      },
+    ];
   }
 }
 
@@ -329,8 +340,8 @@ export async function eraseConfigCheck(rest: KubeRest, ns: string, workersNs?: s
 
 /** Every check but --nodes, in report order. */
 export async function runChecks(rest: KubeRest, opts: CheckOptions): Promise<CheckResult[]> {
-  const api = await apiServerCheck(rest);
-  if (api.status === 'fail') return [api];
+  const api = await apiServerChecks(rest);
+  if (api.some((r) => r.status === 'fail')) return api;
   const workers = opts.workersNamespace ?? WORKERS_NAMESPACE;
   const rest2 = await Promise.all([
     ...OUR_CRDS.map((c) => crdCheck(rest, c)),
@@ -341,7 +352,7 @@ export async function runChecks(rest: KubeRest, opts: CheckOptions): Promise<Che
     eraseConfigCheck(rest, opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE, workers),
   ]);
   const access = await daemonAccessCheck(rest, opts.daemonNamespace);
-  return [api, ...rest2, ...access, ...(await sourceKindsChecks(rest, opts))];
+  return [...api, ...rest2, ...access, ...(await sourceKindsChecks(rest, opts))];
 }
 
 export const passed = (results: CheckResult[]): boolean => results.every((r) => r.status !== 'fail');
