@@ -110,6 +110,7 @@ describe('Helm 3: the chart lints, renders and installs', function () {
           'image-inventory-controller',
           '-o',
           'json',
+          '--show-managed-fields',
         ]),
       ).stdout,
     ) as {

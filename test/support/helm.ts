@@ -60,15 +60,17 @@ export const helm3 = (args: string[], opts: Parameters<typeof runTool>[2] = {}):
   runTool('helm3', args, opts);
 
 /**
- * What Helm printed as a warning (on stderr, where both majors print them): its own (Helm 4 logs `level=WARN`, Helm 3 `WARNING:`) and the
- * API server's, which client-go prints as klog lines (`W1205 10:00:00.000000 ... warnings.go:...]`)
- * for a deprecated API, an unknown or duplicate field, or a Pod Security violation. A chart that
- * draws one is wrong for that server, so the tests fail on any.
+ * What Helm printed as a warning, on stderr where both majors print them: its own (Helm 4 logs
+ * `level=WARN`, Helm 3 `WARNING:`, cobra `Flag --x has been deprecated`) and the API server's,
+ * which client-go logs through klog from warnings.go (`I1205 10:23:41.129157 17921
+ * warnings.go:107] "Warning: unknown field \"bogus\""`, as both majors print them): a deprecated
+ * API, an unknown or duplicate field, a Pod Security violation. A chart that draws one is wrong for
+ * that server, so the tests fail on any.
  */
 export function warnings(r: Run): string[] {
   return r.stderr
     .split('\n')
-    .filter((l) => /level=WARN|^WARNING|^W\d{4} |warnings\.go|\bdeprecated\b/i.test(l));
+    .filter((l) => /level=WARN|^WARNING|^[IW]\d{4} |warnings\.go|"Warning: |\bdeprecated\b/i.test(l));
 }
 
 /** The objects of a YAML stream (empty documents dropped). */
