@@ -5,7 +5,7 @@
 // like the Kubernetes components of scripts/cluster.mjs. Also locates Go modules whose files the
 // tests read (the Prometheus Operator's CRDs) in the module cache, downloading them on first use.
 //
-//   node scripts/tools.mjs build [helm|promtool|trivy|registry ...]   # default: every tool
+//   node scripts/tools.mjs build [helm|helm3|promtool|trivy|registry|crio ...]   # default: every tool
 //   node scripts/tools.mjs path helm
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,21 +18,44 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const toolsDir = process.env.INV_TOOLS_DIR || path.join(repoRoot, '.cache', 'tools');
 
 /**
- * Each tool: the Go package to `go install`, and how long its first build takes here (measured
- * on 2 cores with an empty Go build cache, the Go modules downloaded in the same run).
+ * The Helm releases the chart is tested with, one per major, and the one place that names them:
+ * the tools below build them, and the docs' statement of supported versions is checked against
+ * them. `helm` is Helm 4 (the chart's whole lifecycle on real nodes), `helm3` is Helm 3 (lint,
+ * template and install on an API server).
+ */
+export const helmVersions = { helm: 'v4.3.2', helm3: 'v3.21.4' };
+
+/**
+ * Each tool: the Go package to `go install` (`bin`: the file it installs, when that is not the
+ * tool's name), and how long its first build takes here (measured on 2 cores with an empty Go build
+ * cache, the Go modules downloaded in the same run).
  */
 export const tools = {
+  // Helm 4, the current major: the chart's whole lifecycle on real nodes (test/nodes/helm.test.ts)
+  // and its render tests (test/helm/). It derives the Kubernetes version that `helm template` and
+  // `helm lint` assume from its client-go's version in the binary's build info (k8s.io/client-go
+  // v0.37.2: 1.37), so only `helm version` is stamped, as its Makefile does.
   helm: {
+    pkg: 'helm.sh/helm/v4/cmd/helm',
+    version: helmVersions.helm,
+    // 8.0 min measured here at -p 1 beside two Kubernetes builds (modules downloaded in the run).
+    minutes: 5,
+    ldflags: [`-X helm.sh/helm/v4/internal/version.version=${helmVersions.helm}`],
+  },
+  // Helm 3, still what many users run: lint, template and install (test/helm/helm3.test.ts). Its
+  // Makefile stamps the Kubernetes version those assume, that of its client-go (v0.36.2: 1.36). Its
+  // binary keeps the name helm, in a folder of its own, so that both majors sit side by side.
+  helm3: {
     pkg: 'helm.sh/helm/v3/cmd/helm',
-    version: 'v3.22.0',
-    minutes: 3,
-    // As Helm's Makefile stamps them: `helm version`, and the Kubernetes version that `helm
-    // template` and `helm lint` assume (that of its client-go, k8s.io/client-go v0.37.0).
+    bin: 'helm',
+    version: helmVersions.helm3,
+    // 4.3 min measured here after Helm 4, beside two Kubernetes builds.
+    minutes: 4,
     ldflags: [
-      '-X helm.sh/helm/v3/internal/version.version=v3.22.0',
+      `-X helm.sh/helm/v3/internal/version.version=${helmVersions.helm3}`,
       ...['pkg/chartutil', 'pkg/lint/rules'].flatMap((p) => [
         `-X helm.sh/helm/v3/${p}.k8sVersionMajor=1`,
-        `-X helm.sh/helm/v3/${p}.k8sVersionMinor=37`,
+        `-X helm.sh/helm/v3/${p}.k8sVersionMinor=36`,
       ]),
     ],
   },
@@ -98,7 +121,7 @@ export function toolPath(name) {
     )
     .digest('hex')
     .slice(0, 8);
-  return path.join(toolsDir, `${name}-${t.version}-${key}`, name);
+  return path.join(toolsDir, `${name}-${t.version}-${key}`, t.bin ?? name);
 }
 
 /** Builds `name` unless it is cached; returns the binary's path. */
@@ -132,7 +155,7 @@ export function build(name) {
     fs.mkdirSync(tmp, { recursive: true });
     r = spawnSync(
       'go',
-      ['build', ...flags, '-o', path.join(tmp, name), `./${t.pkg.slice(t.module.length + 1)}`],
+      ['build', ...flags, '-o', path.join(tmp, path.basename(bin)), `./${t.pkg.slice(t.module.length + 1)}`],
       {
         cwd: dir,
         env: { ...env, GOFLAGS: '-mod=mod' },

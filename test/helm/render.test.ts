@@ -1,8 +1,8 @@
 // The chart (charts/inv) renders the same objects as deploy/ and `inv install --daemon`: all three
 // are rendered with default values and compared object by object. The only differences allowed
 // are named here. Also: `helm lint --strict` with every ci/*-values.yaml, and the values schema's
-// messages for a wrong type, an unknown key and a bad duration. Helm is the real one, built from
-// the Go module proxy (scripts/tools.mjs).
+// messages for a wrong type, an unknown key and a bad duration. Helm is the real one, Helm 4,
+// built from the Go module proxy (scripts/tools.mjs); test/helm/helm3.test.ts runs Helm 3.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseConfig } from '../../src/core/erase/config/config.js';
 import { readBundle } from '../../src/core/install/bundle.js';
 import type { KubeObject } from '../../src/core/kube/apply.js';
-import { chartDir, helm, parseObjects, template } from '../support/helm.js';
+import { chartDir, helm, parseObjects, template, tools } from '../support/helm.js';
 import { repoRoot } from '../support/paths.js';
 
 const kubectl = path.join(repoRoot, '.cache', 'bin', 'kubectl');
@@ -61,6 +61,13 @@ describe('Helm chart charts/inv', function () {
   let chart: KubeObject[];
   before(async () => {
     chart = await template(['--include-crds']);
+  });
+
+  it('runs the Helm 4 of scripts/tools.mjs', async () => {
+    const { helmVersions } = await tools();
+    const r = await helm(['version', '--template', '{{.Version}}']);
+    assert.equal(r.stdout.trim(), helmVersions.helm, r.stderr);
+    assert.match(helmVersions.helm, /^v4\./);
   });
 
   // With default values: the chart's objects (Helm's test hooks aside) against each of the others.
@@ -120,6 +127,17 @@ describe('Helm chart charts/inv', function () {
         assert.equal(cfg.jobTimeoutSeconds, 3600);
       }
     }
+  });
+
+  it('refuses a Kubernetes older than its CRDs need (kubeVersion: 1.30, for optionalOldSelf)', async () => {
+    const r = await helm(['template', 'inv', chartDir, '--kube-version', 'v1.29.15']);
+    assert.notEqual(r.code, 0, 'helm template --kube-version v1.29.15 should fail');
+    assert.match(r.stderr, /kubeVersion/);
+    await template(['--kube-version', 'v1.30.0']);
+    assert.match(
+      fs.readFileSync(path.join(repoRoot, 'crds', 'erase.imageinventory.dev_imagelists.yaml'), 'utf8'),
+      /optionalOldSelf/,
+    );
   });
 
   describe('values schema (strict): a clear message naming the bad key', () => {

@@ -1,11 +1,13 @@
-// The Helm chart on the whole local cluster, as a user runs it: `helm install` (the daemon runs
-// as a Pod from the image the nodes hold, and takes its Lease through the kubernetes Service),
-// `helm test` (a Pod runs `inv check` in the cluster and passes), `helm upgrade` with a changed
-// value (the daemon rolls to a new Pod), `helm uninstall` (nothing is left but the CRDs and the
-// Images). Helm is the real one (scripts/tools.mjs).
+// The Helm chart on the whole local cluster, as a user runs it with Helm 4 (helmVersions.helm in
+// scripts/tools.mjs): `helm install` (the daemon runs as a Pod from the image the nodes hold, and
+// takes its Lease through the kubernetes Service), `helm test` (a Pod runs `inv check` in the
+// cluster and passes), `helm upgrade` with a changed value (the daemon rolls to a new Pod),
+// `helm uninstall` (nothing is left but the CRDs and the Images). Helm is the real one
+// (scripts/tools.mjs). Helm 4 applies server-side and `--wait` watches each object's status
+// (kstatus) until it is current; a warning from Helm or the API server fails the step.
 import assert from 'node:assert/strict';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
-import { chartDir, helm, type Run } from '../support/helm.js';
+import { chartDir, helm, tools, warnings, type Run } from '../support/helm.js';
 import {
   clusterConfig,
   kubectl,
@@ -40,6 +42,7 @@ describe('Helm chart on the whole local cluster: install, test, upgrade, uninsta
   const run = async (args: string[]): Promise<Run> => {
     const r = await helm([...args, '--kubeconfig', c.kubeconfig], { timeoutMs: 300_000 });
     assert.equal(r.code, 0, `helm ${args.join(' ')}:\n${r.stdout}${r.stderr}`);
+    assert.deepEqual(warnings(r), [], `helm ${args[0]} warned`);
     return r;
   };
   const daemonPods = async () =>
@@ -80,6 +83,8 @@ describe('Helm chart on the whole local cluster: install, test, upgrade, uninsta
   });
 
   it('helm install: the daemon runs from the chart, Ready, and holds its Lease', async () => {
+    const version = await run(['version', '--template', '{{.Version}}']);
+    assert.equal(version.stdout.trim(), (await tools()).helmVersions.helm);
     const at = c.workerImage.lastIndexOf(':');
     const [repository, tag] = [c.workerImage.slice(0, at), c.workerImage.slice(at + 1)];
     await run([
@@ -108,6 +113,14 @@ describe('Helm chart on the whole local cluster: install, test, upgrade, uninsta
       '3m',
     ]);
     installed = true;
+    // Helm 4 applies server-side: the API server merges, and records helm's fields as applied.
+    const deployment = await rest.request<{
+      metadata: { managedFields: { manager: string; operation: string }[] };
+    }>('GET', `/apis/apps/v1/namespaces/${SYSTEM_NS}/deployments/image-inventory-controller`);
+    assert.ok(
+      deployment.metadata.managedFields.some((f) => f.manager === 'helm' && f.operation === 'Apply'),
+      JSON.stringify(deployment.metadata.managedFields),
+    );
     const pods = await daemonPods();
     assert.equal(pods.length, 1);
     assert.ok(ready(pods[0]!), 'the daemon Pod is Ready');
@@ -142,6 +155,7 @@ describe('Helm chart on the whole local cluster: install, test, upgrade, uninsta
       const logs = await kubectl(c, ['logs', '-n', SYSTEM_NS, `${RELEASE}-inv-check`]);
       assert.fail(`helm test failed:\n${r.stdout}${r.stderr}\n${logs.stdout}${logs.stderr}`);
     }
+    assert.deepEqual(warnings(r), [], 'helm test warned');
     assert.match(r.stdout, /TEST SUITE:\s+inv-inv-check[\s\S]*Phase:\s+Succeeded/);
   });
 

@@ -1,5 +1,6 @@
-// Helm as the chart's users run it: the binary scripts/tools.mjs builds from the Go module proxy
-// (cached in .cache/tools/), run on charts/inv of this checkout.
+// Helm as the chart's users run it: the binaries scripts/tools.mjs builds from the Go module proxy
+// (cached in .cache/tools/), run on charts/inv of this checkout. `helm` is Helm 4, `helm3` Helm 3
+// (their versions: helmVersions in scripts/tools.mjs).
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -9,6 +10,7 @@ import { repoRoot } from './paths.js';
 interface ToolsScript {
   build(name: string): string;
   moduleDir(name: string): string;
+  helmVersions: { helm: string; helm3: string };
 }
 
 export const chartDir = path.join(repoRoot, 'charts', 'inv');
@@ -54,6 +56,23 @@ export async function runTool(
 export const helm = (args: string[], opts: Parameters<typeof runTool>[2] = {}): Promise<Run> =>
   runTool('helm', args, opts);
 
+export const helm3 = (args: string[], opts: Parameters<typeof runTool>[2] = {}): Promise<Run> =>
+  runTool('helm3', args, opts);
+
+/**
+ * What Helm printed as a warning, on stderr where both majors print them: its own (Helm 4 logs
+ * `level=WARN`, Helm 3 `WARNING:`, cobra `Flag --x has been deprecated`) and the API server's,
+ * which client-go logs through klog from warnings.go (`I1205 10:23:41.129157 17921
+ * warnings.go:107] "Warning: unknown field \"bogus\""`, as both majors print them): a deprecated
+ * API, an unknown or duplicate field, a Pod Security violation. A chart that draws one is wrong for
+ * that server, so the tests fail on any.
+ */
+export function warnings(r: Run): string[] {
+  return r.stderr
+    .split('\n')
+    .filter((l) => /level=WARN|^WARNING|^[IW]\d{4} |warnings\.go|"Warning: |\bdeprecated\b/i.test(l));
+}
+
 /** The objects of a YAML stream (empty documents dropped). */
 export function parseObjects(text: string): KubeObject[] {
   return parseAllDocuments(text)
@@ -61,9 +80,10 @@ export function parseObjects(text: string): KubeObject[] {
     .filter((o): o is KubeObject => Boolean(o));
 }
 
-/** `helm template` of the chart: its objects, or a failed assertion with Helm's message. */
+/** `helm template` of the chart: its objects, or a failed assertion with Helm's message or warning. */
 export async function template(args: string[] = []): Promise<KubeObject[]> {
   const r = await helm(['template', 'inv', chartDir, ...args]);
   if (r.code !== 0) throw new Error(`helm template ${args.join(' ')} failed: ${r.stderr}`);
+  if (warnings(r).length) throw new Error(`helm template ${args.join(' ')} warned: ${r.stderr}`);
   return parseObjects(r.stdout);
 }

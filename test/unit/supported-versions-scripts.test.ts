@@ -112,12 +112,9 @@ describe('supported versions: what the scripts build and run', () => {
     assert.deepEqual(outside, []);
   });
 
-  it('the Helm releases are the ones scripts/tools.mjs builds, one per major', async function () {
+  it('the Helm releases are the ones scripts/tools.mjs builds, one per major', async () => {
     const { tools } = await script<{ tools: Record<string, Tool> }>('tools.mjs');
     const helms = Object.entries(tools).filter(([, t]) => /^helm\.sh\/helm\/v\d+\/cmd\/helm$/.test(t.pkg));
-    // TODO(issue 50): Helm 4 and 3.21.4 come with the helm4 branch; until it is merged tools.mjs
-    // still builds v3.22.0, the release issue 50 retires.
-    if (helms.some(([, t]) => t.version === 'v3.22.0')) this.skip();
     assert.deepEqual(
       helms.map(([name, t]) => `${name} ${t.version}`).sort(),
       TESTED_HELM.map((h) => `${h.tool} ${h.version}`).sort(),
@@ -138,11 +135,10 @@ describe('supported versions: what the scripts build and run', () => {
     const missingTests = rows.flatMap((r) =>
       r.tests.filter((t) => !fs.existsSync(path.join(repoRoot, t))).map((t) => `${r.label}: ${t}`),
     );
-    // TODO(issue 50): the k135 and api136 runs come with the k8svers branch, Helm 3's test file with
-    // the helm4 branch; each may be missing only until its branch is merged.
+    // TODO(issue 50): the k135 and api136 runs come with the k8svers branch; they may be missing
+    // only until it is merged.
     const waiting = [
       ...(fs.existsSync(path.join(repoRoot, 'scripts', 'k8s-versions.mjs')) ? [] : [/run (k135|api136)$/]),
-      ...(read('scripts/tools.mjs').includes("'v3.22.0'") ? [/helm3\.test\.ts$/] : []),
     ];
     const missing = [...missingRuns, ...missingTests];
     const pending = missing.filter((m) => waiting.some((w) => w.test(m)));

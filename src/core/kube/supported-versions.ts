@@ -186,7 +186,7 @@ export const TESTED_HELM: readonly TestedHelm[] = [
   {
     version: 'v3.21.4',
     tool: 'helm3',
-    what: 'lint, template and install',
+    what: 'lint, template and install, on the API server; Helm 4 then upgrades that release',
     runs: ['suite'],
     tests: ['test/helm/helm3.test.ts'],
   },
