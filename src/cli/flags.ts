@@ -40,7 +40,10 @@ export const kubeFlags = {
       'Server name to use for server certificate validation. If it is not provided, the hostname used to contact the server is used',
     helpGroup: 'CLUSTER',
   }),
-  token: Flags.string({ description: 'Bearer token for authentication to the API server', helpGroup: 'CLUSTER' }),
+  token: Flags.string({
+    description: 'Bearer token for authentication to the API server',
+    helpGroup: 'CLUSTER',
+  }),
   user: Flags.string({ description: 'The name of the kubeconfig user to use', helpGroup: 'CLUSTER' }),
   cluster: Flags.string({ description: 'The name of the kubeconfig cluster to use', helpGroup: 'CLUSTER' }),
   as: Flags.string({
@@ -49,7 +52,8 @@ export const kubeFlags = {
     helpGroup: 'CLUSTER',
   }),
   'as-group': Flags.string({
-    description: 'Group to impersonate for the operation, this flag can be repeated to specify multiple groups.',
+    description:
+      'Group to impersonate for the operation, this flag can be repeated to specify multiple groups.',
     multiple: true,
     // `--as-group g ns` must not make "ns" a group: one value per --as-group.
     multipleNonGreedy: true,

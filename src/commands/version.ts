@@ -77,10 +77,7 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
   }
 
   /** Fills the server part of `report`; returns the warning for a server outside the range. */
-  private async serverPart(
-    report: VersionReport,
-    flags: KubeFlagValues,
-  ): Promise<string | undefined> {
+  private async serverPart(report: VersionReport, flags: KubeFlagValues): Promise<string | undefined> {
     const { KubeConfigError } = await import('../core/kube/config.js');
     const { isNotFound } = await import('../core/kube/rest.js');
     const { connect } = await import('../cli/connect.js');

@@ -50,7 +50,8 @@ describe('bad kubeconfigs', function () {
 
   for (const command of [['scan', '-n', 'default'], ['images'], ['check']]) {
     describe(`inv ${command[0]}`, () => {
-      it('an empty file', () => oneLine([...command, '--kubeconfig', empty], `kubeconfig ${empty}: the file is empty`));
+      it('an empty file', () =>
+        oneLine([...command, '--kubeconfig', empty], `kubeconfig ${empty}: the file is empty`));
       it('malformed YAML', () =>
         oneLine(
           [...command, '--kubeconfig', malformed],
@@ -67,9 +68,13 @@ describe('bad kubeconfigs', function () {
           `context "other" is not in the kubeconfig (${good}) (--context; known: ctx)`,
         ));
       it('one bad file among several in $KUBECONFIG', () =>
-        oneLine(command, `kubeconfig ${malformed}: not valid YAML: bad indentation of a sequence entry (line 4, column 4)`, {
-          KUBECONFIG: [good, malformed].join(path.delimiter),
-        }));
+        oneLine(
+          command,
+          `kubeconfig ${malformed}: not valid YAML: bad indentation of a sequence entry (line 4, column 4)`,
+          {
+            KUBECONFIG: [good, malformed].join(path.delimiter),
+          },
+        ));
     });
   }
 
@@ -77,7 +82,16 @@ describe('bad kubeconfigs', function () {
     // Root reads any file: run the CLI as nobody, which may read the checkout but not the file.
     const r = spawnSync(
       'setpriv',
-      ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, path.join(repoRoot, 'bin', 'run.js'), 'images', '--kubeconfig', unreadable],
+      [
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        process.execPath,
+        path.join(repoRoot, 'bin', 'run.js'),
+        'images',
+        '--kubeconfig',
+        unreadable,
+      ],
       { encoding: 'utf8', env: { ...process.env, ...env, NO_COLOR: '1' }, cwd: '/' },
     );
     if (r.error) this.skip();

@@ -15,7 +15,13 @@ function base(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [
-      { name: 'prod', server: 'https://prod:6443', caData: 'UFJPRA==', tlsServerName: 'prod.internal', skipTLSVerify: false },
+      {
+        name: 'prod',
+        server: 'https://prod:6443',
+        caData: 'UFJPRA==',
+        tlsServerName: 'prod.internal',
+        skipTLSVerify: false,
+      },
       { name: 'dev', server: 'https://dev:6443', skipTLSVerify: false },
     ],
     users: [
@@ -72,7 +78,10 @@ describe('connection flags over a kubeconfig', () => {
     const ca = mergeCluster(base().getCluster('prod'), { certificateAuthority: '/ca.crt' }, 'prod');
     assert.deepEqual([ca?.caFile, ca?.caData, ca?.skipTLSVerify], ['/ca.crt', undefined, false]);
     const insecure = mergeCluster(base().getCluster('prod'), { insecureSkipTlsVerify: true }, 'prod');
-    assert.deepEqual([insecure?.caFile, insecure?.caData, insecure?.skipTLSVerify], [undefined, undefined, true]);
+    assert.deepEqual(
+      [insecure?.caFile, insecure?.caData, insecure?.skipTLSVerify],
+      [undefined, undefined, true],
+    );
   });
 
   it('--server alone needs no kubeconfig entry', () => {

@@ -25,10 +25,7 @@ export class EraseSession {
   ) {}
 
   /** Connects (kubeconfig, context, request timeout); ends the command with one line when it cannot. */
-  static open(
-    cmd: Command,
-    flags: KubeFlagValues,
-  ): EraseSession {
+  static open(cmd: Command, flags: KubeFlagValues): EraseSession {
     try {
       const { kc, rest } = connect(flags);
       return new EraseSession(kc, rest);

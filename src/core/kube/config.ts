@@ -104,7 +104,8 @@ export function loadFile(kc: KubeConfig, file: string): void {
     const at = err.mark ? ` (line ${err.mark.line + 1}, column ${err.mark.column + 1})` : '';
     throw new KubeConfigFileError(`kubeconfig ${file}: not valid YAML: ${err.reason ?? 'syntax error'}${at}`);
   }
-  if (doc === null || doc === undefined) throw new KubeConfigFileError(`kubeconfig ${file}: the file is empty`);
+  if (doc === null || doc === undefined)
+    throw new KubeConfigFileError(`kubeconfig ${file}: the file is empty`);
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw new KubeConfigFileError(
       `kubeconfig ${file}: not a kubeconfig: the YAML is ${Array.isArray(doc) ? 'a list' : `a ${typeof doc}`}, not a mapping`,
@@ -115,11 +116,16 @@ export function loadFile(kc: KubeConfig, file: string): void {
     one.loadFromString(text);
   } catch (e) {
     // client-node's own checks: "clusters[0].cluster.server is missing", ...
-    throw new KubeConfigFileError(`kubeconfig ${file}: not a kubeconfig: ${String((e as Error).message).split('\n')[0]}`);
+    throw new KubeConfigFileError(
+      `kubeconfig ${file}: not a kubeconfig: ${String((e as Error).message).split('\n')[0]}`,
+    );
   }
   // Relative certificate and key paths are relative to the file, as loadFromFile makes them.
   one.makePathsAbsolute(path.dirname(file));
-  if (kc.getClusters().length + kc.getUsers().length + kc.getContexts().length === 0 && !kc.getCurrentContext()) {
+  if (
+    kc.getClusters().length + kc.getUsers().length + kc.getContexts().length === 0 &&
+    !kc.getCurrentContext()
+  ) {
     kc.loadFromOptions({
       clusters: one.getClusters(),
       users: one.getUsers(),
