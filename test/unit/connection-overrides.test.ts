@@ -10,6 +10,7 @@ import {
   overrideProblems,
   serverUrl,
 } from '../../src/core/kube/connection.js';
+import { lineTarget } from '../../src/cli/completion/complete.js';
 
 function base(): KubeConfig {
   const kc = new KubeConfig();
@@ -115,5 +116,30 @@ describe('connection flags over a kubeconfig', () => {
     assert.deepEqual(overrideProblems({ as: 'u', asGroups: ['g'] }), []);
     assert.deepEqual(overrideProblems({ server: 'ftp://x' }), ['--server "ftp://x": not an http(s) address']);
     assert.equal(serverUrl('http://h:8080/'), 'http://h:8080');
+  });
+});
+
+describe('completion reads the connection flags typed on the line', () => {
+  it('both spellings, -s, repeated --as-group, the boolean; never the word under the cursor', () => {
+    const words = [
+      'scan',
+      '--kubeconfig=/k',
+      '-s',
+      'h:6443',
+      '--as',
+      'jane',
+      '--as-group',
+      'a',
+      '--as-group=b',
+    ];
+    assert.deepEqual(lineTarget([...words, '--insecure-skip-tls-verify', '--token', 'T', '-n', '']), {
+      kubeconfig: '/k',
+      server: 'h:6443',
+      as: 'jane',
+      'as-group': ['a', 'b'],
+      'insecure-skip-tls-verify': true,
+      token: 'T',
+    });
+    assert.deepEqual(lineTarget(['scan', '--user', '']), {});
   });
 });
