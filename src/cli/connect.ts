@@ -1,14 +1,19 @@
 // The cluster a command talks to, from the shared flags: --kubeconfig and --context pick the
-// kubeconfig (falling back to $KUBECONFIG, ~/.kube/config, then in-cluster), --request-timeout
-// sets every request's deadline. Its own module, so commands that never talk to a cluster
+// kubeconfig (falling back to $KUBECONFIG, ~/.kube/config, then in-cluster), kubectl's connection
+// flags (--server, --token, --as, --user, --cluster, ...) override its current context, and
+// --request-timeout sets every request's deadline. Its own module, so commands that never talk to a cluster
 // (node-remove) do not load client-node with flags.ts.
 import type { KubeConfig } from '@kubernetes/client-node';
+import { overrideProblems } from '../core/kube/connection.js';
 import { loadKubeConfig } from '../core/kube/config.js';
 import { KubeRest, type KubeRestOptions } from '../core/kube/rest.js';
-import { restOptions } from './flags.js';
+import { connectionOverrides, restOptions, type KubeFlagValues } from './flags.js';
 
-/** Throws a message naming what is wrong (no cluster configured, a bad --request-timeout). */
-export function connect(flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string }): {
+/**
+ * Throws a message naming what is wrong (no cluster configured, a kubeconfig that cannot be
+ * used, --as-group without --as, a bad --request-timeout).
+ */
+export function connect(flags: KubeFlagValues): {
   kc: KubeConfig;
   rest: KubeRest;
 } {
@@ -21,9 +26,12 @@ export function connect(flags: { kubeconfig?: string; context?: string; 'request
  * daemon), with `extra` over the flags' options. Throws as connect() does.
  */
 export function cluster(
-  flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string },
+  flags: KubeFlagValues,
   extra: Partial<KubeRestOptions> = {},
 ): { kc: KubeConfig; restOptions: KubeRestOptions } {
-  const kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+  const overrides = connectionOverrides(flags);
+  const problems = overrideProblems(overrides);
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  const kc = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context, overrides });
   return { kc, restOptions: { ...restOptions(flags), ...extra } };
 }

@@ -1,6 +1,7 @@
 // Flags shared by every command that talks to a cluster or prints data.
 import { Flags } from '@oclif/core';
 import { parseDurationMs } from '../core/duration.js';
+import type { ConnectionOverrides } from '../core/kube/connection.js';
 import type { KubeRestOptions } from '../core/kube/rest.js';
 import { EXIT_USAGE } from './process/exit-codes.js';
 import { terminalWidth, type TableOptions } from './output/table.js';
@@ -17,7 +18,92 @@ export const kubeFlags = {
     default: '30s',
     helpGroup: 'CLUSTER',
   }),
+  // kubectl's connection flags (its ConfigFlags), in kubectl's words. They change how the API
+  // server is reached and who the requests are from, nothing else: what runs on nodes is set by
+  // other flags.
+  server: Flags.string({
+    char: 's',
+    description: 'The address and port of the Kubernetes API server',
+    helpGroup: 'CLUSTER',
+  }),
+  'certificate-authority': Flags.string({
+    description: 'Path to a cert file for the certificate authority',
+    helpGroup: 'CLUSTER',
+  }),
+  'insecure-skip-tls-verify': Flags.boolean({
+    description:
+      "If true, the server's certificate will not be checked for validity. This will make your HTTPS connections insecure",
+    helpGroup: 'CLUSTER',
+  }),
+  'tls-server-name': Flags.string({
+    description:
+      'Server name to use for server certificate validation. If it is not provided, the hostname used to contact the server is used',
+    helpGroup: 'CLUSTER',
+  }),
+  token: Flags.string({
+    description: 'Bearer token for authentication to the API server',
+    helpGroup: 'CLUSTER',
+  }),
+  user: Flags.string({ description: 'The name of the kubeconfig user to use', helpGroup: 'CLUSTER' }),
+  cluster: Flags.string({ description: 'The name of the kubeconfig cluster to use', helpGroup: 'CLUSTER' }),
+  as: Flags.string({
+    description:
+      'Username to impersonate for the operation. User could be a regular user or a service account in a namespace.',
+    helpGroup: 'CLUSTER',
+  }),
+  'as-group': Flags.string({
+    description:
+      'Group to impersonate for the operation, this flag can be repeated to specify multiple groups.',
+    multiple: true,
+    // `--as-group g ns` must not make "ns" a group: one value per --as-group.
+    multipleNonGreedy: true,
+    helpGroup: 'CLUSTER',
+  }),
+  'as-uid': Flags.string({ description: 'UID to impersonate for the operation.', helpGroup: 'CLUSTER' }),
 };
+
+/** The shared cluster flags as parsed: what connect() (cli/connect.ts) takes. */
+export interface KubeFlagValues {
+  kubeconfig?: string;
+  context?: string;
+  'request-timeout'?: string;
+  server?: string;
+  'certificate-authority'?: string;
+  'insecure-skip-tls-verify'?: boolean;
+  'tls-server-name'?: string;
+  token?: string;
+  user?: string;
+  cluster?: string;
+  as?: string;
+  'as-group'?: string[];
+  'as-uid'?: string;
+}
+
+/** The shared cluster flags out of a command's parsed flags, for its options' `cluster`. */
+export function kubeFlagValues(flags: KubeFlagValues): KubeFlagValues {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(kubeFlags)) {
+    const value = (flags as Record<string, unknown>)[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out as KubeFlagValues;
+}
+
+/** The connection flags as clientcmd-style overrides (core/kube/connection.ts). */
+export function connectionOverrides(flags: KubeFlagValues): ConnectionOverrides {
+  return {
+    server: flags.server,
+    certificateAuthority: flags['certificate-authority'],
+    insecureSkipTlsVerify: flags['insecure-skip-tls-verify'] || undefined,
+    tlsServerName: flags['tls-server-name'],
+    token: flags.token,
+    user: flags.user,
+    cluster: flags.cluster,
+    as: flags.as,
+    asGroups: flags['as-group'],
+    asUid: flags['as-uid'],
+  };
+}
 
 /** KubeRest options from the shared flags; throws a message naming the bad value. */
 export function restOptions(flags: { 'request-timeout'?: string }): KubeRestOptions {

@@ -6,10 +6,11 @@ import { compileExclusion } from '../core/refs/exclusion.js';
 import type { GroupBy, ReportFilters } from '../core/report/image-report.js';
 import type { ReportOutput } from './output/render-images.js';
 import { sortByOption } from './flag-problems.js';
+import { kubeFlagValues, type KubeFlagValues } from './flags.js';
 import { maxInputBytes } from './read-manifests.js';
 
 /** The flags `inv images` reads (as oclif parsed them). */
-export interface ImagesFlags {
+export interface ImagesFlags extends KubeFlagValues {
   image?: string;
   registry?: string;
   kind?: string[];
@@ -22,9 +23,6 @@ export interface ImagesFlags {
   output: string;
   'no-headers'?: boolean;
   'sort-by'?: string;
-  kubeconfig?: string;
-  context?: string;
-  'request-timeout'?: string;
 }
 
 export interface ImagesOptions {
@@ -41,7 +39,7 @@ export interface ImagesOptions {
   /** --sort-by as a checked path. */
   sortPath?: string;
   /** How to reach the cluster (cli/connect.ts). */
-  cluster: { kubeconfig?: string; context?: string; 'request-timeout'?: string };
+  cluster: KubeFlagValues;
 }
 
 /** A registry host as normalized refs spell it (docker.io, host:5000). */
@@ -85,11 +83,7 @@ export function completeImagesOptions(flags: ImagesFlags): { options: ImagesOpti
       output: flags.output as ReportOutput,
       noHeaders: !!flags['no-headers'],
       sortPath,
-      cluster: {
-        kubeconfig: flags.kubeconfig,
-        context: flags.context,
-        'request-timeout': flags['request-timeout'],
-      },
+      cluster: kubeFlagValues(flags),
     },
     problems,
   };

@@ -5,18 +5,16 @@
 // command (a file, so not pure), after these.
 import { parseDurationMs } from '../core/duration.js';
 import { attempt } from './flag-problems.js';
+import { kubeFlagValues, type KubeFlagValues } from './flags.js';
 
 /** The flags `inv install` reads (as oclif parsed them; a bare --dry-run already means client). */
-export interface InstallFlags {
+export interface InstallFlags extends KubeFlagValues {
   daemon: boolean;
   image?: string;
   'dry-run'?: string;
   'source-kinds'?: string;
   'force-conflicts': boolean;
   timeout: string;
-  kubeconfig?: string;
-  context?: string;
-  'request-timeout'?: string;
 }
 
 export interface InstallOptions {
@@ -28,7 +26,7 @@ export interface InstallOptions {
   forceConflicts: boolean;
   timeoutMs: number;
   /** How to reach the cluster (cli/connect.ts). */
-  cluster: { kubeconfig?: string; context?: string; 'request-timeout'?: string };
+  cluster: KubeFlagValues;
 }
 
 /** An image reference as a Pod spec takes it: name[:tag][@sha256:digest]. */
@@ -48,11 +46,7 @@ export function completeInstallOptions(flags: InstallFlags): { options: InstallO
       sourceKindsFile: flags['source-kinds'],
       forceConflicts: flags['force-conflicts'],
       timeoutMs,
-      cluster: {
-        kubeconfig: flags.kubeconfig,
-        context: flags.context,
-        'request-timeout': flags['request-timeout'],
-      },
+      cluster: kubeFlagValues(flags),
     },
     problems,
   };

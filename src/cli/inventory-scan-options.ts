@@ -5,12 +5,12 @@
 // has a cluster: an offline scan needs none.
 import { validateNamespaceName } from '../core/kube/names.js';
 import { parseSelector } from '../core/erase/api/selector.js';
-import type { Output } from './flags.js';
+import { kubeFlagValues, type KubeFlagValues, type Output } from './flags.js';
 import { sortByOption } from './flag-problems.js';
 import { maxInputBytes } from './read-manifests.js';
 
 /** The flags `inv scan` reads (as oclif parsed them). */
-export interface ScanFlags {
+export interface ScanFlags extends KubeFlagValues {
   namespace?: string[];
   'all-namespaces'?: boolean;
   selector?: string;
@@ -22,9 +22,6 @@ export interface ScanFlags {
   output: string;
   'no-headers'?: boolean;
   'sort-by'?: string;
-  kubeconfig?: string;
-  context?: string;
-  'request-timeout'?: string;
 }
 
 export interface ScanOptions {
@@ -43,7 +40,7 @@ export interface ScanOptions {
   noHeaders: boolean;
   sortBy?: string;
   /** How to reach the cluster (cli/connect.ts). */
-  cluster: { kubeconfig?: string; context?: string; 'request-timeout'?: string };
+  cluster: KubeFlagValues;
 }
 
 /** The options, and every problem with the flags (each naming its flag). */
@@ -84,11 +81,7 @@ export function completeScanOptions(flags: ScanFlags): { options: ScanOptions; p
       output: flags.output as Output,
       noHeaders: !!flags['no-headers'],
       sortBy: flags['sort-by'],
-      cluster: {
-        kubeconfig: flags.kubeconfig,
-        context: flags.context,
-        'request-timeout': flags['request-timeout'],
-      },
+      cluster: kubeFlagValues(flags),
     },
     problems,
   };

@@ -95,12 +95,16 @@ async function lookup(
   target: LineTarget,
   startDeadline: () => void,
 ): Promise<string[]> {
-  // The kubeconfig as every command loads it (cli/connect.ts), without its context: a
-  // context named on the line is set below, after the contexts themselves may be listed.
+  // The kubeconfig as every command loads it (cli/connect.ts): for the contexts, the file alone
+  // (the context being typed may not exist yet); for names from the cluster, with the context
+  // and the connection flags typed on the line.
   const { cluster } = await import('../cli/connect.js');
-  const { kc } = cluster({ kubeconfig: target.kubeconfig });
-  if (source === 'contexts') return kc.getContexts().map((c) => c.name);
-  if (target.context) kc.setCurrentContext(target.context);
+  if (source === 'contexts') {
+    return cluster({ kubeconfig: target.kubeconfig })
+      .kc.getContexts()
+      .map((c) => c.name);
+  }
+  const { kc } = cluster(target);
   const { KubeRest, METADATA_LIST_ACCEPT } = await import('../core/kube/rest.js');
   const { IMAGEJOBS_PATH, IMAGELISTS_PATH } = await import('../core/erase/api/types.js');
   startDeadline();

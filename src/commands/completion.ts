@@ -12,8 +12,8 @@ export default class Completion extends Command {
     paragraphs(`Prints a script that makes TAB complete inv's commands and flags, the values of
 -o, and names from the cluster: namespaces (-n and the *-namespace flags), ImageList names
 (--name), ImageJob names (erase status, erase cancel) and kubeconfig contexts (--context).
-Names are read with the --kubeconfig and --context typed on the line, each lookup under a
-2.5-second deadline: a slow or unreachable cluster gives no candidates, never a hung shell.
+Names are read with the --kubeconfig, --context and connection flags (--as, --token, ...)
+typed on the line, each lookup under a 2.5-second deadline: a slow or unreachable cluster gives no candidates, never a hung shell.
 
 kubectl's plugin completion (kubectl 1.26+) uses the same answers through the
 kubectl_complete-inv program installed next to kubectl-inv: \`kubectl inv scan -n <TAB>\` works

@@ -2,7 +2,7 @@
 // a cluster is reachable. `inv --version` stays the fast, offline form (oclif's own flag).
 import { Command, Flags } from '@oclif/core';
 import { failLine } from '../cli/process/fail.js';
-import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
+import { kubeFlags, outputFlag, type KubeFlagValues, type Output } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { reportDocument } from '../cli/output/output-shape.js';
 import { renderData } from '../cli/output/print-data.js';
@@ -77,10 +77,7 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
   }
 
   /** Fills the server part of `report`; returns the warning for a server outside the range. */
-  private async serverPart(
-    report: VersionReport,
-    flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string },
-  ): Promise<string | undefined> {
+  private async serverPart(report: VersionReport, flags: KubeFlagValues): Promise<string | undefined> {
     const { KubeConfigError } = await import('../core/kube/config.js');
     const { isNotFound } = await import('../core/kube/rest.js');
     const { connect } = await import('../cli/connect.js');

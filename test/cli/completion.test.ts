@@ -94,6 +94,12 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     assert.deepEqual(bashComplete(`inv erase status ${list}`), [job]);
     assert.deepEqual(bashComplete(`inv erase cancel ${job.slice(0, -3)}`), [job]);
     assert.deepEqual(bashComplete(`inv scan --context ${context.slice(0, 3)}`), [context]);
+    // The connection flags on the line apply to the lookups, as kubectl's: a user who may not
+    // list Namespaces is offered none.
+    assert.deepEqual(bashComplete(`inv scan --as nobody -n ${ns.slice(0, -2)}`), []);
+    assert.deepEqual(bashComplete(`inv scan --as nobody --as-group system:masters -n ${ns.slice(0, -2)}`), [
+      ns,
+    ]);
   });
 
   it('kubectl inv <TAB>: kubectl 1.26+ plugin completion through kubectl_complete-inv', () => {

@@ -45,11 +45,39 @@ export type Plan =
       directive: number;
     };
 
-/** The kubeconfig and context the line names, for the dynamic lookups. */
+/**
+ * The cluster flags the line names (--kubeconfig, --context and kubectl's connection flags), for
+ * the dynamic lookups: `inv scan --as jane -n <TAB>` offers what jane may list, as kubectl does.
+ */
 export interface LineTarget {
   kubeconfig?: string;
   context?: string;
+  server?: string;
+  'certificate-authority'?: string;
+  'insecure-skip-tls-verify'?: boolean;
+  'tls-server-name'?: string;
+  token?: string;
+  user?: string;
+  cluster?: string;
+  as?: string;
+  'as-group'?: string[];
+  'as-uid'?: string;
 }
+
+/** The cluster flags that take a value (`as-group` may repeat); -s is --server. */
+const TARGET_VALUES = [
+  'kubeconfig',
+  'context',
+  'server',
+  'certificate-authority',
+  'tls-server-name',
+  'token',
+  'user',
+  'cluster',
+  'as',
+  'as-group',
+  'as-uid',
+] as const;
 
 const firstLine = (s: string | undefined) => s?.split('\n')[0]?.trim() || undefined;
 
@@ -167,14 +195,20 @@ export function planCompletion(commands: readonly CompletionCommand[], words: re
   return { candidates: [], directive: arg ? Directive.Default : Directive.NoFileComp };
 }
 
-/** --kubeconfig and --context as typed on the line (either spelling), for the lookups. */
+/** The cluster flags as typed on the line (either spelling), for the lookups; the word under the cursor is not one. */
 export function lineTarget(words: readonly string[]): LineTarget {
   const out: LineTarget = {};
+  const set = (key: (typeof TARGET_VALUES)[number], value: string) => {
+    if (key === 'as-group') out['as-group'] = [...(out['as-group'] ?? []), value];
+    else out[key] = value;
+  };
   for (let i = 0; i < words.length - 1; i++) {
-    for (const key of ['kubeconfig', 'context'] as const) {
-      const w = words[i]!;
-      if (w === `--${key}` && i + 1 < words.length - 1) out[key] = words[i + 1];
-      else if (w.startsWith(`--${key}=`)) out[key] = w.slice(key.length + 3);
+    const w = words[i]!;
+    if (w === '--insecure-skip-tls-verify') out['insecure-skip-tls-verify'] = true;
+    if (w === '-s' && i + 1 < words.length - 1) set('server', words[i + 1]!);
+    for (const key of TARGET_VALUES) {
+      if (w === `--${key}` && i + 1 < words.length - 1) set(key, words[i + 1]!);
+      else if (w.startsWith(`--${key}=`)) set(key, w.slice(key.length + 3));
     }
   }
   return out;

@@ -6,6 +6,7 @@
 import type { Command } from '@oclif/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeRest } from '../../core/kube/rest.js';
+import type { KubeFlagValues } from '../flags.js';
 import type { SourceKindSpec } from '../../core/inventory/source-kinds.js';
 import { connect } from '../connect.js';
 import { startStandalone } from './common.js';
@@ -24,10 +25,7 @@ export class EraseSession {
   ) {}
 
   /** Connects (kubeconfig, context, request timeout); ends the command with one line when it cannot. */
-  static open(
-    cmd: Command,
-    flags: { kubeconfig?: string; context?: string; 'request-timeout'?: string },
-  ): EraseSession {
+  static open(cmd: Command, flags: KubeFlagValues): EraseSession {
     try {
       const { kc, rest } = connect(flags);
       return new EraseSession(kc, rest);

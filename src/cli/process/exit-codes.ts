@@ -22,7 +22,7 @@ export const EXIT_CODES: readonly { code: number; meaning: string }[] = [
   {
     code: EXIT_USAGE,
     meaning:
-      'bad input or nothing reachable, nothing was done: a bad flag or stray argument, no cluster configured, a CRD not installed, a namespace that does not exist, a permission missing for everything asked',
+      'bad input or nothing reachable, nothing was done: a bad flag or stray argument, no cluster configured, a kubeconfig that cannot be used (empty, not YAML, unreadable, a --context, --user or --cluster it lacks), a CRD not installed, a namespace that does not exist, a permission missing for everything asked',
   },
   { code: EXIT_NO_MATCH, meaning: '`inv images`: the filters matched nothing (a pipeline can gate on it)' },
   {

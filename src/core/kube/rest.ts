@@ -122,7 +122,7 @@ export class KubeRest {
   private agent?: https.Agent | http.Agent;
   // Watches hold their socket for minutes: a pool of their own, so they never starve requests.
   private streamAgent?: https.Agent | http.Agent;
-  private headers?: { value: Record<string, string>; expires: number };
+  private headers?: { value: Record<string, string | string[]>; expires: number };
   onRequest?: (method: string, path: string) => void;
 
   private readonly defaultTimeoutMs: number;
@@ -170,7 +170,7 @@ export class KubeRest {
   }
 
   /** Auth headers are re-derived every 30 s so rotated tokens (in-cluster, exec plugins) are picked up. */
-  private async prepare(): Promise<Record<string, string>> {
+  private async prepare(): Promise<Record<string, string | string[]>> {
     const now = Date.now();
     if (this.headers && this.headers.expires > now && this.agent) return this.headers.value;
     const opts: https.RequestOptions = {};
@@ -191,9 +191,10 @@ export class KubeRest {
       this.agent = make(32);
       this.streamAgent = make(Infinity);
     }
-    const value: Record<string, string> = {};
+    const value: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(opts.headers ?? {})) {
-      if (typeof v === 'string') value[k] = v;
+      // An array is one header line per value (Impersonate-Group, core/kube/connection.ts).
+      if (typeof v === 'string' || Array.isArray(v)) value[k] = v;
     }
     if (opts.auth) value.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     this.headers = { value, expires: now + 30_000 };
@@ -205,7 +206,9 @@ export class KubeRest {
    * with the same credentials and TLS settings: current auth headers and the stream agent.
    * Counted through onRequest as method WATCH.
    */
-  async streamConnection(path: string): Promise<{ headers: Record<string, string>; agent: http.Agent }> {
+  async streamConnection(
+    path: string,
+  ): Promise<{ headers: Record<string, string | string[]>; agent: http.Agent }> {
     const headers = await this.prepare();
     this.onRequest?.('WATCH', new URL(path, this.server).pathname);
     return { headers, agent: this.streamAgent! };
