@@ -27,7 +27,11 @@ const ALL = ['testcluster', 'kubelet', 'kube-controller-manager', 'kube-schedule
  */
 export const K8S_BUILDS = {
   'v1.37.2': { modfile: undefined, tags: [], components: ALL },
-  'v1.36.3': { modfile: 'versions/v1.36.3.mod', tags: ['k8s_pre137'], components: ['testcluster', 'kubectl'] },
+  'v1.36.3': {
+    modfile: 'versions/v1.36.3.mod',
+    tags: ['k8s_pre137'],
+    components: ['testcluster', 'kubectl'],
+  },
   'v1.35.4': { modfile: 'versions/v1.35.4.mod', tags: ['k8s_pre137'], components: ALL },
 };
 
