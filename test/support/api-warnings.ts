@@ -35,6 +35,14 @@ export const ALLOWED: Allowed[] = [
     userAgent: /^(kube-controller-manager|kube-scheduler|kubelet)\//,
     reason: "the cluster's own upstream components, not inv",
   },
+  {
+    // test/erase/list-limits.test.ts stores, on purpose, a list that an older CRD let through and
+    // today's CEL rule refuses; the controller's write of its Error status goes through (the API
+    // server ratchets unchanged fields) and 1.35 warns that the stored spec breaks the rule.
+    path: /\/imagelists\/old-crd-big-[^/]+\/status$/,
+    warning: /the targets take more than 1000000 bytes/,
+    reason: 'a list kept from an older CRD, made by list-limits.test.ts to be refused',
+  },
 ];
 
 export const allowed = (w: ApiWarning): Allowed | undefined =>
