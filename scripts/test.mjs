@@ -52,16 +52,17 @@ const K135_SUITES = [
 ];
 // The middle release on the API server alone: the CRDs, scan, watch and the erase controllers.
 const API136_SUITES = [
-  'install/list-kind',
-  'erase/list-limits',
-  'docs/examples',
-  'inventory/reconcile',
-  'inventory/rules',
-  'watch/watch',
-  'watch/lease-health',
-  'erase/steps',
-  'erase/scenarios',
+  // Not inventory/reconcile: its adoption cases leave an Image conflict on purpose, which fails
+  // scan-cli's scan of every namespace (-A) when mocha runs it later.
   'cli/scan-cli',
+  'docs/examples',
+  'erase/list-limits',
+  'erase/scenarios',
+  'erase/steps',
+  'install/list-kind',
+  'inventory/rules',
+  'watch/lease-health',
+  'watch/watch',
 ];
 // Longest first: a pool of N slots finishes soonest when the long runs start first. A run marked
 // `kubelets` starts a cluster of real kubelets; two such runs never go at once (their kubelets,
