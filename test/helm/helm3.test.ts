@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { KubeObject } from '../../src/core/kube/apply.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
 import { chartDir, helm, helm3, parseObjects, template, tools, warnings, type Run } from '../support/helm.js';
-import { kubectlBin, repoRoot } from '../support/paths.js';
+import { kubectlBin } from '../support/paths.js';
 
 const key = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 

@@ -11,7 +11,7 @@ import * as k8s from '@kubernetes/client-node';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
 import { chartDir, helm, warnings, type Run } from '../support/helm.js';
-import { kubectlBin, repoRoot } from '../support/paths.js';
+import { kubectlBin } from '../support/paths.js';
 
 const CONFIG = '/api/v1/namespaces/image-inventory-system/configmaps/inv-erase-config';
 interface Managed {
