@@ -19,7 +19,10 @@ import { apiServerMetrics, sumOf } from './_apf.js';
 import { measure, type Measured } from './_rusage.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const kubectl = path.join(repoRoot, '.cache', 'bin', 'kubectl');
+// The same-release kubectl that scripts/cluster.mjs builds (INV_K8S_VERSION picks the release).
+const kubectl = (
+  (await import(path.join(repoRoot, 'scripts', 'cluster.mjs'))) as { binaries: { kubectl: string } }
+).binaries.kubectl;
 const log = (m: string) => process.stderr.write(`bench scan-all: ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -1,61 +1,68 @@
 #!/usr/bin/env node
 // Builds and runs the local test API server (test/cluster: embedded etcd + the upstream
 // kube-apiserver). Usable as a CLI (`up`, `down`, `build`, `status`) and as a module by the
-// mocha setup, the demo and the benchmarks.
+// mocha setup, the demo and the benchmarks. INV_K8S_VERSION picks the Kubernetes release
+// (scripts/k8s-versions.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { K8S_BUILDS, K8S_VERSIONS, selectedK8sVersion } from './k8s-versions.mjs';
 import { alive, isMain, sleep, stopPid } from './process.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const srcDir = path.join(repoRoot, 'test', 'cluster');
 const binDir = path.join(repoRoot, '.cache', 'bin');
-export const binary = path.join(binDir, 'testcluster');
-const hashFile = `${binary}.hash`;
 export const defaultDir = process.env.INV_CLUSTER_DIR || path.join(repoRoot, '.cache', 'cluster');
 
 const log = (msg) => process.stderr.write(`cluster: ${msg}\n`);
 
-/** The binaries built from test/cluster: the API server launcher and the upstream components. */
-export const binaries = {
-  testcluster: binary,
-  kubelet: path.join(binDir, 'kubelet'),
-  'kube-controller-manager': path.join(binDir, 'kube-controller-manager'),
-  'kube-scheduler': path.join(binDir, 'kube-scheduler'),
-  kubectl: path.join(binDir, 'kubectl'),
-};
-const packages = { testcluster: '.', kubelet: './cmd/kubelet' };
-for (const name of ['kube-controller-manager', 'kube-scheduler', 'kubectl']) packages[name] = `./cmd/${name}`;
+/** The Kubernetes release this process builds and runs (INV_K8S_VERSION; scripts/k8s-versions.mjs). */
+export const k8sVersion = selectedK8sVersion();
 
-/** `go build` arguments; they are part of the cache key, like the sources. */
-function buildArgs(outputDir) {
+/** Where a release's binaries are kept: one folder per release, rebuilt when its key changes. */
+const k8sBinDir = (version) => path.join(binDir, `k8s-${version}`);
+
+/** The binaries built from test/cluster for `version`: the API server launcher and the upstream components. */
+export function binariesFor(version) {
+  return Object.fromEntries(K8S_BUILDS[version].components.map((n) => [n, path.join(k8sBinDir(version), n)]));
+}
+/** This process's release's binaries (a release built without a component has no entry for it). */
+export const binaries = binariesFor(k8sVersion);
+export const binary = binaries.testcluster;
+const packageOf = (name) => (name === 'testcluster' ? '.' : `./cmd/${name}`);
+
+/** `go build` arguments for `version`; they are part of the cache key, like the sources. */
+function buildArgs(version, outputDir) {
+  const { modfile, tags, components } = K8S_BUILDS[version];
   // Stamp the real Kubernetes version, so `kubectl version`, discovery and the kubelet's
   // Node status report it.
   const k8s = /k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)/.exec(
-    fs.readFileSync(path.join(srcDir, 'go.mod'), 'utf8'),
+    fs.readFileSync(path.join(srcDir, modfile ?? 'go.mod'), 'utf8'),
   );
+  if (k8s?.[1] !== version)
+    throw new Error(`${modfile ?? 'go.mod'} does not require k8s.io/kubernetes ${version}`);
   const ldflags = ['-s', '-w'];
-  if (k8s) {
-    for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
-      ldflags.push(
-        `-X ${pkg}.gitVersion=${k8s[1]}`,
-        `-X ${pkg}.gitMajor=${k8s[2]}`,
-        `-X ${pkg}.gitMinor=${k8s[3]}`,
-      );
-      ldflags.push(`-X ${pkg}.gitTreeState=clean`);
-    }
+  for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
+    ldflags.push(
+      `-X ${pkg}.gitVersion=${k8s[1]}`,
+      `-X ${pkg}.gitMajor=${k8s[2]}`,
+      `-X ${pkg}.gitMinor=${k8s[3]}`,
+    );
+    ldflags.push(`-X ${pkg}.gitTreeState=clean`);
   }
   // One `go build` for all mains: they share the compiled packages and link in parallel.
   return [
     'build',
+    ...(modfile ? [`-modfile=${modfile}`] : []),
+    ...(tags.length ? ['-tags', tags.join(',')] : []),
     '-trimpath',
     `-ldflags=${ldflags.join(' ')}`,
     '-o',
     `${outputDir}/`,
-    ...Object.values(packages),
+    ...components.map(packageOf),
   ];
 }
 
@@ -70,47 +77,54 @@ function goSources(dir = srcDir, rel = '') {
   return out;
 }
 
-function sourceHash() {
+function sourceHash(version) {
   const h = createHash('sha256');
-  h.update(buildArgs('').join('\0'));
-  for (const f of goSources()) h.update(f).update(fs.readFileSync(path.join(srcDir, f)));
+  h.update(buildArgs(version, '').join('\0'));
+  const { modfile } = K8S_BUILDS[version];
+  const files = goSources();
+  if (modfile) files.push(modfile, modfile.replace(/\.mod$/, '.sum'));
+  for (const f of files) h.update(f).update(fs.readFileSync(path.join(srcDir, f)));
   return h.digest('hex');
 }
 
 /**
- * Builds the binaries (the test API server, kubelet, kube-controller-manager, kube-scheduler)
- * unless binaries built from the same Go sources are cached.
+ * Builds `version`'s binaries (the test API server, and for a full release kubelet,
+ * kube-controller-manager, kube-scheduler and kubectl) unless binaries built from the same Go
+ * sources and arguments are cached. Returns the test API server's path.
  */
-export function build() {
-  const want = sourceHash();
-  const cached = Object.values(binaries).every((b) => fs.existsSync(b));
+export function build(version = k8sVersion) {
+  const want = sourceHash(version);
+  const dir = k8sBinDir(version);
+  const bins = binariesFor(version);
+  const hashFile = path.join(dir, '.hash');
+  const cached = Object.values(bins).every((b) => fs.existsSync(b));
   if (cached && fs.existsSync(hashFile) && fs.readFileSync(hashFile, 'utf8') === want) {
-    return binary;
+    return bins.testcluster;
   }
   if (spawnSync('go', ['version']).status !== 0) {
-    throw new Error('Go is required to build the test cluster (test/cluster); install Go 1.24+');
+    throw new Error('Go is required to build the test cluster (test/cluster); install Go 1.26+');
   }
-  log('building kube-apiserver + etcd, kubelet, controller-manager and scheduler from Go modules');
-  log('(about 6 minutes on 2 cores with an empty Go cache, measured; later builds are cached)...');
+  log(`building Kubernetes ${version} (${Object.keys(bins).join(', ')}) from Go modules`);
+  log('(6-8 minutes a release on 2 cores with an empty Go cache, measured; later builds are cached)...');
   const started = Date.now();
-  fs.mkdirSync(binDir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true });
   // Build into a temporary folder, then rename: a concurrent `up` never runs a half-written binary.
-  const tmp = path.join(binDir, `.build-${process.pid}`);
+  const tmp = path.join(binDir, `.build-${version}-${process.pid}`);
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp);
-  const r = spawnSync('go', buildArgs(tmp), {
+  const r = spawnSync('go', buildArgs(version, tmp), {
     cwd: srcDir,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (r.status !== 0) {
     fs.rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`go build of test/cluster failed (exit ${r.status})`);
+    throw new Error(`go build of test/cluster for Kubernetes ${version} failed (exit ${r.status})`);
   }
-  for (const [name, dest] of Object.entries(binaries)) fs.renameSync(path.join(tmp, name), dest);
+  for (const [name, dest] of Object.entries(bins)) fs.renameSync(path.join(tmp, name), dest);
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.writeFileSync(hashFile, want);
-  log(`built in ${((Date.now() - started) / 1000).toFixed(0)}s`);
-  return binary;
+  log(`built Kubernetes ${version} in ${((Date.now() - started) / 1000).toFixed(0)}s`);
+  return bins.testcluster;
 }
 
 /**
@@ -218,13 +232,18 @@ export async function up(dir = defaultDir, { timeoutMs = 180_000 } = {}) {
   build();
   const pidFile = path.join(dir, 'pid');
   const kubeconfig = path.join(dir, 'admin.kubeconfig');
+  const versionFile = path.join(dir, 'version');
   if (fs.existsSync(pidFile)) {
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-    if (alive(pid) && (await readyz(kubeconfig))) return { kubeconfig, pid, dir, startupMs: 0, reused: true };
+    const sameRelease = fs.existsSync(versionFile) && fs.readFileSync(versionFile, 'utf8') === k8sVersion;
+    if (alive(pid) && sameRelease && (await readyz(kubeconfig)))
+      return { kubeconfig, pid, dir, startupMs: 0, reused: true };
     if (alive(pid)) await stopPid(pid, 20_000);
   }
+  keepWarnings(dir);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(versionFile, k8sVersion);
   const started = Date.now();
   const out = fs.openSync(path.join(dir, 'server.log'), 'a');
   const child = spawn(binary, ['-dir', dir], { detached: true, stdio: ['ignore', out, out] });
@@ -245,10 +264,27 @@ export async function up(dir = defaultDir, { timeoutMs = 180_000 } = {}) {
   throw new Error(`test API server not ready after ${timeoutMs} ms; see ${path.join(dir, 'server.log')}`);
 }
 
+/** The file in a server's folder where it records every Warning header it returns (test/cluster/warnings.go). */
+export const warningsFile = (dir) => path.join(dir, 'api-warnings.jsonl');
+
+/**
+ * Before a server's folder goes: its recorded warnings are appended, each naming the folder, to
+ * INV_API_WARNINGS_LOG when that is set (the tests set it: test/support/api-warnings.ts fails a
+ * run on a warning it does not expect, from every server the run started and stopped).
+ */
+function keepWarnings(dir) {
+  const log = process.env.INV_API_WARNINGS_LOG;
+  if (!log || !fs.existsSync(warningsFile(dir))) return;
+  const lines = fs.readFileSync(warningsFile(dir), 'utf8').split('\n').filter(Boolean);
+  const tagged = lines.map((l) => JSON.stringify({ cluster: path.resolve(dir), ...JSON.parse(l) }));
+  if (tagged.length) fs.appendFileSync(log, `${tagged.join('\n')}\n`);
+}
+
 /** Stops the server running in `dir` and removes its data. */
 export async function down(dir = defaultDir) {
   const pidFile = path.join(dir, 'pid');
   if (fs.existsSync(pidFile)) await stopPid(Number(fs.readFileSync(pidFile, 'utf8')), 20_000);
+  keepWarnings(dir);
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
@@ -274,18 +310,23 @@ async function main() {
   const cmd = process.argv[2];
   try {
     if (cmd === 'build') {
-      build();
+      // --all: every tested release (scripts/k8s-versions.mjs), one after the other, as npm test needs.
+      for (const v of process.argv.includes('--all') ? K8S_VERSIONS : [k8sVersion]) build(v);
       buildCni();
       buildContainerd2();
     } else if (cmd === 'up') {
       const r = await up();
-      log(r.reused ? `reusing running server (pid ${r.pid})` : `ready in ${r.startupMs} ms (pid ${r.pid})`);
+      log(
+        r.reused
+          ? `reusing running server (pid ${r.pid})`
+          : `Kubernetes ${k8sVersion} ready in ${r.startupMs} ms (pid ${r.pid})`,
+      );
       process.stdout.write(`${r.kubeconfig}\n`);
     } else if (cmd === 'down') {
       await down();
       log('stopped and removed');
     } else {
-      process.stderr.write('usage: cluster.mjs build|up|down\n');
+      process.stderr.write('usage: cluster.mjs build [--all]|up|down  (INV_K8S_VERSION picks the release)\n');
       process.exitCode = 2;
     }
   } catch (err) {

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as cluster from './cluster.mjs';
+import { K8S_VERSIONS } from './k8s-versions.mjs';
 import { log, readJson } from './nodes-layout.mjs';
 import { sleep } from './process.mjs';
 
@@ -42,10 +43,12 @@ export function removeHostDirs(dir) {
 }
 
 function otherKubeletsRunning() {
+  // Any tested release's kubelet: a cluster of another release may run beside this one.
+  const kubelets = K8S_VERSIONS.map((v) => cluster.binariesFor(v).kubelet).filter(Boolean);
   for (const ent of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(ent)) continue;
     try {
-      if (fs.readlinkSync(`/proc/${ent}/exe`) === cluster.binaries.kubelet) return true;
+      if (kubelets.includes(fs.readlinkSync(`/proc/${ent}/exe`))) return true;
     } catch {
       // gone, or not ours to read
     }

@@ -5,8 +5,12 @@
 // where the node's CRI folder is bind-mounted over one common path, so a worker Pod that mounts
 // "the runtime socket" reaches its own node's containerd. A CNI bridge per node gives Pods IPs.
 //
-//   node scripts/nodes.mjs up [--nodes N] [--runtime containerd|containerd2|crio]
+//   node scripts/nodes.mjs up [--nodes N] [--runtime containerd2|containerd|crio]
 //                                           last stdout line: one JSON object (see up)
+//
+// The nodes run containerd 2.x by default (scripts/cluster.mjs builds it): containerd 1.x is past
+// its end of life and Kubernetes 1.36 and later refuse it. `--runtime containerd` is Debian's
+// containerd 1.6, which Kubernetes 1.35 (INV_K8S_VERSION=v1.35.4) still runs.
 //   node scripts/nodes.mjs down             stops everything and leaves nothing behind
 //
 // Both are idempotent and recover from a crash: `down` finds what is left (processes from the
@@ -44,6 +48,9 @@ import { healthy, nodeReady, startControlPlane, startKubelet } from './nodes-pro
 import { importArchive } from './oci-archive.mjs';
 import { freePort, isMain, sleep, stopPid } from './process.mjs';
 import { buildWorkerImage } from './worker-image.mjs';
+
+/** The nodes' runtime unless told otherwise: containerd 2.x (see the top of this file). */
+export const DEFAULT_RUNTIME = 'containerd2';
 
 // The parts live in scripts/nodes-*.mjs; what tests and scripts/demo.mjs import stays here.
 export { defaultDir, nodeName, runtimeSocket } from './nodes-layout.mjs';
@@ -124,7 +131,7 @@ async function buildAll() {
  */
 export async function up(
   dir = defaultDir,
-  { nodes = 2, timeoutMs = 180_000, runtime = 'containerd', build = buildAll, now = Date.now } = {},
+  { nodes = 2, timeoutMs = 180_000, runtime = DEFAULT_RUNTIME, build = buildAll, now = Date.now } = {},
 ) {
   dir = path.resolve(dir);
   if (process.getuid?.() !== 0) throw new Error('real nodes need root (cgroups, mount namespaces, bridges)');
@@ -135,10 +142,15 @@ export async function up(
   const old = readJson(stateFile);
   if (!cri.RUNTIMES.includes(runtime))
     throw new Error(`--runtime ${runtime}: must be one of ${cri.RUNTIMES.join(', ')}`);
+  if (!cluster.binaries.kubelet)
+    throw new Error(
+      `Kubernetes ${cluster.k8sVersion} is built without a kubelet here (scripts/k8s-versions.mjs)`,
+    );
   if (
     old &&
     old.nodes.length === nodes &&
     (old.runtime ?? 'containerd') === runtime &&
+    (old.k8sVersion ?? cluster.k8sVersion) === cluster.k8sVersion &&
     (await healthy(dir, old))
   )
     return { ...old, reused: true };
@@ -155,6 +167,7 @@ export async function up(
     runtimeSocket: runtimeSocket(dir, runtime),
     workerImage: worker.ref,
     runtime,
+    k8sVersion: cluster.k8sVersion,
   };
   // state.json first: startKubelet reads the kubeconfig from it, and `down` after a crash
   // mid-way finds the nodes' folders anyway.
@@ -225,7 +238,7 @@ async function main() {
   try {
     if (cmd === 'up') {
       let nodes = 2;
-      let runtime = 'containerd';
+      let runtime = DEFAULT_RUNTIME;
       for (let i = 0; i < rest.length; i++) {
         const a = rest[i];
         if (a === '--runtime' || a.startsWith('--runtime=')) {
@@ -236,14 +249,14 @@ async function main() {
           if (!/^\d+$/.test(String(v))) throw new Error(`--nodes ${v}: must be a whole number from 1 to 50`);
         } else
           throw new Error(
-            `unknown argument ${a}; usage: nodes.mjs up [--nodes N] [--runtime containerd|containerd2|crio]`,
+            `unknown argument ${a}; usage: nodes.mjs up [--nodes N] [--runtime containerd2|containerd|crio]`,
           );
       }
       const r = await up(defaultDir, { nodes, runtime });
       log(
         r.reused
           ? 'reusing the running cluster'
-          : `${nodes} node(s) Ready ${r.readyMs} ms after start (kubelet start to Ready: ${r.nodeReadyMs.join(', ')} ms)`,
+          : `${nodes} node(s) of Kubernetes ${cluster.k8sVersion} on ${runtime} Ready ${r.readyMs} ms after start (kubelet start to Ready: ${r.nodeReadyMs.join(', ')} ms)`,
       );
       const { kubeconfig, nodes: list, runtimeSocket: sock, workerImage } = r;
       process.stdout.write(
@@ -254,7 +267,7 @@ async function main() {
       log('stopped and removed');
     } else {
       process.stderr.write(
-        'usage: nodes.mjs up [--nodes N] [--runtime containerd|containerd2|crio] | down\n',
+        'usage: nodes.mjs up [--nodes N] [--runtime containerd2|containerd|crio] | down  (INV_K8S_VERSION picks the release)\n',
       );
       process.exitCode = 2;
     }

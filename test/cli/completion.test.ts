@@ -13,7 +13,7 @@ import { KubeRest } from '../../src/core/kube/rest.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH } from '../../src/core/erase/api/types.js';
 import { adminConfig, kubeconfigPath, newNamespace } from '../support/kube.js';
 import { createDryRunListAndJob } from '../support/erase-objects.js';
-import { repoRoot } from '../support/paths.js';
+import { kubectlBin, repoRoot } from '../support/paths.js';
 
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 
@@ -103,7 +103,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
   });
 
   it('kubectl inv <TAB>: kubectl 1.26+ plugin completion through kubectl_complete-inv', () => {
-    const kubectl = path.join(repoRoot, '.cache', 'bin', 'kubectl');
+    const kubectl = kubectlBin;
     const out = shell(kubectl, ['__complete', 'inv', 'scan', '-n', ns.slice(0, -2)]);
     assert.match(out, new RegExp(`^${ns}$`, 'm'));
     assert.match(out, /^:4$/m);

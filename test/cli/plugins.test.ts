@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { kubeconfigPath } from '../support/kube.js';
-import { repoRoot } from '../support/paths.js';
+import { kubectlBin, repoRoot } from '../support/paths.js';
 import { runCli } from './run-cli.js';
 
 describe('kubectl plugin and oclif plugins', function () {
@@ -21,7 +21,7 @@ describe('kubectl plugin and oclif plugins', function () {
     fs.mkdirSync(binDir);
     fs.symlinkSync(path.join(repoRoot, 'bin', 'kubectl-inv'), path.join(binDir, 'kubectl-inv'));
     const kubectl = (args: string[]) =>
-      spawnSync(path.join(repoRoot, '.cache', 'bin', 'kubectl'), args, {
+      spawnSync(kubectlBin, args, {
         cwd: tmp,
         encoding: 'utf8',
         env: {
@@ -52,7 +52,7 @@ describe('kubectl plugin and oclif plugins', function () {
       const binDir = path.join(tmp, 'bin-help');
       fs.mkdirSync(binDir);
       fs.symlinkSync(path.join(repoRoot, 'bin', 'kubectl-inv'), path.join(binDir, 'kubectl-inv'));
-      const r = spawnSync(path.join(repoRoot, '.cache', 'bin', 'kubectl'), ['inv', 'erase', '--help'], {
+      const r = spawnSync(kubectlBin, ['inv', 'erase', '--help'], {
         cwd: tmp,
         encoding: 'utf8',
         env: {

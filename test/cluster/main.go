@@ -1,7 +1,8 @@
 // Command testcluster runs a real kube-apiserver backed by an embedded etcd, for the
 // project's integration tests and demo. It is deliberately a thin launcher: every API
 // behaviour (RBAC, CRDs, watch, server-side apply, TokenRequest, Leases) is the
-// upstream kube-apiserver's own code, so tests see exactly what a real cluster does.
+// upstream kube-apiserver's own code, so tests see exactly what a real cluster does. The one
+// addition is a record of the Warning headers it returns (apiserver.go, warnings.go).
 //
 // It also runs the upstream ServiceAccounts controller, because a namespace without its
 // "default" ServiceAccount rejects every Pod at admission, as it would in a cluster whose
@@ -38,7 +39,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/cmd/kube-apiserver/app"
 	sacontroller "k8s.io/kubernetes/pkg/controller/serviceaccount"
 )
 
@@ -95,8 +95,7 @@ func run(dir string, port int, keep bool) error {
 		return err
 	}
 
-	cmd := app.NewAPIServerCommand()
-	cmd.SetArgs([]string{
+	args := []string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
@@ -116,17 +115,20 @@ func run(dir string, port int, keep bool) error {
 		// Real kubelets (npm run node:up) register with a hostname that does not resolve;
 		// logs, exec and port-forward must dial their InternalIP.
 		"--kubelet-preferred-address-types=InternalIP,Hostname",
+		// The "kubernetes" Service's Endpoints would name 127.0.0.1, which no Pod can reach (there
+		// is no kube-proxy either), and Kubernetes 1.37 refuses a loopback address for them.
+		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 		"--v=0",
-	})
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go startControllers(ctx, kubeconfig, server)
 	go exitSoonAfterSignal(time.Second)
 
-	// Execute blocks until the server receives SIGTERM/SIGINT and has shut down.
-	return cmd.Execute()
+	// Every Warning header the server returns goes to this file (warnings.go).
+	return runAPIServer(args, filepath.Join(dir, "api-warnings.jsonl"))
 }
 
 // exitSoonAfterSignal bounds shutdown. kube-apiserver drains open watches for up to its

@@ -12,9 +12,7 @@ import { stringify } from 'yaml';
 import type { KubeObject } from '../../src/core/kube/apply.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
 import { chartDir, helm, parseObjects, tools, warnings } from '../support/helm.js';
-import { repoRoot } from '../support/paths.js';
-
-const kubectlBin = path.join(repoRoot, '.cache', 'bin', 'kubectl');
+import { kubectlBin, repoRoot } from '../support/paths.js';
 
 /** The Prometheus Operator's CRDs this chart uses, from its Go module (read in the module cache). */
 export async function prometheusOperatorCrds(): Promise<string[]> {

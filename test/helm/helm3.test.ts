@@ -10,9 +10,8 @@ import path from 'node:path';
 import type { KubeObject } from '../../src/core/kube/apply.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
 import { chartDir, helm, helm3, parseObjects, template, tools, warnings, type Run } from '../support/helm.js';
-import { repoRoot } from '../support/paths.js';
+import { kubectlBin } from '../support/paths.js';
 
-const kubectlBin = path.join(repoRoot, '.cache', 'bin', 'kubectl');
 const key = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 describe('Helm 3: the chart lints, renders and installs', function () {

@@ -11,9 +11,9 @@ import { parseConfig } from '../../src/core/erase/config/config.js';
 import { readBundle } from '../../src/core/install/bundle.js';
 import type { KubeObject } from '../../src/core/kube/apply.js';
 import { chartDir, helm, parseObjects, template, tools } from '../support/helm.js';
-import { repoRoot } from '../support/paths.js';
+import { kubectlBin, repoRoot } from '../support/paths.js';
 
-const kubectl = path.join(repoRoot, '.cache', 'bin', 'kubectl');
+const kubectl = kubectlBin;
 const key = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 /** Helm's own labels: the chart adds them to every object it owns. */

@@ -11,7 +11,7 @@ import * as k8s from '@kubernetes/client-node';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
 import { chartDir, helm, warnings, type Run } from '../support/helm.js';
-import { repoRoot } from '../support/paths.js';
+import { kubectlBin } from '../support/paths.js';
 
 const CONFIG = '/api/v1/namespaces/image-inventory-system/configmaps/inv-erase-config';
 interface Managed {
@@ -77,7 +77,7 @@ describe('Helm 4 applies server-side: upgrades after a kubectl edit, CRD upgrade
     // docs/install.md and the chart's README: Helm never upgrades crds/, so users apply them.
     const r = await new Promise<Run>((resolve) =>
       execFile(
-        path.join(repoRoot, '.cache', 'bin', 'kubectl'),
+        kubectlBin,
         [
           'apply',
           '--server-side',

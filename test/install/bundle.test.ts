@@ -10,9 +10,9 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { readBundle } from '../../src/core/install/bundle.js';
 import type { KubeObject } from '../../src/core/kube/apply.js';
-import { repoRoot } from '../support/paths.js';
+import { kubectlBin, repoRoot } from '../support/paths.js';
 
-const kubectl = path.join(repoRoot, '.cache', 'bin', 'kubectl');
+const kubectl = kubectlBin;
 const key = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 const byKey = (objects: KubeObject[]) => new Map(objects.map((o) => [key(o), o]));
 

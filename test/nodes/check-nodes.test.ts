@@ -63,13 +63,14 @@ describe('inv check --nodes on real nodes', function () {
     const r = runCli(['check', '--nodes', ...flags]);
     assert.equal(r.status, 0, r.stdout + r.stderr);
     for (const n of c.nodes) {
-      // As the node's kubelet reports it from its CRI Version call: "containerd://1.6.20".
+      // As the node's kubelet reports it from its CRI Version call: "containerd://1.6.20", or
+      // "containerd://2.4.2+unknown" for the containerd 2.x built from Go modules.
       const node = await env.rest.get<{ status: { nodeInfo: { containerRuntimeVersion: string } } }>(
         `/api/v1/nodes/${n.name}`,
       );
       const [name, version] = node.status.nodeInfo.containerRuntimeVersion.split('://');
       assert.ok(name && version, node.status.nodeInfo.containerRuntimeVersion);
-      const label = `${name} ${version}`.replace(/[.]/g, '\\.');
+      const label = `${name} ${version}`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       assert.match(
         r.stdout,
         new RegExp(

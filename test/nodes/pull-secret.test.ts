@@ -5,13 +5,25 @@
 // administrator's kubernetes.io/dockerconfigjson Secret the kubelets pull it and the erase succeeds.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { isNotFound } from '../../src/core/kube/rest.js';
-import { nodeCri, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { nodeCri, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { ctrFor, pullSecret, registryScript, type Registry } from '../support/registry.js';
 import { NodeEraseEnv, results } from './helpers.js';
 
 const SECRET = 'inv-worker-pull';
+
+/** Removes each kubelet's records of images pulled with credentials, and restarts it. */
+async function forgetPullRecords(c: WholeCluster): Promise<void> {
+  const script = await nodesScript();
+  for (let i = 1; i <= c.nodes.length; i++) {
+    fs.rmSync(path.join(c.dir, `node-${i}`, 'kubelet', 'image_manager'), { recursive: true, force: true });
+    await script.startKubelet(c.dir, i);
+  }
+  for (const n of c.nodes)
+    await until(`${n.name} Ready`, () => script.nodeReady(c.kubeconfig, n.name), 60_000);
+}
 
 describe('worker image pull secrets (a registry that requires credentials)', function () {
   this.timeout(120_000);
@@ -55,6 +67,12 @@ describe('worker image pull secrets (a registry that requires credentials)', fun
           stdio: 'ignore',
         });
       }
+      // Kubernetes 1.35+ kubelets (KubeletEnsureSecretPulledImages) recorded that the worker
+      // image's content was pulled with credentials: from then on, Pods without them must pull it
+      // again, and every later suite's workers (no pull secret, an unpullable inv.local ref) would
+      // fail with ErrImagePull. Forget those records and restart the kubelets, so the nodes are as
+      // before this file: the worker image preloaded (the default NeverVerifyPreloadedImages).
+      if (ref && c) await forgetPullRecords(c);
       if (env) await env.teardown(); // the namespace with the Secret and the configuration
     } finally {
       await reg?.stop();

@@ -196,6 +196,19 @@ describe('npm run node:up / node:down', function () {
     // A Pod on the Pod network: its sandbox gets a veth on the node's bridge and an IP.
     const kubectl = await kubectlFor(out.kubeconfig);
     runReadyPod(kubectl, 'net');
+    // The nodes run containerd 2.x unless told otherwise.
+    const runtime = kubectl([
+      'get',
+      'node',
+      'inv-node-1',
+      '-o',
+      'jsonpath={.status.nodeInfo.containerRuntimeVersion}',
+    ]);
+    assert.match(runtime.stdout, /^containerd:\/\/2\./, runtime.stderr);
+    // containerd 2.x's CRI pulls from a registry on 127.0.0.1 over plain HTTP with no registry
+    // configuration, and only with the Pod's pull secret (what every erase worker gets from
+    // worker.imagePullSecrets; pull-secret.test.ts runs the erase itself).
+    await pullsOnlyWithSecret(kubectl, path.join(dir, 'node-1', 'cri'), out.workerImage);
     const r = kubectl(['get', 'pod', 'net', '-o', 'jsonpath={.status.podIP} {.spec.nodeName}']);
     assert.match(r.stdout, new RegExp(`^10\\.${87 + Number(id)}\\.1\\.\\d+ inv-node-1$`), r.stdout);
     const during = hostState(dir, id);
@@ -246,8 +259,8 @@ describe('npm run node:up / node:down', function () {
     assert.equal(npmRun(['node:down'], env).status, 0, 'down again is a no-op');
   });
 
-  it('runs its nodes on containerd 2.x with --runtime containerd2', async () => {
-    const up = npmRun(['node:up', '--', '--nodes', '1', '--runtime', 'containerd2'], env);
+  it("runs its nodes on Debian's containerd 1.6 with --runtime containerd", async () => {
+    const up = npmRun(['node:up', '--', '--nodes', '1', '--runtime', 'containerd'], env);
     assert.equal(up.status, 0, up.stderr);
     const out = JSON.parse(up.lines.at(-1)!) as { kubeconfig: string; workerImage: string };
     const kubectl = await kubectlFor(out.kubeconfig);
@@ -258,12 +271,8 @@ describe('npm run node:up / node:down', function () {
       '-o',
       'jsonpath={.status.nodeInfo.containerRuntimeVersion}',
     ]);
-    assert.match(r.stdout, /^containerd:\/\/2\./, r.stderr);
-    runReadyPod(kubectl, 'on2');
-    // containerd 2.x's CRI pulls from a registry on 127.0.0.1 over plain HTTP with no registry
-    // configuration, and only with the Pod's pull secret (what every erase worker gets from
-    // worker.imagePullSecrets; pull-secret.test.ts runs the erase itself on containerd 1.6).
-    await pullsOnlyWithSecret(kubectl, path.join(dir, 'node-1', 'cri'), out.workerImage);
+    assert.match(r.stdout, /^containerd:\/\/1\.6\./, r.stderr);
+    runReadyPod(kubectl, 'on16');
     const id = fs.readFileSync(path.join(dir, 'id'), 'utf8').trim();
     assert.equal(npmRun(['node:down'], env).status, 0);
     const after = hostState(dir, id);

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { checkApiWarnings } from './api-warnings.js';
 import { repoRoot } from './paths.js';
 
 interface ClusterScript {
@@ -28,6 +29,9 @@ export async function mochaGlobalSetup(): Promise<void> {
   runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-test-'));
   // The whole cluster with real nodes (./nodes.ts) starts here on first use.
   process.env.INV_TEST_RUN_DIR = runDir;
+  // Every API server of the run (and of the scripts it runs) records the warnings it returned
+  // here when it stops; mochaHooks below fails the run on an unexpected one (./api-warnings.ts).
+  process.env.INV_API_WARNINGS_LOG = path.join(runDir, 'api-warnings.jsonl');
   // scripts/test.mjs runs the real-node suites in a mocha of their own: they bring their own
   // control plane and runtimes, so the shared API server and containerd would sit idle.
   if (process.env.INV_TEST_REAL_NODES_ONLY === '1') return;
@@ -48,6 +52,13 @@ export async function mochaGlobalSetup(): Promise<void> {
     process.env.INV_TEST_CRI2_DIR = path.join(runDir, 'cri2');
   }
 }
+
+/** Root hooks: after the last test, no API server of the run may have returned a warning. */
+export const mochaHooks = {
+  afterAll(): void {
+    if (runDir) checkApiWarnings(runDir);
+  },
+};
 
 export async function mochaGlobalTeardown(): Promise<void> {
   if (!runDir) return;

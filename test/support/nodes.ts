@@ -25,7 +25,14 @@ interface NodesScript {
   up(
     dir: string,
     opts: { nodes: number; runtime?: string },
-  ): Promise<Omit<WholeCluster, 'dir'> & { readyMs?: number; nodeReadyMs?: number[] }>;
+  ): Promise<
+    Omit<WholeCluster, 'dir'> & {
+      readyMs?: number;
+      nodeReadyMs?: number[];
+      runtime: string;
+      k8sVersion: string;
+    }
+  >;
   down(dir: string): Promise<void>;
   startKubelet(dir: string, i: number): Promise<number>;
   killKubelet(dir: string, i: number): Promise<void>;
@@ -50,11 +57,13 @@ export function wholeCluster(): Promise<WholeCluster> {
     // The global teardown stops it (and cleans up even when start-up failed half-way).
     process.env.INV_TEST_NODES_DIR = dir;
     const started = Date.now();
-    // INV_TEST_NODES_RUNTIME=crio (or containerd2) runs the real-node suites on that runtime.
-    const runtime = process.env.INV_TEST_NODES_RUNTIME || 'containerd';
+    // INV_TEST_NODES_RUNTIME=crio (or containerd) runs the real-node suites on that runtime;
+    // unset, the nodes run scripts/nodes.mjs's default (containerd 2.x). INV_K8S_VERSION picks
+    // the Kubernetes release (scripts/k8s-versions.mjs).
+    const runtime = process.env.INV_TEST_NODES_RUNTIME || undefined;
     const r = await (await nodesScript()).up(dir, { nodes: 2, runtime });
     process.stderr.write(
-      `      (whole cluster with 2 nodes on ${runtime} Ready in ${Date.now() - started} ms; kubelet start to Ready: ${r.nodeReadyMs?.join(', ')} ms)\n`,
+      `      (whole cluster of Kubernetes ${r.k8sVersion} with 2 nodes on ${r.runtime} Ready in ${Date.now() - started} ms; kubelet start to Ready: ${r.nodeReadyMs?.join(', ')} ms)\n`,
     );
     return { ...r, dir };
   })();

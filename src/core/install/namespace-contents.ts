@@ -21,6 +21,14 @@ const METADATA_LIST = `${METADATA_LIST_ACCEPT},application/json`;
  */
 const DERIVED_GROUPS = new Set(['events.k8s.io', 'metrics.k8s.io']);
 
+/**
+ * Core kinds not listed: Events (derived, as above), and v1 Endpoints, deprecated since
+ * Kubernetes 1.33 (every request for them returns a warning). Their content is in the
+ * EndpointSlices (discovery.k8s.io), which are listed: the control plane writes those for every
+ * Service, and mirrors a selector-less Service's hand-made Endpoints into them.
+ */
+const CORE_SKIPPED = new Set(['Event', 'Endpoints']);
+
 export interface NamespacedResource {
   group: string;
   version: string;
@@ -51,7 +59,8 @@ export async function namespacedResources(
   const unreadable: string[] = [];
   const core = await rest.request<{ resources?: ApiResource[] }>('GET', '/api/v1', { timeoutMs: 15_000 });
   for (const r of (core.resources ?? []).filter(listable))
-    if (r.kind !== 'Event') resources.push({ group: '', version: 'v1', resource: r.name, kind: r.kind });
+    if (!CORE_SKIPPED.has(r.kind))
+      resources.push({ group: '', version: 'v1', resource: r.name, kind: r.kind });
   const groups = await rest.request<GroupList>('GET', '/apis', { timeoutMs: 15_000 });
   const wanted = (groups.groups ?? []).filter((g) => g.preferredVersion && !DERIVED_GROUPS.has(g.name));
   await forEachConcurrent(wanted, 8, async (g) => {

@@ -83,7 +83,6 @@ const API136_SUITES = [
   'install/list-kind',
   'erase/list-limits',
   'docs/examples',
-  'inventory/reconcile',
   'inventory/rules',
   'watch/watch',
   'watch/lease-health',
