@@ -58,6 +58,15 @@ export const ALLOWED: Allowed[] = [
     warning: /^unknown field "spec\.(worker|runtimeSocket)"$/,
     reason: "an attacker's ImageList, sent by trust.test.ts to be pruned",
   },
+  {
+    // test/helm/warnings.test.ts draws two warnings on purpose, with Helm 4 and Helm 3, on its own
+    // API server: a privileged Pod in a namespace whose Pod Security `warn` level is restricted,
+    // and a ConfigMap with a field its kind does not have. It proves Helm shows them to its user.
+    userAgent: /^Helm\//,
+    path: /^\/api\/v1\/namespaces\/(three|four)\/(pods|configmaps)(\/|$)/,
+    warning: /^(would violate PodSecurity "restricted:latest": privileged |unknown field "notAField"$)/,
+    reason: 'the warnings test/helm/warnings.test.ts draws to prove Helm shows them',
+  },
 ];
 
 export const allowed = (w: ApiWarning): Allowed | undefined =>
