@@ -79,13 +79,13 @@ describe('bad kubeconfigs', function () {
   }
 
   it('an unreadable file (permission), as a user who may not read it', function () {
-    // Root reads any file: run the CLI as nobody, which may read the checkout but not the file.
+    // Root reads any file through its DAC capabilities: run the CLI as root without them, so it
+    // still reaches a checkout in a private (0700) folder but not the file (mode 000).
     const r = spawnSync(
       'setpriv',
       [
-        '--reuid=65534',
-        '--regid=65534',
-        '--clear-groups',
+        '--bounding-set=-dac_override,-dac_read_search',
+        '--inh-caps=-dac_override,-dac_read_search',
         process.execPath,
         path.join(repoRoot, 'bin', 'run.js'),
         'images',
