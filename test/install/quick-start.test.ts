@@ -160,7 +160,11 @@ describe('README quick start, as an unprivileged user with a read-only kubeconfi
   });
 
   it('installs the CLI into ~/.local and names the workloads’ images, writing nothing', () => {
-    const block = quickStartBlock(fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8'));
+    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const block = quickStartBlock(readme);
+    // The user's quick start comes first: the README's first section holds the block.
+    const first = readme.indexOf('\n## ');
+    assert.ok(first < readme.indexOf(MARKER) && readme.indexOf('\n## ', first + 1) > readme.indexOf(MARKER));
     assert.match(
       block,
       new RegExp(`\\./${tarball.replace(/\./g, '\\.')}\\b`),
