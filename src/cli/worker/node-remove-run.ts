@@ -60,7 +60,7 @@ export async function runNodeRemove(flags: NodeRemoveFlags): Promise<number> {
   const trigger = await step(() => triggerOptions(flags));
   const protection = await step(async () => {
     if (!flags['protected-dir']) return undefined;
-    const { ProtectedIndex } = await import('../../core/erase/worker/protected-set.js');
+    const { ProtectedIndex } = await import('../../core/contract/protected-set.js');
     const digests = flags['protected-sha256']?.split(',').filter((d) => d !== '');
     return new ProtectedIndex(core.readProtectedDir(flags['protected-dir'], digests));
   });

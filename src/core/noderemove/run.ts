@@ -12,7 +12,7 @@ import { assessSandbox, sandboxImageFromStatusInfo, type SandboxFacts } from './
 import type { CriContainer } from '../cri/messages.js';
 import type { ContainerView } from './remove/in-use.js';
 import type { Report } from './types.js';
-import type { ProtectedIndex } from '../erase/worker/protected-set.js';
+import type { ProtectedIndex } from '../contract/protected-set.js';
 import {
   annotate,
   finishScan,

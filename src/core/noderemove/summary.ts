@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describeAge } from './trigger/trigger.js';
 import { bytesFreed, imageCounts, imageNames, type Outcome, type Report, type Result } from './types.js';
-import type { SummaryRow, SummaryScan } from '../erase/api/worker-summary.js';
+import type { SummaryRow, SummaryScan } from '../contract/worker-summary.js';
 
 export const TERMINATION_MESSAGE_LIMIT = 4096;
 
@@ -21,7 +21,7 @@ const EXPLAINED = new Set<Outcome>([
 /** A removal in a threshold or age run: how long it had been unused ("unused for 9d"). */
 const age = (r: Result) => (r.unusedForMs !== undefined ? describeAge(r.unusedForMs) : '');
 
-// Short keys, as the contract spells them (erase/api/worker-summary.ts SummaryRow).
+// Short keys, as the contract spells them (contract/worker-summary.ts SummaryRow).
 const row = (r: Result, cves = 5): SummaryRow => {
   const e = r.error || (EXPLAINED.has(r.outcome) ? r.detail : '') || age(r);
   const n = imageNames(r.aliases, r.imageId).slice(0, 3);

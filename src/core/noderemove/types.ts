@@ -1,7 +1,7 @@
 // Shapes of `inv node-remove`: what the decision step produces and what the report carries.
-import type { ScanFailureCounts } from '../erase/api/scan-failures.js';
+import type { ScanFailureCounts } from '../contract/scan-failures.js';
 
-import type { Outcome } from '../erase/api/worker-summary.js';
+import type { Outcome } from '../contract/worker-summary.js';
 
 export type { Outcome };
 

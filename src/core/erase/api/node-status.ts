@@ -7,8 +7,14 @@
 // Objects written before v0.2 held one pipe-encoded line per node ("node|outcome|removed|...");
 // they are still read (decodeResult), and the controller writes objects from its next status
 // write on. See docs/imagejob-status.md.
-import { decodeResult, MAX_REASON, pendingResult, REASONS_BUDGET, type NodeResult } from './results.js';
-import type { NodeOutcome } from './results.js';
+import {
+  decodeResult,
+  MAX_REASON,
+  pendingResult,
+  REASONS_BUDGET,
+  type NodeResult,
+} from '../../contract/results.js';
+import type { NodeOutcome } from '../../contract/results.js';
 
 /** One node's entry in `status.nodes`: NodeResult without its zero-valued fields. */
 export interface NodeStatus {

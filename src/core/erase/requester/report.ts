@@ -4,7 +4,7 @@
 // node) and, while they exist, the job's worker Pods, whose termination messages carry each
 // node's list of targets, images and outcomes (the worker's compact summary,
 // src/core/noderemove/summary.ts). Removed and would-remove are separate numbers.
-import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../api/worker-summary.js';
+import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../../contract/worker-summary.js';
 import { statusNodes } from '../api/status-budget.js';
 import { shownPhase, type ImageJob, type ImageList } from '../api/types.js';
 
@@ -22,7 +22,7 @@ export interface ImageOutcome {
   names: string[];
   /** The image's size in bytes as the node's runtime listed it; 0 when unknown or none. */
   size: number;
-  /** node-remove's outcome (erase/api/worker-summary.ts OUTCOMES). */
+  /** node-remove's outcome (contract/worker-summary.ts OUTCOMES). */
   outcome: Outcome;
   /** Why (failed, invalid, protected); absent otherwise. */
   detail?: string;

@@ -16,7 +16,7 @@ import {
   scannerContainer,
   scanVolumes,
 } from './scanner-container.js';
-import { SHARED_DIR } from '../api/scanner-contract.js';
+import { SHARED_DIR } from '../../contract/scanner-contract.js';
 
 export const IMAGES_DIR = '/run/inv/images';
 export const EXCLUDE_DIR = '/run/inv/exclude';

@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
 import { severitiesOf, type ScanSpec } from '../api/vuln-scan.js';
 import { DEFAULT_SCAN_TOTAL, type ScannerConfig } from '../config/scanners.js';
-import { CRI_SOCKET_IN_SCANNER, SHARED_DIR } from '../api/scanner-contract.js';
+import { CRI_SOCKET_IN_SCANNER, SHARED_DIR } from '../../contract/scanner-contract.js';
 
 export const SCANNER_CONFIG_DIR = '/run/inv/scanner';
 export const SCANNER_CONFIG_FILE = 'config.yaml';

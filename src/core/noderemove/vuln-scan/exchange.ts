@@ -4,10 +4,10 @@
 // answers, removes nothing on this node, and the node fails with the reason.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { severityRank } from '../../erase/api/vuln-scan.js';
+import { severityRank } from '../../contract/severity.js';
 import { AnswerError, candidateList, narrow, parseAnswer, type ScanPolicy } from './answer.js';
 import { readScanErase, readScanFailed, ScanPipeError, sendComplete, writeCollectScan } from './pipes.js';
-import { countFailures, parseScanFailures, type ScanFailure } from '../../erase/api/scan-failures.js';
+import { countFailures, parseScanFailures, type ScanFailure } from '../../contract/scan-failures.js';
 import type { Decision, Result, ScanReport, VulnInfo } from '../types.js';
 
 export interface ScanOptions extends ScanPolicy {
