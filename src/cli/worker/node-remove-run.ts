@@ -2,9 +2,8 @@
 // (src/commands/node-remove.ts) and the worker's direct start (src/bundle/direct.ts), so both
 // paths run the same code. Heavy modules (grpc, table rendering) are imported only when used.
 import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../process/exit-codes.js';
+// The flags' names and types are the worker's command line as the contract declares it.
 import { DEFAULT_TERMINATION_PATH, type NodeRemoveFlags } from '../../core/contract/worker-command.js';
-
-export type { NodeRemoveFlags };
 
 /** Bad input or an unreachable runtime: nothing was removed (exit 2, printed as `error: …`). */
 export class NodeRemoveUsageError extends Error {
