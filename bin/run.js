@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // oclif entry point. Two layouts:
-// - shipped (the npm package, the worker image, the Dockerfile's image): no dist/src, only the
+// - shipped (the npm package, the image of scripts/inv-image.mjs): no dist/src, only the
 //   production bundle in dist/bundle/ (scripts/bundle.mjs), which needs no node_modules;
 // - a checkout: the tsc output in dist/src/ with node_modules, which is what the tests run;
 //   INV_BUNDLE=1 runs the checkout's bundle instead (`npm run build` makes both).

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The production build: bundles the compiled program (dist/src, the output of tsc) into
-// dist/bundle/ with esbuild, so what ships (the npm package, the worker image, the Dockerfile's
-// image) runs without node_modules:
+// dist/bundle/ with esbuild, so what ships (the npm package, the image of scripts/inv-image.mjs)
+// runs without node_modules:
 //
 //   dist/bundle/package.json         the package.json oclif reads (no plugins: our hooks are entries
 //                                    of the bundle; commands: ./commands)

@@ -10,7 +10,7 @@
 // worker's NODE_OPTIONS, because V8 accepts a cache only under the flags it was made with. A
 // cache that does not match (another Node, changed files) is ignored by Node, never wrong.
 //
-//   node scripts/compile-cache.mjs <node binary> <app dir>   (the Dockerfile's build stage)
+//   node scripts/compile-cache.mjs <node binary> <app dir>
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

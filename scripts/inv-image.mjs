@@ -32,6 +32,8 @@ import {
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cacheRoot = path.join(repoRoot, '.cache', 'inv-image');
+/** 65532: the conventional "nonroot" UID; numeric so runAsNonRoot can verify it. */
+export const IMAGE_USER = '65532:65532';
 
 /** Files of `dir` (recursively) as [relative path, absolute path, lstat], sorted. */
 function walk(dir, { skip = () => false } = {}) {
@@ -174,8 +176,7 @@ function imageConfig(layerDigest) {
           ...Object.entries(compileCacheEnv('/app')).map(([k, v]) => `${k}=${v}`),
         ],
         WorkingDir: '/app',
-        // 65532: the conventional "nonroot" UID; numeric so runAsNonRoot can verify it.
-        User: '65532:65532',
+        User: IMAGE_USER,
       },
       rootfs: { type: 'layers', diff_ids: [layerDigest] },
       history: [{ created_by: 'inv scripts/inv-image.mjs' }],

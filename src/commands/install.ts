@@ -169,15 +169,17 @@ refused an object, or the CRDs did not become Established in time (the output sa
       printOut(`${s.name} ${action}${suffix}${s.detail ? `: ${s.detail}` : ''}\n`);
     };
     try {
-      // Without --image: the running daemon's, else none (a refusal; a dry run warns).
+      // Without --image: the running daemon's, else none (a refusal; a dry run warns). Without
+      // --image-pull-secret: the running daemon's.
+      const running = options.daemon ? await installedDaemonImage(rest) : undefined;
       if (noImage) {
-        const running = await installedDaemonImage(rest);
         if (running) {
           options.image = running.image;
           printErr(`keeping the daemon's image ${running.image} (--image changes it)\n`);
         } else if (options.dryRun === 'server') printErr(`warning: ${noImageAdvice(this.config.bin)}\n`);
         else failLine(this, noImageAdvice(this.config.bin));
       }
+      if (!options.imagePullSecrets.length && running) options.imagePullSecrets = [...running.pullSecrets];
       // The plurals of declared kinds come from discovery when the file names none.
       let kinds = declared;
       if (declared.length) {

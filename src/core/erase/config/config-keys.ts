@@ -155,8 +155,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'worker.image',
     type: 'image reference',
     field: 'worker.image',
-    setBy: ADMIN,
-    what: 'the image every worker runs (`inv node-remove`)',
+    setBy: `${ADMIN}; \`inv install --image\` and the chart's \`image\` set it with the daemon's`,
+    what: "the image every worker runs (`inv node-remove`): the daemon's, unless set apart",
   },
   {
     key: 'worker.criTimeout',
@@ -190,7 +190,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'worker.imagePullSecrets',
     type: '[Secret name]',
     field: 'worker.imagePullSecrets',
-    setBy: ADMIN,
+    setBy: `${ADMIN}; \`inv install --image-pull-secret\` and the chart's \`image.pullSecrets\` set it with the daemon's`,
     what: "`kubernetes.io/dockerconfigjson` Secrets in the workers' namespace, for a worker image that needs credentials",
   },
   {

@@ -4,7 +4,7 @@
 //
 //   scanners:
 //     trivy:
-//       image: ghcr.io/imageinventory/inv-trivy-scanner:0.1.0
+//       image: registry.example.com/inv-trivy-scanner:0.1.0
 //       runtimeName: containerd          # ERASER_RUNTIME_NAME (containerd | crio | dockershim)
 //       cacheHostPath: /var/lib/inv/trivy  # optional: a host folder mounted at config.cacheDir
 //       env: [{name: TRIVY_SERVER, value: http://...}]   # optional, plain values only
