@@ -254,14 +254,25 @@ export async function buildInvImage(root = repoRoot) {
   const layerDigest = `sha256:${h.digest('hex')}`;
   const layer = Buffer.concat(parts);
   const config = imageConfig(layerDigest);
-  // Older builds are stale by construction; keep only this one. meta.json last: it marks the
-  // folder complete.
-  fs.rmSync(cacheRoot, { recursive: true, force: true });
+  // Older builds are stale by construction; keep only this one (and other processes' unfinished
+  // ones). The folder appears whole, by a rename.
+  fs.mkdirSync(cacheRoot, { recursive: true });
+  for (const f of fs.readdirSync(cacheRoot))
+    if (f !== tag && !f.startsWith(`${tag}.`))
+      fs.rmSync(path.join(cacheRoot, f), { recursive: true, force: true });
   const tmp = `${dir}.${process.pid}.tmp`;
   fs.mkdirSync(tmp, { recursive: true });
   fs.writeFileSync(path.join(tmp, 'layer.tar'), layer);
   fs.writeFileSync(path.join(tmp, 'config.json'), config);
-  fs.renameSync(tmp, dir);
-  fs.writeFileSync(meta, JSON.stringify({ layerDigest, size: layer.length }));
+  fs.writeFileSync(path.join(tmp, 'meta.json'), JSON.stringify({ layerDigest, size: layer.length }));
+  try {
+    fs.renameSync(tmp, dir);
+  } catch (e) {
+    // Another process built the same sources first: its bytes are the image from now on.
+    fs.rmSync(tmp, { recursive: true, force: true });
+    if (!fs.existsSync(meta)) throw e;
+    const { layerDigest: d, size } = JSON.parse(fs.readFileSync(meta, 'utf8'));
+    return result(fs.readFileSync(path.join(dir, 'config.json')), d, size, true);
+  }
   return result(config, layerDigest, layer.length, false);
 }

@@ -6,14 +6,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { chartDir, helm, warnings } from '../support/helm.js';
+import { chartDir, helm, IMAGE_VALUES, warnings } from '../support/helm.js';
 import { repoRoot } from '../support/paths.js';
 
 const CRD_UPGRADE = 'kubectl apply --server-side --force-conflicts -f charts/inv/crds/';
 
 /** The NOTES Helm prints for an install with these extra arguments. */
 async function notes(args: string[] = []): Promise<string> {
-  const r = await helm(['install', 'inv', chartDir, '--dry-run=client', '--namespace', 'default', ...args]);
+  const r = await helm([
+    ...['install', 'inv', chartDir, '--dry-run=client', '--namespace', 'default'],
+    ...[...IMAGE_VALUES, ...args],
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(warnings(r), []);
   const at = r.stdout.indexOf('\nNOTES:\n');

@@ -3,7 +3,7 @@
 // built-in default, the chart's, which follow appVersion), the krew manifest's and the tarball
 // the docs install. Each value is read from the file that defines it, never from a copy here.
 // The chart's Artifact Hub annotations are checked the same way against their sources: the
-// changes against the CHANGELOG, the image against values.yaml, the CRDs against crds/, the
+// changes against the CHANGELOG, the image against the one a release pushes, the CRDs against crds/, the
 // license against package.json.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -132,12 +132,17 @@ describe('release versions agree', () => {
       assert.deepEqual(annotation('changes'), releases(changelog)[0]!.changes);
     });
 
-    it('images: the daemon’s (and the workers’) default image at appVersion', () => {
+    it('images: the image the release pushes (deploy/’s), at appVersion, for the daemon and the workers', () => {
       const images = annotation<{ name: string; image: string }[]>('images');
-      assert.equal(values.erase.worker.image.repository, values.image.repository, 'one image for both');
+      // The chart names no default image (image.repository is required: nothing is published
+      // before a release), and the workers' empty repository means the daemon's.
+      assert.equal(values.image.repository, '');
+      assert.equal(values.erase.worker.image.repository, '', 'one image for both');
+      const kust = yamlOf<{ images: { name: string; newName: string }[] }>('deploy/kustomization.yaml');
+      const released = kust.images.find((i) => i.name === 'inv')!.newName;
       assert.deepEqual(
         images.map((i) => i.image),
-        [`${values.image.repository}:${chart.appVersion}`],
+        [`${released}:${chart.appVersion}`],
       );
     });
 

@@ -22,6 +22,7 @@ import { namespaceContents, namespacedResources, type NamespacedResource } from 
 import { foreignObjects, type Uninstalled } from './namespace-leftovers.js';
 import { notOurs } from './ownership.js';
 import { isCreateOnly } from './install.js';
+import { comparableConfigData, isEraseConfig } from './worker-image.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -111,7 +112,11 @@ export function editedCreateOnly(cur: KubeObject, bundle: readonly KubeObject[])
     (o) => isCreateOnly(o) && o.kind === cur.kind && o.metadata.name === cur.metadata.name,
   );
   if (!shipped) return undefined;
-  const data = (o: KubeObject) => JSON.stringify((o as { data?: unknown }).data ?? {});
+  // The erase configuration is compared without the worker settings install writes itself.
+  const data = (o: KubeObject) => {
+    const d = (o as { data?: Record<string, string> }).data;
+    return isEraseConfig(o) ? comparableConfigData(d) : JSON.stringify(d ?? {});
+  };
   return data(cur) === data(shipped)
     ? undefined
     : 'edited since inv install wrote it (your settings): kept; delete it yourself once you no longer need it';
