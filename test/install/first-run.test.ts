@@ -43,11 +43,9 @@ describe('first run on a cluster without inv', function () {
     rest?.close();
     await server?.stop();
   });
-
   const healthUrl = async (d: ChildDaemon) =>
     String((await d.waitForLog('health server', (r) => r.msg === 'serving health')).url);
   const readyz = async (d: ChildDaemon) => (await fetch(`${await healthUrl(d)}/readyz`)).status;
-
   describe('missing CRDs', () => {
     it('starts with no CRD of ours', async () => {
       const crds = await rest.get<{ items: { metadata: { name: string } }[] }>(
@@ -290,9 +288,11 @@ describe('first run on a cluster without inv', function () {
     });
 
     it('inv check names a bad inv-erase-config key, and warns of one left in the workers namespace', async () => {
-      // A configuration where earlier versions read it: ignored, with a warning.
+      // A configuration where earlier versions read it: ignored, with a warning. Written as
+      // kubectl would (inv's own client would record the field manager "inv", from its User-Agent).
       await rest.request('POST', '/api/v1/namespaces/image-inventory-workers/configmaps', {
         body: { metadata: { name: 'inv-erase-config' }, data: { 'config.yaml': 'skipCordoned: false\n' } },
+        query: { fieldManager: 'kubectl-create' },
       });
       let r = inv(['check']);
       assert.match(
@@ -303,6 +303,7 @@ describe('first run on a cluster without inv', function () {
       await rest.request('PATCH', '/api/v1/namespaces/image-inventory-system/configmaps/inv-erase-config', {
         body: { data: { 'config.yaml': 'successRatio: 2\n' } },
         contentType: 'application/merge-patch+json',
+        query: { fieldManager: 'kubectl-patch' },
       });
       assert.equal(inv(['install']).status, 0);
       r = inv(['check']);
@@ -343,6 +344,7 @@ describe('first run on a cluster without inv', function () {
     it('leaves a same-named object it did not install', async () => {
       await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
         body: { metadata: { name: 'image-inventory-controller' }, rules: [] },
+        query: { fieldManager: 'kubectl-create' },
       });
       const r = inv(['uninstall']);
       assert.match(
