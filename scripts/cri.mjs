@@ -22,6 +22,13 @@ const log = (msg) => process.stderr.write(`cri: ${msg}\n`);
 export const socketPath = (dir) => path.join(path.resolve(dir), 'containerd.sock');
 
 /**
+ * The registry hosts directory (containerd's `config_path`, /etc/containerd/certs.d on a real
+ * node) of the containerd in `dir`: a `HOST:PORT/hosts.toml` dropped there (a private registry's
+ * CA, say) applies from the next pull on, as on an administrator's node, with no restart.
+ */
+export const registryHostsDir = (dir) => path.join(path.resolve(dir), 'certs.d');
+
+/**
  * The runtimes the tests run on: Debian's containerd 1.6 (runtime.v1 and v1alpha2, never pins an
  * image), containerd 2.x built from Go modules (runtime.v1 only, pins its sandbox image), and
  * CRI-O built from Go modules (scripts/crio.mjs: pins its pause image and pinned_images).
@@ -112,6 +119,8 @@ ${daemonSections(d)}  [plugins."io.containerd.cri.v1.images"]
     snapshotter = "${snapshotter}"
     [plugins."io.containerd.cri.v1.images".pinned_images]
       sandbox = "${sandboxImage}"
+    [plugins."io.containerd.cri.v1.images".registry]
+      config_path = "${registryHostsDir(d)}"
   [plugins."io.containerd.cri.v1.runtime"]
     restrict_oom_score_adj = true
     enable_selinux = false
@@ -136,6 +145,7 @@ function config(dir, snapshotter) {
   //   child's PID from pipe") because it may not lower the oom score below containerd's.
   // - sandbox_image: imported locally by up(); nothing is ever pulled (no registry access).
   // - cni dirs point into `dir` and stay empty: tests only run host-network sandboxes.
+  // - registry config_path: hosts.toml files per registry (registryHostsDir), as 2.x has.
   // - unneeded snapshotters/tracing are disabled so start-up is fast and quiet.
   return `version = 2
 root = "${d}/root"
@@ -164,6 +174,8 @@ ${daemonSections(d)}  [plugins."io.containerd.grpc.v1.cri"]
     [plugins."io.containerd.grpc.v1.cri".cni]
       bin_dir = "${d}/cni/bin"
       conf_dir = "${d}/cni/net.d"
+    [plugins."io.containerd.grpc.v1.cri".registry]
+      config_path = "${registryHostsDir(d)}"
 `;
 }
 
@@ -235,6 +247,7 @@ export async function up(
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'cni', 'bin'), { recursive: true });
+  fs.mkdirSync(registryHostsDir(dir), { recursive: true });
   fs.writeFileSync(path.join(dir, 'runtime'), runtime);
 
   // overlayfs is what real nodes use; when the kernel or the backing filesystem cannot do it
