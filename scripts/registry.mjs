@@ -1,42 +1,64 @@
 #!/usr/bin/env node
-// A real image registry that requires credentials, for the tests of the workers' pull secrets:
-// the CNCF Distribution registry (`registry`, built from Go modules by tools.mjs and cached),
-// serving plain HTTP on 127.0.0.1 only at a free port, with htpasswd (HTTP Basic) auth and its
-// storage in a private temporary folder that stop() removes.
+// A real image registry that requires credentials, for the tests of the workers' pull secrets and
+// of `npm run image`: the CNCF Distribution registry (`registry`, built from Go modules by
+// tools.mjs and cached), on 127.0.0.1 only at a free port, with htpasswd (HTTP Basic) auth and its
+// storage in a private temporary folder that stop() removes. Plain HTTP by default; with
+// start({ tls: true }) it serves HTTPS with a certificate of a CA made for it (scripts/test-ca.mjs),
+// whose certificate `caFile` names, as a private registry does. start({ token }) replaces htpasswd
+// with the Bearer token flow of ghcr.io, Docker Hub and Harbor: 401 with
+// `WWW-Authenticate: Bearer realm=...`, tokens from that realm signed by a key whose certificate
+// is in token.rootCertBundle.
 //
 // Credentials: the registry itself provisions a missing htpasswd file with the user `docker` and
 // a random password, which it prints once (its documented behaviour); we read it from its JSON
 // log, so no bcrypt tool is needed and every run has a password of its own.
 //
-//   node scripts/registry.mjs   starts one, prints {host, user, password, pid}, stops on ^C
+//   node scripts/registry.mjs [--tls]   starts one, prints {host, user, password, pid, caFile},
+//                                       stops on ^C
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { alive, isMain, stopPid } from './process.mjs';
+import { makeCa } from './test-ca.mjs';
 import { build } from './tools.mjs';
 
 const log = (msg) => process.stderr.write(`registry: ${msg}\n`);
 
-function config(dir) {
+function config(dir, tls, token) {
   // JSON is YAML: the registry reads this as its configuration file.
   return JSON.stringify({
     version: 0.1,
     log: { level: 'info', formatter: 'json', accesslog: { disabled: true } },
     storage: { filesystem: { rootdirectory: path.join(dir, 'data') }, delete: { enabled: true } },
-    http: { addr: '127.0.0.1:0' },
-    auth: { htpasswd: { realm: 'inv-test-registry', path: path.join(dir, 'htpasswd') } },
+    http: {
+      addr: '127.0.0.1:0',
+      ...(tls ? { tls: { certificate: tls.certFile, key: tls.keyFile } } : {}),
+    },
+    auth: token
+      ? {
+          token: {
+            realm: token.realm,
+            service: token.service,
+            issuer: token.issuer,
+            rootcertbundle: token.rootCertBundle,
+          },
+        }
+      : { htpasswd: { realm: 'inv-test-registry', path: path.join(dir, 'htpasswd') } },
   });
 }
 
 /**
- * Starts a registry; resolves { host: '127.0.0.1:PORT', user, password, pid, dir, logFile, stop }
- * once it listens. stop() kills it and removes its folder (safe to call twice).
+ * Starts a registry; resolves { host: '127.0.0.1:PORT', user, password, pid, dir, logFile,
+ * caFile, stop } once it listens (caFile only with tls: true; user and password only without
+ * token). stop() kills it and removes its folder (safe to call twice).
+ * token: { realm, service, issuer, rootCertBundle } (Distribution's token auth options).
  */
-export async function start({ timeoutMs = 30_000 } = {}) {
+export async function start({ timeoutMs = 30_000, tls = false, token } = {}) {
   const bin = build('registry');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-registry-')); // mode 0700
-  fs.writeFileSync(path.join(dir, 'config.yml'), config(dir));
+  const certs = tls ? makeCa(dir, 'registry') : undefined;
+  fs.writeFileSync(path.join(dir, 'config.yml'), config(dir, certs, token));
   const logFile = path.join(dir, 'registry.log');
   const out = fs.openSync(logFile, 'a');
   const child = spawn(bin, ['serve', path.join(dir, 'config.yml')], {
@@ -65,14 +87,14 @@ export async function start({ timeoutMs = 30_000 } = {}) {
   try {
     for (;;) {
       const found = readLog(logFile);
-      if (found.host && found.password) {
+      if (found.host && (found.password || token)) {
         return {
           host: found.host,
-          user: 'docker',
-          password: found.password,
+          ...(token ? {} : { user: 'docker', password: found.password }),
           pid,
           dir,
           logFile,
+          ...(certs ? { caFile: certs.caFile } : {}),
           stop: async () => {
             process.removeListener('exit', onExit);
             await stop();
@@ -104,7 +126,7 @@ function readLog(file) {
     } catch {
       continue;
     }
-    const m = /^listening on (127\.0\.0\.1:\d+)$/.exec(e.msg ?? '');
+    const m = /^listening on (127\.0\.0\.1:\d+)(, tls)?$/.exec(e.msg ?? '');
     if (m) found.host = m[1];
     if (e.user === 'docker' && typeof e.password === 'string') found.password = e.password;
   }
@@ -158,10 +180,9 @@ export function push({ ctr = 'ctr', address, local, remote, user, password, time
 
 if (isMain(import.meta.url)) {
   try {
-    const r = await start();
-    process.stdout.write(
-      `${JSON.stringify({ host: r.host, user: r.user, password: r.password, pid: r.pid })}\n`,
-    );
+    const r = await start({ tls: process.argv.includes('--tls') });
+    const { host, user, password, pid, caFile } = r;
+    process.stdout.write(`${JSON.stringify({ host, user, password, pid, caFile })}\n`);
     log(`listening on ${r.host}; ^C stops it`);
     const done = () => r.stop().then(() => process.exit(0));
     process.on('SIGINT', done);

@@ -9,11 +9,22 @@ export interface Registry {
   user: string;
   password: string;
   logFile: string;
+  /** With tls: the certificate of the CA that signed the registry's (a PEM file). */
+  caFile?: string;
   stop(): Promise<void>;
 }
 
+/** Distribution's token auth: Bearer tokens from `realm`, signed by a key rootCertBundle vouches for. */
+export interface RegistryTokenAuth {
+  realm: string;
+  service: string;
+  issuer: string;
+  rootCertBundle: string;
+}
+
 export interface RegistryScript {
-  start(opts?: { timeoutMs?: number }): Promise<Registry>;
+  /** tls: HTTPS with a CA of its own (caFile); token: Bearer tokens instead of htpasswd (no user). */
+  start(opts?: { timeoutMs?: number; tls?: boolean; token?: RegistryTokenAuth }): Promise<Registry>;
   /** ctr images push from a containerd's k8s.io namespace, over plain HTTP. */
   push(opts: {
     ctr: string;
