@@ -145,6 +145,42 @@ export function imageManifest(config, layerDigest, layerSize, more = []) {
 }
 
 /**
+ * The OCI image-layout archive (what `ctr images import` reads) of one image named `ref`:
+ * `manifest` (bytes) and its blobs, [digest, Buffer] pairs (config and layers).
+ */
+export function imageArchive({ ref, manifest, platform, blobs }) {
+  const tag = ref.includes('@') ? undefined : /:([^/:]+)$/.exec(ref)?.[1];
+  const index = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      manifests: [
+        {
+          mediaType: JSON.parse(manifest.toString()).mediaType,
+          digest: sha256(manifest),
+          size: manifest.length,
+          platform,
+          annotations: {
+            'io.containerd.image.name': ref,
+            ...(tag ? { 'org.opencontainers.image.ref.name': tag } : {}),
+          },
+        },
+      ],
+    }),
+  );
+  const seen = new Set([sha256(manifest)]);
+  return tar([
+    { name: 'oci-layout', data: Buffer.from(JSON.stringify({ imageLayoutVersion: '1.0.0' })) },
+    { name: 'index.json', data: index },
+    { name: 'blobs/', type: '5' },
+    { name: 'blobs/sha256/', type: '5' },
+    { name: `blobs/sha256/${sha256(manifest).slice(7)}`, data: manifest },
+    ...blobs
+      .filter(([digest]) => !seen.has(digest) && seen.add(digest))
+      .map(([digest, data]) => ({ name: `blobs/sha256/${digest.slice(7)}`, data })),
+  ]);
+}
+
+/**
  * A layer of plain files over the busybox layer: [{ path, data, mode? }], parent folders made.
  * What the scan-mode tests put in an image for Trivy to read (/etc/os-release,
  * /var/lib/dpkg/status).

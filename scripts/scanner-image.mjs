@@ -1,23 +1,24 @@
 #!/usr/bin/env node
 // Builds scan mode's scanner images without Docker, as OCI archives `ctr images import` reads,
 // like scripts/worker-image.mjs does for the worker:
-//   - inv's default scanner `inv.local/inv-trivy-scanner:<tag>`: the worker image's layer (Node,
+//   - inv's default scanner `inv.local/inv-trivy-scanner:<tag>`: the `inv` image's layer (Node,
 //     the bundle: `inv node-scan` is in it) and a layer with the Trivy binary at /trivy (built by
 //     scripts/tools.mjs) and CA certificates (Trivy fetches its DB over TLS unless told not to);
 //   - Eraser's own `inv.local/eraser-trivy-scanner:<tag>`: Eraser's scanner at /trivy-scanner
 //     (scripts/trivy.mjs builds it from its source), the same Trivy layer, and the folders its
 //     distroless base would give it (/tmp, /var/lib/trivy, its working folder).
 // Tags are digests of the layers, so a changed binary or checkout gives a new name. Cached under
-// .cache/scanner/. The Dockerfile's `trivy-scanner` stage is how users build the first one.
+// .cache/scanner/. `npm run image -- --scanner-push REF` pushes the first one for users
+// (invScannerParts: the same layers and config, named REF).
 //
 //   node scripts/scanner-image.mjs [inv|eraser]    # prints the archive's path
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hostArch, sha256, tar } from './oci-archive.mjs';
+import { hostArch, imageArchive, sha256, tar } from './oci-archive.mjs';
 import { build as buildTool } from './tools.mjs';
 import { eraserScanner, ERASER } from './trivy.mjs';
-import { buildWorkerImage } from './worker-image.mjs';
+import { buildInvImage } from './inv-image.mjs';
 import { isMain } from './process.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,31 +28,11 @@ export const ERASER_SCANNER_REPO = 'inv.local/eraser-trivy-scanner';
 const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const log = (msg) => process.stderr.write(`scanner-image: ${msg}\n`);
 
-/** The entries of one of our own (ustar, uncompressed) archives or layers, by name. */
-function untar(buf) {
-  const out = new Map();
-  for (let off = 0; off + 512 <= buf.length;) {
-    const h = buf.subarray(off, off + 512);
-    if (h.every((b) => b === 0)) break;
-    const name = h.subarray(0, 100).toString('utf8').replace(/\0.*$/s, '');
-    const size = parseInt(h.subarray(124, 136).toString('ascii').replace(/\0.*$/s, '').trim() || '0', 8);
-    off += 512;
-    out.set(name, buf.subarray(off, off + size));
-    off += Math.ceil(size / 512) * 512;
-  }
-  return out;
-}
-
-/** The worker image's layer and config, read back from its archive. */
-async function workerParts() {
-  const w = await buildWorkerImage(repoRoot);
-  const files = untar(fs.readFileSync(w.file));
-  const blob = (d) => files.get(`blobs/sha256/${d.replace(/^sha256:/, '')}`);
-  const index = JSON.parse(files.get('index.json').toString());
-  const manifest = JSON.parse(blob(index.manifests[0].digest).toString());
-  const config = JSON.parse(blob(manifest.config.digest).toString());
-  const layer = blob(manifest.layers[0].digest);
-  return { ref: w.ref, config, layer: { data: layer, digest: manifest.layers[0].digest } };
+/** The `inv` image's layer and config (scripts/inv-image.mjs). */
+async function invParts() {
+  const image = await buildInvImage(repoRoot);
+  const layer = { data: fs.readFileSync(image.layer.file), digest: image.layer.digest };
+  return { config: JSON.parse(image.config.toString()), layer };
 }
 
 const dirEntries = (...dirs) =>
@@ -71,8 +52,8 @@ function trivyLayer() {
   return { data, digest: sha256(data) };
 }
 
-/** An OCI archive of one image over `layers` ({data, digest}), named `repo:<digest of it all>`. */
-function writeImage(repo, prefix, layers, imageConfig) {
+/** The config and manifest of one image over `layers` ({data, digest}). */
+export function imageParts(layers, imageConfig) {
   const platform = { architecture: hostArch(), os: 'linux' };
   const config = Buffer.from(
     JSON.stringify({
@@ -102,34 +83,23 @@ function writeImage(repo, prefix, layers, imageConfig) {
       })),
     }),
   );
+  return { config, manifest, layers, platform };
+}
+
+/** An OCI archive of one image over `layers`, named `repo:<digest of it all>`. */
+function writeImage(repo, prefix, layers, imageConfig) {
+  const { config, manifest, platform } = imageParts(layers, imageConfig);
   const tag = sha256(manifest).slice(7, 19);
   const ref = `${repo}:${tag}`;
   const file = path.join(cacheDir, `${prefix}-${tag}.tar`);
   const info = { ref, id: sha256(config), file, bytes: layers.reduce((n, l) => n + l.data.length, 0) };
   if (fs.existsSync(file)) return { ...info, reused: true };
-  const index = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      manifests: [
-        {
-          mediaType: 'application/vnd.oci.image.manifest.v1+json',
-          digest: sha256(manifest),
-          size: manifest.length,
-          platform,
-          annotations: { 'io.containerd.image.name': ref, 'org.opencontainers.image.ref.name': tag },
-        },
-      ],
-    }),
-  );
-  const archive = tar([
-    { name: 'oci-layout', data: Buffer.from(JSON.stringify({ imageLayoutVersion: '1.0.0' })) },
-    { name: 'index.json', data: index },
-    { name: 'blobs/', type: '5' },
-    { name: 'blobs/sha256/', type: '5' },
-    { name: `blobs/sha256/${sha256(config).slice(7)}`, data: config },
-    { name: `blobs/sha256/${sha256(manifest).slice(7)}`, data: manifest },
-    ...layers.map((l) => ({ name: `blobs/sha256/${l.digest.slice(7)}`, data: l.data })),
-  ]);
+  const archive = imageArchive({
+    ref,
+    manifest,
+    platform,
+    blobs: [[sha256(config), config], ...layers.map((l) => [l.digest, l.data])],
+  });
   fs.mkdirSync(cacheDir, { recursive: true });
   // Older builds of this image are stale by construction; keep only this one.
   for (const f of fs.readdirSync(cacheDir)) {
@@ -141,16 +111,22 @@ function writeImage(repo, prefix, layers, imageConfig) {
   return { ...info, reused: false };
 }
 
-/** inv's default scanner image: `inv node-scan` with Trivy at /trivy. */
-export async function buildInvScannerImage() {
-  const worker = await workerParts();
-  const c = worker.config.config;
-  return writeImage(INV_SCANNER_REPO, 'inv-trivy-scanner', [worker.layer, trivyLayer()], {
+/** The layers and config of inv's default scanner image (below), for `npm run image`. */
+export async function invScannerParts() {
+  const inv = await invParts();
+  const c = inv.config.config;
+  return imageParts([inv.layer, trivyLayer()], {
     Entrypoint: [...c.Entrypoint, 'node-scan'],
     Env: c.Env,
     WorkingDir: c.WorkingDir,
     User: c.User,
   });
+}
+
+/** inv's default scanner image: `inv node-scan` with Trivy at /trivy. */
+export async function buildInvScannerImage() {
+  const { layers, config } = await invScannerParts();
+  return writeImage(INV_SCANNER_REPO, 'inv-trivy-scanner', layers, JSON.parse(config.toString()).config);
 }
 
 /** Eraser's Trivy scanner, as its Dockerfile lays it out: /trivy-scanner and /trivy. */

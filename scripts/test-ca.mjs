@@ -12,7 +12,15 @@ function openssl(args, cwd) {
     throw new Error(`openssl ${args[0]} failed: ${(r.error?.message ?? r.stderr ?? '').trim()}`);
 }
 
-const key = (file) => ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', file];
+const key = (file) => [
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:prime256v1',
+  '-nodes',
+  '-keyout',
+  file,
+];
 
 /**
  * Makes `name`-ca.pem (the CA) and `name`.pem / `name`.key (a server certificate for 127.0.0.1

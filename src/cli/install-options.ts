@@ -11,6 +11,7 @@ import { kubeFlagValues, type KubeFlagValues } from './flags.js';
 export interface InstallFlags extends KubeFlagValues {
   daemon: boolean;
   image?: string;
+  'image-pull-secret'?: string[];
   'dry-run'?: string;
   'source-kinds'?: string;
   'force-conflicts': boolean;
@@ -19,7 +20,10 @@ export interface InstallFlags extends KubeFlagValues {
 
 export interface InstallOptions {
   daemon: boolean;
+  /** The daemon's and the workers' image; undefined: none given (install-image.ts decides). */
   image?: string;
+  /** Secrets in the daemon's and the workers' namespaces for pulling it, by name. */
+  imagePullSecrets: string[];
   /** client: print the objects; server: say what would change; undefined: install. */
   dryRun?: 'client' | 'server';
   sourceKindsFile?: string;
@@ -31,6 +35,8 @@ export interface InstallOptions {
 
 /** An image reference as a Pod spec takes it: name[:tag][@sha256:digest]. */
 const IMAGE = /^[^\s@]+(@sha256:[0-9a-f]{64})?$/;
+/** A Secret's name: a DNS subdomain. */
+const SECRET_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 /** The options, and every problem with the flags (each naming its flag). */
 export function completeInstallOptions(flags: InstallFlags): { options: InstallOptions; problems: string[] } {
@@ -38,10 +44,15 @@ export function completeInstallOptions(flags: InstallFlags): { options: InstallO
   const timeoutMs = attempt(problems, () => parseDurationMs(flags.timeout, '--timeout')) ?? 0;
   if (flags.image !== undefined && !IMAGE.test(flags.image))
     problems.push(`--image "${flags.image}": not an image reference (name[:tag][@sha256:digest])`);
+  const pullSecrets = [...new Set(flags['image-pull-secret'] ?? [])];
+  for (const name of pullSecrets)
+    if (!SECRET_NAME.test(name))
+      problems.push(`--image-pull-secret "${name}": not a Secret name (lowercase letters, digits, - and .)`);
   return {
     options: {
       daemon: flags.daemon,
       image: flags.image,
+      imagePullSecrets: pullSecrets,
       dryRun: flags['dry-run'] as InstallOptions['dryRun'],
       sourceKindsFile: flags['source-kinds'],
       forceConflicts: flags['force-conflicts'],

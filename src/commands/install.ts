@@ -25,6 +25,13 @@ objects as \`kubectl apply -k deploy/\`: the namespaces image-inventory-system (
 image-inventory-workers (privileged, for the erase workers), the ServiceAccount, least-privilege
 RBAC, the Deployment running \`inv watch --leader-elect\`, and the NetworkPolicies.
 
+The daemon and the erase workers run one image, --image: the one \`npm run image -- --push
+REGISTRY/inv:TAG\` builds from a checkout of inv and pushes (no registry publishes one). A first
+--daemon install without it refuses (exit 2) and says how to make one; a later one keeps the
+running daemon's image. The workers' image and pull secrets are written into the erase
+configuration (inv-erase-config) and move with the daemon's on later installs, unless you set
+them apart there.
+
 Running it again is safe: unchanged objects stay unchanged, and an upgrade changes only what the
 new version ships differently. It never deletes anything (see \`inv uninstall\`).
 
@@ -49,8 +56,13 @@ refused an object, or the CRDs did not become Established in time (the output sa
   static override examples = [
     { description: 'Install the CRDs', command: '<%= config.bin %> install' },
     {
-      description: 'The CRDs and the daemon, with your image',
+      description: 'The CRDs and the daemon, with the image you pushed (npm run image -- --push ...)',
       command: '<%= config.bin %> install --daemon --image registry.example.com/inv:0.1.0',
+    },
+    {
+      description: 'The same from a registry that needs credentials',
+      command:
+        '<%= config.bin %> install --daemon --image registry.example.com/inv:0.1.0 --image-pull-secret regcred',
     },
     {
       description: 'Print the objects instead, to review or to commit to GitOps',
@@ -70,7 +82,15 @@ refused an object, or the CRDs did not become Established in time (the output sa
     daemon: Flags.boolean({ description: 'Also install the daemon (namespaces, RBAC, Deployment).' }),
     image: Flags.string({
       description:
-        'Image of the daemon and of the erase workers (default: the image deploy/kustomization.yaml names). The workers’ image is written into a new inv-erase-config; an existing one is kept, and install says how to change it.',
+        'Image of the daemon and of the erase workers, as `npm run image` pushed it (REGISTRY/inv:TAG). Required for a first --daemon install (nobody publishes one); later installs keep the running daemon’s. The workers’ image goes into inv-erase-config, and moves with the daemon’s unless you set it apart there.',
+      helpValue: 'REF',
+      dependsOn: ['daemon'],
+    }),
+    'image-pull-secret': Flags.string({
+      description:
+        'A kubernetes.io/dockerconfigjson Secret for pulling --image, by name, in the daemon’s namespace and in the workers’ (create it in both). Repeatable.',
+      helpValue: 'NAME',
+      multiple: true,
       dependsOn: ['daemon'],
     }),
     'dry-run': Flags.string({
@@ -105,8 +125,14 @@ refused an object, or the CRDs did not become Established in time (the output sa
     );
     const { options, problems } = completeInstallOptions(flags);
     if (problems.length) failFlags(this, problems);
-    const { dryRunInstall, ForeignObjectsError, install, installObjects } =
-      await import('../core/install/install.js');
+    const {
+      dryRunInstall,
+      ForeignObjectsError,
+      install,
+      installedDaemonImage,
+      installObjects,
+      noImageAdvice,
+    } = await import('../core/install/install.js');
     const declared = await readSourceKindsFile(this, options.sourceKindsFile);
     const text = options.sourceKindsFile ? fs.readFileSync(options.sourceKindsFile, 'utf8') : '';
     const noPlural = (ks: { kind: string; group: string; version: string; plural: string }[]) => {
@@ -115,12 +141,15 @@ refused an object, or the CRDs did not become Established in time (the output sa
           `warning: ${k.kind}.${k.group}/${k.version} is not served and names no plural: no permission granted for it\n`,
         );
     };
+    const noImage = options.daemon && !options.image;
     if (options.dryRun === 'client') {
       const { stringify } = await import('yaml');
       noPlural(declared);
+      if (noImage) printErr(`warning: ${noImageAdvice(this.config.bin)}\n`);
       const objects = installObjects({
         daemon: options.daemon,
         image: options.image,
+        imagePullSecrets: options.imagePullSecrets,
         ...(options.sourceKindsFile ? { sourceKinds: { text, kinds: declared } } : {}),
       });
       process.stdout.write(objects.map((o) => `---\n${stringify(o)}`).join(''));
@@ -140,6 +169,15 @@ refused an object, or the CRDs did not become Established in time (the output sa
       printOut(`${s.name} ${action}${suffix}${s.detail ? `: ${s.detail}` : ''}\n`);
     };
     try {
+      // Without --image: the running daemon's, else none (a refusal; a dry run warns).
+      if (noImage) {
+        const running = await installedDaemonImage(rest);
+        if (running) {
+          options.image = running.image;
+          printErr(`keeping the daemon's image ${running.image} (--image changes it)\n`);
+        } else if (options.dryRun === 'server') printErr(`warning: ${noImageAdvice(this.config.bin)}\n`);
+        else failLine(this, noImageAdvice(this.config.bin));
+      }
       // The plurals of declared kinds come from discovery when the file names none.
       let kinds = declared;
       if (declared.length) {
@@ -151,6 +189,7 @@ refused an object, or the CRDs did not become Established in time (the output sa
       const opts = {
         daemon: options.daemon,
         image: options.image,
+        imagePullSecrets: options.imagePullSecrets,
         forceConflicts: options.forceConflicts,
         ...(options.sourceKindsFile ? { sourceKinds: { text, kinds } } : {}),
       };

@@ -9,7 +9,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { KubeObject } from '../../src/core/kube/apply.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
-import { chartDir, helm, helm3, parseObjects, template, tools, warnings, type Run } from '../support/helm.js';
+import {
+  chartDir,
+  helm,
+  helm3,
+  IMAGE_VALUES,
+  parseObjects,
+  template,
+  tools,
+  warnings,
+  type Run,
+} from '../support/helm.js';
 import { kubectlBin } from '../support/paths.js';
 
 const key = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
@@ -44,14 +54,17 @@ describe('Helm 3: the chart lints, renders and installs', function () {
 
   it('passes `helm lint --strict` with its defaults and every ci/*-values.yaml', async () => {
     const ci = fs.readdirSync(path.join(chartDir, 'ci')).filter((f) => f.endsWith('-values.yaml'));
-    for (const args of [[], ...ci.map((f) => ['-f', path.join(chartDir, 'ci', f)])])
+    for (const args of [IMAGE_VALUES, ...ci.map((f) => ['-f', path.join(chartDir, 'ci', f)])])
       ok(`helm3 lint --strict ${args.join(' ')}`, await helm3(['lint', '--strict', chartDir, ...args]));
   });
 
   it('renders the same objects as Helm 4 (helm template --include-crds)', async () => {
-    const r = ok('helm3 template', await helm3(['template', 'inv', chartDir, '--include-crds']));
+    const r = ok(
+      'helm3 template',
+      await helm3(['template', 'inv', chartDir, '--include-crds', ...IMAGE_VALUES]),
+    );
     const three = new Map(parseObjects(r.stdout).map((o) => [key(o), o]));
-    const four = new Map((await template(['--include-crds'])).map((o) => [key(o), o]));
+    const four = new Map((await template(['--include-crds', ...IMAGE_VALUES])).map((o) => [key(o), o]));
     assert.deepEqual([...three.keys()].sort(), [...four.keys()].sort());
     for (const [k, o] of three) assert.deepEqual(o, four.get(k), `${k} differs between Helm 3 and Helm 4`);
   });
@@ -60,7 +73,10 @@ describe('Helm 3: the chart lints, renders and installs', function () {
     server = await freshApiServer();
     ok(
       'helm3 install',
-      await helm3(['install', 'inv', chartDir, '--namespace', 'default', '--kubeconfig', server.kubeconfig]),
+      await helm3([
+        ...['install', 'inv', chartDir, ...IMAGE_VALUES],
+        ...['--namespace', 'default', '--kubeconfig', server.kubeconfig],
+      ]),
     );
     const manifest = ok(
       'helm3 get manifest',

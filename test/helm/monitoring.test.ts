@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import type { KubeObject } from '../../src/core/kube/apply.js';
-import { chartDir, runTool, template } from '../support/helm.js';
+import { chartDir, IMAGE_VALUES, runTool, template } from '../support/helm.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 import { scrape, startDaemon, type InProcessDaemon } from '../watch/helpers.js';
 
@@ -65,13 +65,13 @@ describe('Helm chart: ServiceMonitor, PrometheusRule and dashboard against a rea
     });
     scraped = sampleNames(await scrape(daemon.daemon.manager.metricsUrl!));
     assert.ok(scraped.has('inv_leader'), "the scrape holds the daemon's metrics");
-    objects = await template([...MONITORING, ...ON]);
+    objects = await template([...MONITORING, ...ON, ...IMAGE_VALUES]);
   });
   after(() => daemon?.stop());
 
   it('renders the ServiceMonitor and PrometheusRule only where monitoring.coreos.com/v1 is served', async () => {
     assert.ok(find('ServiceMonitor') && find('PrometheusRule'));
-    const without = await template(ON);
+    const without = await template([...ON, ...IMAGE_VALUES]);
     assert.deepEqual(
       without.filter(
         (o) => o.metadata.namespace !== undefined && /ServiceMonitor|PrometheusRule/.test(o.kind),

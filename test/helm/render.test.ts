@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseConfig } from '../../src/core/erase/config/config.js';
 import { readBundle } from '../../src/core/install/bundle.js';
 import type { KubeObject } from '../../src/core/kube/apply.js';
-import { chartDir, helm, parseObjects, template, tools } from '../support/helm.js';
+import { chartDir, helm, IMAGE_VALUES, parseObjects, template, tools } from '../support/helm.js';
 import { kubectlBin, repoRoot } from '../support/paths.js';
 
 const kubectl = kubectlBin;
@@ -60,7 +60,7 @@ describe('Helm chart charts/inv', function () {
   this.timeout(300_000);
   let chart: KubeObject[];
   before(async () => {
-    chart = await template(['--include-crds']);
+    chart = await template(['--include-crds', ...IMAGE_VALUES]);
   });
 
   it('runs the Helm 4 of scripts/tools.mjs', async () => {
@@ -81,8 +81,13 @@ describe('Helm chart charts/inv', function () {
 
   it('renders the objects of `inv install --daemon --dry-run`, object by object', () => {
     const run = path.join(repoRoot, 'bin', 'run.js');
-    const dry = spawnSync(process.execPath, [run, 'install', '--daemon', '--dry-run'], { encoding: 'utf8' });
+    const dry = spawnSync(
+      process.execPath,
+      [run, 'install', '--daemon', '--dry-run', '--image', 'ghcr.io/imageinventory/inv:0.1.0'],
+      { encoding: 'utf8' },
+    );
     assert.equal(dry.status, 0, dry.stderr);
+    assert.equal(dry.stderr, '');
     compare('inv install --daemon --dry-run', objects(), parseObjects(dry.stdout));
   });
 
@@ -108,10 +113,57 @@ describe('Helm chart charts/inv', function () {
   it('passes `helm lint --strict` with its defaults and every ci/*-values.yaml', async () => {
     const ci = fs.readdirSync(path.join(chartDir, 'ci')).filter((f) => f.endsWith('-values.yaml'));
     assert.ok(ci.length >= 3, 'ci/ holds the value sets');
-    for (const args of [[], ...ci.map((f) => ['-f', path.join(chartDir, 'ci', f)])]) {
+    for (const args of [IMAGE_VALUES, ...ci.map((f) => ['-f', path.join(chartDir, 'ci', f)])]) {
       const r = await helm(['lint', '--strict', chartDir, ...args]);
       assert.equal(r.code, 0, `helm lint --strict ${args.join(' ')}:\n${r.stdout}${r.stderr}`);
     }
+  });
+
+  it('without image.repository: refuses to render, saying how to build and push an image', async () => {
+    const advice =
+      /image\.repository is required: no registry publishes an inv image, so build it from a checkout of inv and push it to a registry your nodes pull from \(npm run image -- --push REGISTRY\/inv:TAG\), then: --set image\.repository=REGISTRY\/inv --set image\.tag=TAG/;
+    const r = await helm(['template', 'inv', chartDir]);
+    assert.notEqual(r.code, 0, 'helm template without an image should fail');
+    assert.match(r.stderr, advice);
+    // helm lint does not fail on a required value (Helm's lint mode), but says it.
+    const lint = await helm(['lint', '--strict', chartDir]);
+    assert.equal(lint.code, 0, lint.stderr);
+    assert.match(lint.stdout + lint.stderr, advice);
+  });
+
+  it('image sets the daemon and the workers (and their pull secrets); erase.worker.* overrides', async () => {
+    const config = async (args: string[]) => {
+      const objects = await template(args);
+      const cm = objects.find((o) => o.metadata.name === 'inv-erase-config') as unknown as {
+        data: Record<string, string>;
+      };
+      const dep = objects.find((o) => o.kind === 'Deployment') as unknown as {
+        spec: {
+          template: { spec: { containers: { image: string }[]; imagePullSecrets?: { name: string }[] } };
+        };
+      };
+      return { worker: parseConfig(cm.data['config.yaml']).worker, pod: dep.spec.template.spec };
+    };
+    const one = await config([
+      ...['--set', 'image.repository=registry.example.com/inv', '--set-string', 'image.tag=2'],
+      ...['--set', 'image.pullSecrets[0].name=regcred'],
+    ]);
+    assert.equal(one.pod.containers[0]!.image, 'registry.example.com/inv:2');
+    assert.deepEqual(one.pod.imagePullSecrets, [{ name: 'regcred' }]);
+    assert.equal(one.worker.image, 'registry.example.com/inv:2');
+    assert.deepEqual(one.worker.imagePullSecrets, ['regcred']);
+    const apart = await config([
+      ...['--set', 'image.repository=registry.example.com/inv', '--set-string', 'image.tag=2'],
+      ...[
+        '--set',
+        'erase.worker.image.repository=mirror.example.com/inv',
+        '--set',
+        'erase.worker.imagePullSecrets={mirror}',
+      ],
+    ]);
+    assert.equal(apart.pod.containers[0]!.image, 'registry.example.com/inv:2');
+    assert.equal(apart.worker.image, 'mirror.example.com/inv:0.1.0');
+    assert.deepEqual(apart.worker.imagePullSecrets, ['mirror']);
   });
 
   it('renders, with every ci/*-values.yaml, an inv-erase-config that the controllers accept', async () => {
@@ -133,7 +185,7 @@ describe('Helm chart charts/inv', function () {
     const r = await helm(['template', 'inv', chartDir, '--kube-version', 'v1.29.15']);
     assert.notEqual(r.code, 0, 'helm template --kube-version v1.29.15 should fail');
     assert.match(r.stderr, /kubeVersion/);
-    await template(['--kube-version', 'v1.30.0']);
+    await template(['--kube-version', 'v1.30.0', ...IMAGE_VALUES]);
     assert.match(
       fs.readFileSync(path.join(repoRoot, 'crds', 'erase.imageinventory.dev_imagelists.yaml'), 'utf8'),
       /optionalOldSelf/,

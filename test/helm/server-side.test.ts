@@ -10,7 +10,7 @@ import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
-import { chartDir, helm, warnings, type Run } from '../support/helm.js';
+import { chartDir, helm, IMAGE_VALUES, warnings, type Run } from '../support/helm.js';
 import { kubectlBin } from '../support/paths.js';
 
 const CONFIG = '/api/v1/namespaces/image-inventory-system/configmaps/inv-erase-config';
@@ -38,7 +38,7 @@ describe('Helm 4 applies server-side: upgrades after a kubectl edit, CRD upgrade
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(server.kubeconfig);
     rest = new KubeRest(kc);
-    ok('helm install', await run(['install', 'inv', chartDir]));
+    ok('helm install', await run(['install', 'inv', chartDir, ...IMAGE_VALUES]));
   });
   after(async () => {
     rest?.close();

@@ -218,15 +218,38 @@ describe('first run on a cluster without inv', function () {
       daemon = undefined;
     });
 
+    it('install --daemon without --image and without a daemon refuses (exit 2), saying how to make one', () => {
+      const r = inv(['install', '--daemon']);
+      assert.equal(r.status, 2, r.stdout + r.stderr);
+      assert.equal(r.stdout, '');
+      assert.match(
+        r.stderr,
+        /^error: no image for the daemon and the erase workers: .*\(npm run image -- --push REGISTRY\/inv:TAG\), then: inv install --daemon --image REGISTRY\/inv:TAG/,
+      );
+      // A server dry run says the same as a warning, and goes on.
+      const dry = inv(['install', '--daemon', '--dry-run=server']);
+      assert.equal(dry.status, 0, dry.stderr);
+      assert.match(dry.stderr, /^warning: no image for the daemon and the erase workers: /m);
+      assert.match(dry.stdout, /^deployment\.apps\/image-inventory-controller created \(server dry run\)$/m);
+    });
+
     it('install --daemon applies the bundle with server-side apply and deletes nothing', async () => {
       const methods: string[] = [];
       rest.onRequest = (m) => methods.push(m);
       const applied = await install(rest, { daemon: true, image: 'registry.example.com/inv:7' });
       rest.onRequest = undefined;
       // Server-side apply; the erase configuration, created once by the plain install above and
-      // never overwritten, is only read; the daemon's declared-kinds ConfigMap and ClusterRole
-      // (create-only too) are created by this first daemon install: POST, once.
-      assert.deepEqual([...new Set(methods)].sort(), ['GET', 'PATCH', 'POST']);
+      // never overwritten, gets only its worker image (it set none, so it follows the daemon's):
+      // one PUT of that; the daemon's declared-kinds ConfigMap and ClusterRole (create-only too)
+      // are created by this first daemon install: POST, once.
+      assert.deepEqual([...new Set(methods)].sort(), ['GET', 'PATCH', 'POST', 'PUT']);
+      assert.equal(methods.filter((m) => m === 'PUT').length, 1);
+      const step = applied.find((s) => s.name === 'configmap/inv-erase-config');
+      assert.deepEqual(step, {
+        name: 'configmap/inv-erase-config',
+        action: 'configured',
+        detail: "worker settings follow the daemon's (registry.example.com/inv:7)",
+      });
       assert.equal(methods.filter((m) => m === 'POST').length, 2);
       const expected = readBundle({ image: 'registry.example.com/inv:7' });
       assert.equal(applied.length, expected.length);
@@ -242,16 +265,21 @@ describe('first run on a cluster without inv', function () {
       const again = inv(['install', '--daemon', '--image', 'registry.example.com/inv:7']);
       assert.equal(again.status, 0, again.stderr);
       assert.doesNotMatch(again.stdout, / (created|configured)$/m);
-      // The erase configuration exists (the plain install made it): kept, and install says how
-      // to give the workers the same image.
-      assert.match(
-        again.stdout,
-        /^configmap\/inv-erase-config unchanged: kept as it is \(yours\): erase workers still run ghcr\.io\/imageinventory\/inv:0\.1\.0, not --image registry\.example\.com\/inv:7; set worker\.image in it: kubectl -n image-inventory-system edit configmap inv-erase-config$/m,
-      );
+      assert.match(again.stdout, /^configmap\/inv-erase-config unchanged$/m);
+      // An upgrade to another image moves the daemon and the workers (whose image followed it).
       const upgrade = inv(['install', '--daemon', '--image', 'registry.example.com/inv:8']);
-      assert.deepEqual(upgrade.stdout.match(/^.* configured$/gm), [
+      assert.deepEqual(upgrade.stdout.match(/^.* configured(: .*)?$/gm), [
         'deployment.apps/image-inventory-controller configured',
+        "configmap/inv-erase-config configured: worker settings follow the daemon's (registry.example.com/inv:8)",
       ]);
+      // Without --image, a later install keeps the running daemon's.
+      const keep = inv(['install', '--daemon']);
+      assert.equal(keep.status, 0, keep.stderr);
+      assert.match(
+        keep.stderr,
+        /^keeping the daemon's image registry\.example\.com\/inv:8 \(--image changes it\)$/m,
+      );
+      assert.doesNotMatch(keep.stdout, / (created|configured)$/m);
     });
 
     it('inv install --daemon, then the command it prints next, passes with a daemon holding the Lease', async () => {

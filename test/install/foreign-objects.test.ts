@@ -109,7 +109,7 @@ describe('install and uninstall with foreign objects under our names', function 
   };
 
   it('install refuses, names every foreign object with its manager, and changes nothing', async () => {
-    const r = inv(['install', '--daemon']);
+    const r = inv(['install', '--daemon', '--image', 'registry.example.com/inv:1']);
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.equal(r.stdout, '');
     for (const line of [
@@ -148,7 +148,7 @@ describe('install and uninstall with foreign objects under our names', function 
   });
 
   it('--dry-run=server shows what would be refused and changes nothing', async () => {
-    const r = inv(['install', '--daemon', '--dry-run=server']);
+    const r = inv(['install', '--daemon', '--image', 'registry.example.com/inv:1', '--dry-run=server']);
     assert.equal(r.status, 1, r.stderr);
     assert.match(
       r.stdout,
@@ -185,7 +185,7 @@ describe('install and uninstall with foreign objects under our names', function 
   });
 
   it('--force-conflicts takes them over: our rules and subjects, their other fields kept', async () => {
-    const r = inv(['install', '--daemon', '--force-conflicts']);
+    const r = inv(['install', '--daemon', '--image', 'registry.example.com/inv:1', '--force-conflicts']);
     assert.equal(r.status, 0, r.stderr);
     assert.match(
       r.stdout,
@@ -207,8 +207,10 @@ describe('install and uninstall with foreign objects under our names', function 
   it('a second install upgrades without --force-conflicts', () => {
     const r = inv(['install', '--daemon', '--image', 'registry.example.com/inv:2']);
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(r.stdout.match(/^.* (configured|created|taken over)$/gm), [
+    // The workers' image (written with the daemon's by the first install) moves with it.
+    assert.deepEqual(r.stdout.match(/^.* (configured|created|taken over)(: .*)?$/gm), [
       'deployment.apps/image-inventory-controller configured',
+      "configmap/inv-erase-config configured: worker settings follow the daemon's (registry.example.com/inv:2)",
     ]);
   });
 

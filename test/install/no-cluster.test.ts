@@ -121,7 +121,16 @@ describe('no cluster configured', function () {
     assert.match(r.stdout, /^---\napiVersion: v1\nkind: Namespace\n/);
     assert.match(r.stdout, /image: example\.com\/inv:2\n/);
     assert.equal((r.stdout.match(/^kind: CustomResourceDefinition$/gm) ?? []).length, 3);
+    // Without --image: the same objects, and on stderr the warning a real install refuses with.
+    const noImage = runCli(['install', '--daemon', '--dry-run'], { env });
+    assert.equal(noImage.status, 0, noImage.stderr);
+    assert.match(noImage.stdout, /^---\napiVersion: v1\nkind: Namespace\n/);
+    assert.equal(
+      noImage.stderr,
+      'warning: no image for the daemon and the erase workers: no registry publishes one, so build it from a checkout of inv and push it to a registry your nodes pull from (npm run image -- --push REGISTRY/inv:TAG), then: inv install --daemon --image REGISTRY/inv:TAG (add --image-pull-secret NAME if the registry needs credentials)\n',
+    );
     const crdsOnly = runCli(['install', '--dry-run'], { env });
+    assert.equal(crdsOnly.stderr, '', 'no image needed without --daemon');
     assert.deepEqual(crdsOnly.stdout.match(/^kind: .*$/gm), [
       'kind: Namespace',
       'kind: CustomResourceDefinition',

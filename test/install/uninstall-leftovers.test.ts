@@ -39,7 +39,7 @@ describe('uninstall keeps what others put in our namespaces', function () {
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(server.kubeconfig);
     rest = new KubeRest(kc);
-    const r = inv(['install', '--daemon']);
+    const r = inv(['install', '--daemon', '--image', 'registry.example.com/inv:1']);
     assert.equal(r.status, 0, r.stderr);
     // The administrator's edit, as `kubectl edit` makes it.
     await rest.request('PATCH', CONFIG, {

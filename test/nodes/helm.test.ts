@@ -7,6 +7,7 @@
 // (kstatus) until it is current; a warning from Helm or the API server fails the step.
 import assert from 'node:assert/strict';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
+import { parseConfig } from '../../src/core/erase/config/config.js';
 import { chartDir, helm, tools, warnings, type Run } from '../support/helm.js';
 import {
   clusterConfig,
@@ -93,17 +94,14 @@ describe('Helm chart on the whole local cluster: install, test, upgrade, uninsta
       chartDir,
       '--namespace',
       'default',
-      // The nodes hold the image (imported into their containerd); nothing is pulled.
+      // The nodes hold the image (imported into their containerd); nothing is pulled. The image
+      // value alone: the workers run it too.
       '--set',
       `image.repository=${repository}`,
       '--set',
       `image.tag=${tag}`,
       '--set',
       'image.pullPolicy=Never',
-      '--set',
-      `erase.worker.image.repository=${repository}`,
-      '--set',
-      `erase.worker.image.tag=${tag}`,
       '--set',
       `erase.config.runtimeSocket=${c.runtimeSocket}`,
       '--set',
@@ -113,6 +111,12 @@ describe('Helm chart on the whole local cluster: install, test, upgrade, uninsta
       '3m',
     ]);
     installed = true;
+    // One image value: the erase workers run the daemon's image.
+    const config = await rest.request<{ data: Record<string, string> }>(
+      'GET',
+      `/api/v1/namespaces/${SYSTEM_NS}/configmaps/inv-erase-config`,
+    );
+    assert.equal(parseConfig(config.data['config.yaml']).worker.image, c.workerImage);
     // Helm 4 applies server-side: the API server merges, and records helm's fields as applied.
     const deployment = await rest.request<{
       metadata: { managedFields: { manager: string; operation: string }[] };

@@ -80,6 +80,13 @@ export function parseObjects(text: string): KubeObject[] {
     .filter((o): o is KubeObject => Boolean(o));
 }
 
+/**
+ * The one value the chart requires, the image (no registry publishes one: users push theirs with
+ * `npm run image`). The repository deploy/ names, so that the chart renders what deploy/ and
+ * `inv install --image ghcr.io/imageinventory/inv:0.1.0` do.
+ */
+export const IMAGE_VALUES = ['--set', 'image.repository=ghcr.io/imageinventory/inv'];
+
 /** `helm template` of the chart: its objects, or a failed assertion with Helm's message or warning. */
 export async function template(args: string[] = []): Promise<KubeObject[]> {
   const r = await helm(['template', 'inv', chartDir, ...args]);

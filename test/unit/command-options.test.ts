@@ -84,6 +84,32 @@ describe('command options: every problem at once', () => {
     assert.match(problems[1]!, /--image "not an image": not an image reference/);
   });
 
+  it('inv install: --image-pull-secret is repeatable, de-duplicated, and each name checked', () => {
+    const ok = completeInstallOptions({
+      daemon: true,
+      image: 'reg.example/inv:1',
+      'image-pull-secret': ['regcred', 'other.one', 'regcred'],
+      'force-conflicts': false,
+      timeout: '60s',
+    });
+    assert.deepEqual(ok.problems, []);
+    assert.deepEqual(ok.options.imagePullSecrets, ['regcred', 'other.one']);
+    assert.deepEqual(
+      completeInstallOptions({ daemon: true, 'force-conflicts': false, timeout: '60s' }).options
+        .imagePullSecrets,
+      [],
+    );
+    const bad = completeInstallOptions({
+      daemon: true,
+      'image-pull-secret': ['RegCred'],
+      'force-conflicts': false,
+      timeout: '60s',
+    });
+    assert.deepEqual(bad.problems, [
+      '--image-pull-secret "RegCred": not a Secret name (lowercase letters, digits, - and .)',
+    ]);
+  });
+
   it('inv erase status: timeout, job selection, --standalone without --follow and --sort-by together', () => {
     const { problems } = completeStatusOptions('job-1', {
       name: 'list',

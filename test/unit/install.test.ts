@@ -14,7 +14,7 @@ import {
 import { othersManage } from '../../src/core/install/uninstall.js';
 import { displayName, objectPath, type KubeObject } from '../../src/core/kube/apply.js';
 import { installObjects } from '../../src/core/install/install.js';
-import { workerImageNote } from '../../src/core/install/worker-image.js';
+import { deploymentImage, followDaemon } from '../../src/core/install/worker-image.js';
 import { DEFAULT_CONFIG, parseConfig } from '../../src/core/erase/config/config.js';
 import { asCrdMissing, CrdMissingError, IMAGE_CRD } from '../../src/core/kube/crds.js';
 import { KubeApiError } from '../../src/core/kube/rest.js';
@@ -87,26 +87,79 @@ describe('install bundle', () => {
     assert.equal(dflt.spec.template.spec.containers[0]!.image, 'ghcr.io/imageinventory/inv:0.1.0');
   });
 
-  it('--image sets the workers’ image in a new erase configuration, and says what to do with an existing one', () => {
-    const config = (objects: KubeObject[]) =>
-      objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'inv-erase-config')!;
-    const text = (o: KubeObject) => (o as unknown as { data: Record<string, string> }).data['config.yaml'];
-    const set = config(installObjects({ daemon: true, image: 'registry.example.com/inv:9' }));
+  const config = (objects: KubeObject[]) =>
+    objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'inv-erase-config')!;
+  const text = (o: KubeObject) => (o as unknown as { data: Record<string, string> }).data['config.yaml'];
+
+  it('--image and --image-pull-secret set the daemon’s and the workers’ together in a new erase configuration', () => {
+    const set = config(
+      installObjects({
+        daemon: true,
+        image: 'registry.example.com/inv:9',
+        imagePullSecrets: ['regcred', 'b'],
+      }),
+    );
     assert.equal(parseConfig(text(set)).worker.image, 'registry.example.com/inv:9');
+    assert.deepEqual(parseConfig(text(set)).worker.imagePullSecrets, ['regcred', 'b']);
+    const dep = installObjects({
+      daemon: true,
+      image: 'registry.example.com/inv:9',
+      imagePullSecrets: ['regcred'],
+    }).find((o) => o.kind === 'Deployment');
+    assert.deepEqual(deploymentImage(dep), { image: 'registry.example.com/inv:9', pullSecrets: ['regcred'] });
+    // Without either: the bundle as it ships (a dry run warns; a real install refuses first).
     assert.equal(
       parseConfig(text(config(installObjects({ daemon: true })))).worker.image,
       DEFAULT_CONFIG.worker.image,
     );
-    // An existing configuration is never rewritten: install says which image the workers keep.
-    const existing = {
-      ...config(installObjects({ daemon: true })),
-      metadata: { name: 'inv-erase-config', namespace: 'image-inventory-system' },
-    };
-    assert.equal(
-      workerImageNote(set, existing, 'registry.example.com/inv:9'),
-      'kept as it is (yours): erase workers still run ghcr.io/imageinventory/inv:0.1.0, not --image registry.example.com/inv:9; set worker.image in it: kubectl -n image-inventory-system edit configmap inv-erase-config',
+    assert.deepEqual(
+      deploymentImage(installObjects({ daemon: true }).find((o) => o.kind === 'Deployment'))?.pullSecrets,
+      [],
     );
-    assert.equal(workerImageNote(set, set, 'registry.example.com/inv:9'), undefined);
+  });
+
+  it('over an existing erase configuration: settings that followed the daemon move with it, set-apart ones stay', () => {
+    const existing = (yaml: string): KubeObject =>
+      ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'inv-erase-config', namespace: 'image-inventory-system' },
+        data: { 'config.yaml': yaml },
+      }) as KubeObject;
+    const old = { image: 'reg/inv:1', pullSecrets: ['regcred'] };
+    const want = { image: 'reg/inv:2', pullSecrets: [] };
+    // Followed the daemon: the image moves; the comment and the other keys stay.
+    const moved = followDaemon(existing('# mine\njobTimeout: 1h\nworker:\n  image: reg/inv:1\n'), old, want);
+    assert.equal(moved.note, undefined);
+    assert.match(moved.text!, /^# mine\n/);
+    assert.equal(parseConfig(moved.text).worker.image, 'reg/inv:2');
+    assert.equal(parseConfig(moved.text).jobTimeoutSeconds, 3600);
+    // Not set at all (kubectl apply -k deploy/): it follows too.
+    assert.equal(
+      parseConfig(followDaemon(existing('jobTimeout: 1h\n'), old, want).text).worker.image,
+      'reg/inv:2',
+    );
+    // Set apart by the administrator: kept, and the note says what to change.
+    const apart = followDaemon(existing('worker:\n  image: mirror/inv:1\n'), old, want);
+    assert.equal(apart.text, undefined);
+    assert.equal(
+      apart.note,
+      'kept as it is (yours): erase workers still run mirror/inv:1, not --image reg/inv:2; set worker.image in it: kubectl -n image-inventory-system edit configmap inv-erase-config',
+    );
+    // Pull secrets: compared only when given, and moved when they followed.
+    const secrets = followDaemon(
+      existing('worker:\n  image: reg/inv:2\n  imagePullSecrets: [regcred]\n'),
+      old,
+      {
+        image: 'reg/inv:2',
+        pullSecrets: ['other'],
+      },
+    );
+    assert.deepEqual(parseConfig(secrets.text).worker.imagePullSecrets, ['other']);
+    assert.deepEqual(
+      followDaemon(existing('worker:\n  image: reg/inv:2\n'), old, { image: 'reg/inv:2', pullSecrets: [] }),
+      {},
+    );
   });
 });
 

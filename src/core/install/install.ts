@@ -10,13 +10,15 @@
 // changes between the check and the write is checked again, never overwritten unseen. Objects
 // annotated create-only (the erase configuration) are created when missing and otherwise never
 // touched, whoever wrote them: the administrator's own configuration is not a conflict.
-import { withWorkerImage, workerImageNote } from './worker-image.js';
+import { deploymentImage, followDaemon, isEraseConfig, withDaemonImage } from './worker-image.js';
 import { applyObject, displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
+import { CONFIG_KEY } from '../erase/config/config.js';
 import { waitEstablished } from '../kube/crd-install.js';
 import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import { applyOrder, readBundle } from './bundle.js';
 import { describeForeign, foreignObject, ForeignObjectsError, type ForeignObject } from './ownership.js';
 import { SOURCE_KINDS_CONFIGMAP, withSourceKinds } from './source-kinds.js';
+import type { DaemonImage } from './worker-image.js';
 import type { SourceKindSpec } from '../inventory/source-kinds.js';
 
 export { ForeignObjectsError };
@@ -34,7 +36,10 @@ export interface InstallStep {
 export interface InstallOptions {
   /** Also the daemon: namespaces, RBAC, Deployment, NetworkPolicies. */
   daemon: boolean;
+  /** The daemon's and the workers' image (worker-image.ts); undefined: the bundle's. */
   image?: string;
+  /** Pull secrets of the daemon and the workers, by name. */
+  imagePullSecrets?: readonly string[];
   /**
    * The CRDs alone (`inv erase --standalone`): never the erase configuration, whose absence
    * must fail a job closed rather than be filled with defaults on the way.
@@ -59,11 +64,12 @@ export const isCreateOnly = (o: KubeObject): boolean =>
  * configuration with its namespace (erase refuses to run without it, `--standalone` too).
  */
 export function installObjects(
-  opts: Pick<InstallOptions, 'daemon' | 'image' | 'crdsOnly' | 'sourceKinds'>,
+  opts: Pick<InstallOptions, 'daemon' | 'image' | 'imagePullSecrets' | 'crdsOnly' | 'sourceKinds'>,
 ): KubeObject[] {
   let all = applyOrder(readBundle({ image: opts.image }));
-  // The workers run the daemon's image too (worker-image.ts).
-  if (opts.image) all = withWorkerImage(all, opts.image);
+  // The workers run the daemon's image too, with its pull secrets (worker-image.ts).
+  const want = wanted(opts, all);
+  if (want) all = withDaemonImage(all, want);
   if (opts.crdsOnly) return all.filter((o) => o.kind === 'CustomResourceDefinition');
   if (opts.sourceKinds) all = withSourceKinds(all, opts.sourceKinds.text, opts.sourceKinds.kinds);
   if (opts.daemon) return all;
@@ -76,6 +82,66 @@ export function installObjects(
       o === config ||
       (o.kind === 'Namespace' && o.metadata.name === config?.metadata.namespace),
   );
+}
+
+/**
+ * Why install refuses without an image: nobody publishes one, so the user builds and pushes it
+ * (`npm run image`, scripts/image.mjs, from a checkout).
+ */
+export const noImageAdvice = (bin: string): string =>
+  `no image for the daemon and the erase workers: no registry publishes one, so build it from a checkout of inv and push it to a registry your nodes pull from (npm run image -- --push REGISTRY/inv:TAG), then: ${bin} install --daemon --image REGISTRY/inv:TAG (add --image-pull-secret NAME if the registry needs credentials)`;
+
+/** The image (and pull secrets) of the daemon installed now, or undefined when there is none. */
+export async function installedDaemonImage(rest: KubeRest): Promise<DaemonImage | undefined> {
+  const dep = readBundle().find((o) => o.kind === 'Deployment')!;
+  try {
+    return deploymentImage(await rest.request<KubeObject>('GET', objectPath(dep), { timeoutMs: 15_000 }));
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+/** What --image and --image-pull-secret ask for, when either is given. */
+function wanted(
+  opts: Pick<InstallOptions, 'image' | 'imagePullSecrets'>,
+  objects: KubeObject[],
+): DaemonImage | undefined {
+  const pullSecrets = opts.imagePullSecrets ?? [];
+  if (!opts.image && !pullSecrets.length) return undefined;
+  const image = opts.image ?? deploymentImage(objects.find((o) => o.kind === 'Deployment'))?.image;
+  return image ? { image, pullSecrets } : undefined;
+}
+
+/**
+ * The erase configuration's step when it exists: its worker settings move with the daemon's when
+ * they followed it (a write of that key alone, with the resourceVersion read), else a note.
+ */
+async function eraseConfigStep(
+  rest: KubeRest | undefined,
+  p: PlannedObject,
+  plan: PlannedObject[],
+  want: DaemonImage | undefined,
+): Promise<InstallStep | undefined> {
+  if (!want || !p.current || !isEraseConfig(p.object)) return undefined;
+  const daemon = deploymentImage(plan.find((x) => x.object.kind === 'Deployment')?.current);
+  const { text, note } = followDaemon(p.current, daemon, want);
+  const name = displayName(p.object);
+  if (text === undefined) return { name, action: 'unchanged', ...(note ? { detail: note } : {}) };
+  const moved = `worker settings follow the daemon's (${want.image})${note ? `; ${note}` : ''}`;
+  if (rest) {
+    const cur = p.current as KubeObject & { data?: Record<string, string> };
+    try {
+      await rest.request('PUT', objectPath(cur), {
+        body: { ...cur, data: { ...cur.data, [CONFIG_KEY]: text } },
+        query: { fieldManager: FIELD_MANAGER },
+      });
+    } catch (e) {
+      if (!isConflict(e)) throw e;
+      return { name, action: 'unchanged', detail: 'changed by someone meanwhile: kept as it is' };
+    }
+  }
+  return { name, action: 'configured', detail: moved };
 }
 
 /**
@@ -183,11 +249,11 @@ export async function install(rest: KubeRest, opts: InstallOptions): Promise<Ins
   if (foreign.length && !opts.forceConflicts) throw new ForeignObjectsError(foreign);
   const out: InstallStep[] = [];
   const applied: string[] = [];
+  const want = wanted(opts, objects);
   for (const p of plan) {
-    const step = await applyPlanned(rest, p, opts.forceConflicts ?? false, applied);
-    const note =
-      opts.image && step.action === 'unchanged' && workerImageNote(p.object, p.current, opts.image);
-    if (note) step.detail = note;
+    const step =
+      (await eraseConfigStep(rest, p, plan, want)) ??
+      (await applyPlanned(rest, p, opts.forceConflicts ?? false, applied));
     out.push(step);
     applied.push(step.name);
     opts.onApplied?.(step);
@@ -212,17 +278,19 @@ function comparable(o: KubeObject): string {
  */
 export async function dryRunInstall(
   rest: KubeRest,
-  opts: Pick<InstallOptions, 'daemon' | 'image' | 'forceConflicts' | 'sourceKinds'>,
+  opts: Pick<InstallOptions, 'daemon' | 'image' | 'imagePullSecrets' | 'forceConflicts' | 'sourceKinds'>,
 ): Promise<InstallStep[]> {
-  const plan = await planInstall(rest, installObjects(opts));
+  const objects = installObjects(opts);
+  const plan = await planInstall(rest, objects);
+  const want = wanted(opts, objects);
   const out: InstallStep[] = [];
   for (const p of plan) {
     const name = displayName(p.object);
-    if (!p.current) out.push({ name, action: 'created' });
-    else if (isCreateOnly(p.object)) {
-      const note = opts.image && workerImageNote(p.object, p.current, opts.image);
-      out.push({ name, action: 'unchanged', ...(note ? { detail: note } : {}) });
-    } else if (p.foreign && !opts.forceConflicts)
+    const config = await eraseConfigStep(undefined, p, plan, want);
+    if (config) out.push(config);
+    else if (!p.current) out.push({ name, action: 'created' });
+    else if (isCreateOnly(p.object)) out.push({ name, action: 'unchanged' });
+    else if (p.foreign && !opts.forceConflicts)
       out.push({ name, action: 'refused', detail: describeForeign(p.foreign) });
     else {
       const after = await applyObject(rest, p.object, {
