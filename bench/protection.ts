@@ -7,7 +7,7 @@ import {
   packProtectedSet,
   ProtectedIndex,
   unpackProtectedSet,
-} from '../src/core/erase/worker/protected-set.js';
+} from '../src/core/contract/protected-set.js';
 import { compileAll, decide } from '../src/core/noderemove/index.js';
 
 const REFS = 20_000;

@@ -9,9 +9,15 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { ManifestFlag } from '../cli/direct-args.js';
+import type { NodeRemoveFlags } from '../core/contract/worker-command.js';
 
 interface DirectCommand {
-  run: (flags: never) => Promise<number>;
+  /**
+   * node-remove's flags: its manifest entry is made from the worker's command line as the contract
+   * declares it (src/cli/worker/node-remove-flags.ts; test/unit/direct-args.test.ts compares them),
+   * so the reader returns the flags the contract types.
+   */
+  run: (flags: NodeRemoveFlags) => Promise<number>;
   /**
    * V8 flags set before the command's modules load. node-remove is a short batch of CRI calls:
    * V8's optimizing compilers (Maglev, TurboFan) cost it more memory than they save it time (a
@@ -59,7 +65,7 @@ export async function runDirect(argv: readonly string[], manifest: URL): Promise
   if (!flags) return false;
   for (const f of command.v8Flags) setFlagsFromString(f);
   try {
-    process.exitCode = await command.run(flags as never);
+    process.exitCode = await command.run(flags as NodeRemoveFlags);
   } catch (e) {
     await handleError(e);
   }

@@ -16,7 +16,10 @@ import { forbiddenMessage } from '../core/kube/forbidden.js';
 import { namespaceMissing } from '../core/kube/namespaces.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import { EXIT_NO_MATCH } from '../cli/process/exit-codes.js';
-import { clusterUses, offlineUses } from '../core/report/image-uses.js';
+import { clusterUses, liveUses, offlineUses } from '../core/report/image-uses.js';
+import { IMAGE_CRD, NO_INVENTORY_NOTE, missingCrds } from '../core/kube/crds.js';
+import { listAllNamespaces } from '../core/inventory/scan.js';
+import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { filterUses, groupUses, type ImageUse } from '../core/report/image-report.js';
 
 export default class Images extends Command {
@@ -31,6 +34,10 @@ namespace with -A.
 
 --image takes the glob of exclusions over normalized refs: 'docker.io/bitnami/*' or 'bitnami/*'
 matches every Bitnami image on Docker Hub, 'k8s.gcr.io/*' everything from that registry.
+
+In a cluster where inv is not installed (no Image CRD) it reads the workloads instead, by the
+same rules as \`inv scan --dry-run\`, says so on stderr and writes nothing: a kubeconfig that may
+read the workloads is all it needs.
 
 With --offline -f PATH the same report runs over manifest files (as \`inv scan -f\` reads them),
 with no cluster.
@@ -156,6 +163,7 @@ does not exist, or no usable cluster.`);
   private async cluster(options: ImagesOptions): Promise<ImageUse[]> {
     let rest: KubeRest;
     let target = options.namespaces;
+    let reading = 'the Image resources';
     try {
       let kc;
       ({ kc, rest } = connect(options.cluster));
@@ -167,13 +175,32 @@ does not exist, or no usable cluster.`);
       // A typo in -n is an error (exit 2), not "nothing matched" (exit 3).
       for (const ns of target)
         if (await namespaceMissing(rest, ns)) failLine(this, `namespace "${ns}" not found`);
+      // Nothing of inv in the cluster: the workloads themselves, as `inv scan --dry-run` reads them,
+      // so a user with only a kubeconfig (and read access) gets the report too.
+      if ((await missingCrds(rest, [IMAGE_CRD])).length) {
+        process.stderr.write(`${NO_INVENTORY_NOTE}\n`);
+        reading = 'the workloads';
+        const { kinds } = await discoverKinds(rest, []);
+        return await liveUses(rest, target.length ? target : await this.allNamespaces(rest), kinds);
+      }
       return await clusterUses(rest, target.length ? target : undefined);
     } catch (e) {
       if (e instanceof Error && 'oclif' in e) throw e;
       exitIfCrdMissing(this, e);
-      failLine(this, `reading the Image resources failed: ${forbiddenMessage(e) ?? (e as Error).message}`);
+      failLine(this, `reading ${reading} failed: ${forbiddenMessage(e) ?? (e as Error).message}`);
     } finally {
       rest.close();
+    }
+  }
+
+  /** -A without the inventory: every namespace, which a user may be refused to list. */
+  private async allNamespaces(rest: KubeRest): Promise<string[]> {
+    try {
+      return await listAllNamespaces(rest);
+    } catch (e) {
+      const forbidden = forbiddenMessage(e);
+      if (forbidden) failLine(this, `${forbidden} (-A lists every namespace; use -n for yours)`);
+      throw e;
     }
   }
 }

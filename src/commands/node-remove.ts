@@ -2,11 +2,11 @@
 // src/cli/worker/node-remove-run.ts (a call into src/core/noderemove, a rendered report out). The
 // worker Pod's own command line usually skips oclif altogether (src/bundle/direct.ts); both run
 // the same code.
-import { Command, Flags } from '@oclif/core';
+import { Command } from '@oclif/core';
 import { EXIT_OK } from '../cli/process/exit-codes.js';
-import { outputFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
-import { DEFAULT_TERMINATION_PATH, runNodeRemove } from '../cli/worker/node-remove-run.js';
+import { runNodeRemove } from '../cli/worker/node-remove-run.js';
+import { nodeRemoveFlags } from '../cli/worker/node-remove-flags.js';
 
 export default class NodeRemove extends Command {
   static override summary =
@@ -87,113 +87,106 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
     },
   ];
 
-  static override flags = {
-    'runtime-endpoint': Flags.string({
+  static override flags = nodeRemoveFlags({
+    'runtime-endpoint': {
       description:
         'CRI socket of the container runtime (unix:///path or /path). Default: CONTAINER_RUNTIME_ENDPOINT, crictl.yaml, or the first well-known socket found.',
       helpGroup: 'RUNTIME',
-    }),
-    'call-timeout': Flags.string({
+    },
+    'call-timeout': {
       description: 'Deadline for connecting and for each CRI call: a duration with its unit (500ms, 5s, 1m).',
-      default: '5s',
       helpGroup: 'RUNTIME',
       aliases: ['timeout'],
       deprecateAliases: true,
-    }),
-    images: Flags.string({
+    },
+    images: {
       description: 'Comma-separated targets: refs, repo@sha256:… refs, image IDs, or * (repeatable).',
-      multiple: true,
-    }),
-    imagelist: Flags.string({ description: 'JSON file with an array of targets.' }),
-    exclude: Flags.string({
+    },
+    imagelist: { description: 'JSON file with an array of targets.' },
+    exclude: {
       description: 'Exclusion pattern; * matches any run of characters (repeatable).',
-      multiple: true,
-    }),
-    'exclude-file': Flags.string({ description: 'JSON file: an array of patterns, or {"excluded": [...]}.' }),
-    'protected-dir': Flags.string({
+    },
+    'exclude-file': { description: 'JSON file: an array of patterns, or {"excluded": [...]}.' },
+    'protected-dir': {
       description:
         "Directory of the inventory's protected-image lists (set by the erase controller): a * prune keeps every image they name.",
-    }),
-    'imagelist-sha256': Flags.string({
+    },
+    'imagelist-sha256': {
       description:
         'SHA-256 (hex) the --imagelist file must have (set by the erase controller): other content is refused.',
-    }),
-    'exclude-file-sha256': Flags.string({
+    },
+    'exclude-file-sha256': {
       description:
         'SHA-256 (hex) the --exclude-file must have (set by the erase controller): other content is refused.',
-    }),
-    'protected-sha256': Flags.string({
+    },
+    'protected-sha256': {
       description:
         'Comma-separated SHA-256 (hex) of each protected-<i>.json in --protected-dir, in order (set by the erase controller).',
-    }),
-    'dry-run': Flags.boolean({ description: 'Decide everything, remove nothing.' }),
-    'scan-dir': Flags.string({
+    },
+    'dry-run': { description: 'Decide everything, remove nothing.' },
+    'scan-dir': {
       description:
         "Scan mode (with --images '*'): the folder shared with a scanner speaking Eraser's contract (collectScan, scanErase, eraseCompleteScan); only the unused images it names are removed.",
       helpGroup: 'SCAN',
-    }),
-    'scan-timeout': Flags.string({
+    },
+    'scan-timeout': {
       description: "Scan mode: how long to wait for the scanner's answer; past it nothing is removed.",
-      default: '30m',
       helpGroup: 'SCAN',
-    }),
-    'scanner-config': Flags.string({
+    },
+    'scanner-config': {
       description: "Scan mode: the scanner's --config file, checked against --scanner-config-sha256.",
       helpGroup: 'SCAN',
-    }),
-    'scanner-config-sha256': Flags.string({
+    },
+    'scanner-config-sha256': {
       description: 'SHA-256 (hex) the --scanner-config file must have (set by the erase controller).',
       helpGroup: 'SCAN',
-    }),
-    'scan-delete-failed': Flags.boolean({
+    },
+    'scan-delete-failed': {
       description: 'Scan mode: also remove images the scanner could not judge (default: kept).',
       helpGroup: 'SCAN',
-    }),
-    'scan-delete-eol': Flags.boolean({
+    },
+    'scan-delete-eol': {
       description: 'Scan mode: also remove images the scanner reports as end of life.',
       helpGroup: 'SCAN',
-    }),
-    'image-fs-above': Flags.string({
+    },
+    'image-fs-above': {
       description:
         "With * only: remove nothing unless the runtime's images take at least this percentage of the image file system (decimals allowed).",
       helpGroup: 'TRIGGER',
-    }),
-    'image-fs-down-to': Flags.string({
+    },
+    'image-fs-down-to': {
       description:
         'With --image-fs-above: remove unused images (never seen in use first, then longest unused, then largest) until usage is at or below this percentage, then stop.',
       helpGroup: 'TRIGGER',
-    }),
-    'unused-for': Flags.string({
+    },
+    'unused-for': {
       description:
         "With * only: remove only images this node's record has seen unused for at least this long (7d, 12h); needs --state-dir to remember.",
       helpGroup: 'TRIGGER',
-    }),
-    'state-dir': Flags.string({
+    },
+    'state-dir': {
       description:
         'Folder of the node-local record of when each image was first seen unused (made owner-only; the worker Pod mounts /var/lib/inv).',
       helpGroup: 'TRIGGER',
-    }),
-    'image-fs-path': Flags.string({
+    },
+    'image-fs-path': {
       description:
         "A path on the image file system to statfs for its capacity (default: ImageFsInfo's mount point).",
       helpGroup: 'TRIGGER',
-    }),
-    'image-fs-host-path': Flags.string({
+    },
+    'image-fs-host-path': {
       description:
         "The host path mounted at --image-fs-path: ImageFsInfo's mount point must be at or under it, or nothing is removed by threshold.",
       helpGroup: 'TRIGGER',
-    }),
-    'node-name': Flags.string({
+    },
+    'node-name': {
       description: 'Node name for the report (default: the NODE_NAME variable; never the hostname).',
-      env: 'NODE_NAME',
-    }),
-    'termination-message-path': Flags.string({
+    },
+    'termination-message-path': {
       description:
         'Where a Pod writes its compact summary (only written in a Pod, or when given explicitly).',
-      default: DEFAULT_TERMINATION_PATH,
-    }),
-    ...outputFlags(['table', 'wide', 'json', 'yaml']),
-  };
+    },
+  });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(NodeRemove);

@@ -5,11 +5,7 @@ import { Command, Flags } from '@oclif/core';
 import { EXIT_OK } from '../cli/process/exit-codes.js';
 import { paragraphs } from '../cli/help-text.js';
 import { runNodeScan } from '../cli/worker/node-scan-run.js';
-import {
-  CRI_SOCKET_IN_SCANNER,
-  DEFAULT_CONFIG_PATH,
-  SHARED_DIR,
-} from '../core/erase/api/scanner-contract.js';
+import { CRI_SOCKET_IN_SCANNER, DEFAULT_CONFIG_PATH, SHARED_DIR } from '../core/contract/scanner-contract.js';
 
 export default class NodeScan extends Command {
   static override hidden = true;

@@ -16,7 +16,7 @@ import { readManifestsForCommand } from '../cli/read-manifests.js';
 import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
 import type { KubeRest } from '../core/kube/rest.js';
-import { IMAGE_CRD, requireCrds } from '../core/kube/crds.js';
+import { IMAGE_CRD, NO_INVENTORY_NOTE, missingCrds, requireCrds } from '../core/kube/crds.js';
 import { completeScanOptions, type ScanOptions } from '../cli/inventory-scan-options.js';
 import { paragraphs } from '../cli/help-text.js';
 import { kindsPhrase, SourceKinds, type SourceKindSpec } from '../core/inventory/source-kinds.js';
@@ -51,13 +51,17 @@ With -l, only the workloads matching the label selector are read, and the scan i
 reports the images they reference and writes nothing, because an inventory written from part of
 a namespace would delete the Images of every workload outside the selector.
 
+With --dry-run nothing is written. Where inv is not installed (no Image CRD), a dry run has no
+Images to compare with: it reports the images the workloads reference (status found), says so on
+stderr, and needs only read access to the workloads.
+
 With -f, the same rules run offline on manifest files (multi-document YAML or JSON, List kinds
 included) and nothing is written anywhere.
 
 Output: one table with a NAMESPACE column when several namespaces are scanned, then a totals
 line; -o wide adds the Image resource names and never truncates; -o name prints
-image.imageinventory.dev/<name> per Image (the normalized refs with -f or -l, where no Image is
-involved); -o json|yaml print the ScanReport document of docs/output.md, which
+image.imageinventory.dev/<name> per Image (the normalized refs with -f, -l or a dry run without
+the CRD, where no Image is involved); -o json|yaml print the ScanReport document of docs/output.md, which
 -o jsonpath=... reads as kubectl does; -o custom-columns=... prints one row per image (with
 its .namespace). --sort-by sorts the images of each namespace by a JSONPath expression.
 
@@ -154,8 +158,17 @@ does not exist, a missing permission on every namespace).`);
     const spin = spinner('Scanning', (output === 'table' || output === 'wide') && several);
     try {
       // One discovery GET first: without the CRD every namespace would fail with a bare 404.
-      // A selector scan never touches Images and does not need it.
-      if (options.selector === undefined) await requireCrds(rest, [IMAGE_CRD]);
+      // A selector scan never touches Images and does not need it; a dry run without it has
+      // nothing to compare with, so it reports what the workloads reference (inv not installed:
+      // a user with only a kubeconfig still sees the images).
+      let noInventory = false;
+      if (options.selector === undefined) {
+        if (!options.dryRun) await requireCrds(rest, [IMAGE_CRD]);
+        else if ((await missingCrds(rest, [IMAGE_CRD])).length) {
+          noInventory = true;
+          process.stderr.write(`${NO_INVENTORY_NOTE}\n`);
+        }
+      }
       const discovered = await discoverKinds(rest, declared);
       reportSkippedKinds(discovered);
       let all: string[] | undefined;
@@ -194,6 +207,7 @@ does not exist, a missing permission on every namespace).`);
         concurrency: options.concurrency,
         checkNamespaces: !options.allNamespaces,
         selector: options.selector,
+        readOnly: noInventory,
         kinds: discovered.kinds,
         onProgress: (done, total, ns) => {
           if (spin) spin.text = `Scanned ${done}/${total} namespaces (last: ${ns})`;

@@ -6,7 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../../src/core/erase/controllers.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config/config.js';
 import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/requester/request.js';
-import type { NodeResult } from '../../src/core/erase/api/results.js';
+import type { NodeResult } from '../../src/core/contract/results.js';
 import { statusNodes } from '../../src/core/erase/api/status-budget.js';
 import type { EraseMetrics } from '../../src/core/erase/metrics.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';

@@ -3,7 +3,7 @@
 // API server stores.
 import assert from 'node:assert/strict';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
-import { MAX_REASON, REASONS_BUDGET, type NodeResult } from '../../src/core/erase/api/results.js';
+import { MAX_REASON, REASONS_BUDGET, type NodeResult } from '../../src/core/contract/results.js';
 import { encodeNodes, type NodeStatus } from '../../src/core/erase/api/node-status.js';
 import { DEFAULT_NAMESPACE, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
 import { type InventoryItem } from '../../src/core/apply-inventory/items.js';

@@ -15,7 +15,7 @@ import { ApplyInventory } from '../../src/core/apply-inventory/apply-inventory.j
 import { encodeInventory } from '../../src/core/apply-inventory/item-lines.js';
 import type { InventoryItem } from '../../src/core/apply-inventory/items.js';
 import { encodeNodes } from '../../src/core/erase/api/node-status.js';
-import { pendingResult, resultFromPod, type NodeResult } from '../../src/core/erase/api/results.js';
+import { pendingResult, resultFromPod, type NodeResult } from '../../src/core/contract/results.js';
 import { ETCD_REQUEST_LIMIT, statusNodes } from '../../src/core/erase/api/status-budget.js';
 import { IMAGEJOBS_PATH, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
 import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';

@@ -148,6 +148,58 @@ describe('kubectl connection flags on the API server', function () {
     );
   });
 
+  it("the kubeconfig's own as, as-groups and as-uid impersonate as the flags do (client-node drops the last two)", async () => {
+    const file = (name: string, user: Record<string, unknown>) => {
+      const f = path.join(dir, name);
+      const doc = {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'c', cluster: { server, 'certificate-authority': caFile } }],
+        users: [{ name: 'u', user: { token: adminToken, ...user } }],
+        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'x',
+      };
+      fs.writeFileSync(f, JSON.stringify(doc), { mode: 0o600 });
+      return f;
+    };
+    const asSomeone = file('as.kubeconfig', { as: 'someone' });
+    const asQa = file('as-groups.kubeconfig', { as: 'someone', 'as-groups': ['qa'], 'as-uid': 'u-2' });
+    assert.ok(scan(mine, '--kubeconfig', asSomeone).stderr.startsWith(forbidden(mine)));
+    const r = await until('the group binding', () => scan(mine, '--kubeconfig', asQa), scanned);
+    assert.equal(r.status, 0);
+    // A flag replaces the field it sets: --as-group other-group drops the kubeconfig's qa.
+    const replaced = scan(mine, '--kubeconfig', asQa, '--as', 'someone', '--as-group', 'other-group');
+    assert.ok(replaced.stderr.startsWith(forbidden(mine)), replaced.stderr);
+    const noUser = scan(mine, '--kubeconfig', file('groups-only.kubeconfig', { 'as-groups': ['qa'] }));
+    assert.equal(noUser.status, 2);
+    assert.match(noUser.stderr, /user "u" in the kubeconfig .* has as-groups or as-uid without as/);
+  });
+
+  it('several $KUBECONFIG files merge as in kubectl: the first to set a name or the current-context wins', () => {
+    const write = (name: string, server0: string, token: string, ctx: string) => {
+      const f = path.join(dir, name);
+      const kc = new k8s.KubeConfig();
+      kc.loadFromOptions({
+        clusters: [{ name: 'c', server: server0, caFile, skipTLSVerify: false }],
+        users: [{ name: 'u', token }],
+        contexts: [{ name: ctx, cluster: 'c', user: 'u' }],
+        currentContext: ctx,
+      });
+      fs.writeFileSync(f, kc.exportConfig(), { mode: 0o600 });
+      return f;
+    };
+    const first = write('first.kubeconfig', server, adminToken, 'one');
+    const second = write('second.kubeconfig', 'https://127.0.0.1:1', 'not-a-token', 'two');
+    const r = runCli(['scan', '-n', mine, '--dry-run', '-o', 'json'], {
+      env: { ...env(), KUBECONFIG: [first, second].join(path.delimiter) },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const reversed = runCli(['scan', '-n', mine, '--dry-run', '-o', 'json'], {
+      env: { ...env(), KUBECONFIG: [second, first].join(path.delimiter) },
+    });
+    assert.equal(reversed.status, 2);
+  });
+
   it('--token: a ServiceAccount token from the TokenRequest API replaces the kubeconfig user', async () => {
     await until('the RoleBinding', () => scan(mine, '--kubeconfig', admin, '--token', saToken), scanned);
     const refused = scan(other, '--kubeconfig', admin, '--token', saToken);

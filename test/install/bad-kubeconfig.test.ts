@@ -1,6 +1,7 @@
 // A kubeconfig that cannot be used, as a user meets it through the built CLI: one line naming the
 // file and the problem, exit 2, for an empty file, malformed YAML, an unreadable file, a missing
-// file, a --context that is not there, and one bad file among several in $KUBECONFIG.
+// file, a --context that is not there, one bad file among several in $KUBECONFIG, an endless
+// file, and a malformed impersonation entry.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -98,6 +99,22 @@ describe('bad kubeconfigs', function () {
     assert.equal(r.status, 2, r.stderr);
     assert.equal(r.stderr, `error: kubeconfig ${unreadable}: cannot read it: permission denied\n`);
   });
+
+  it('an endless file (/dev/zero): refused at the size limit, not read into memory', () =>
+    oneLine(
+      ['images', '--kubeconfig', '/dev/zero'],
+      'kubeconfig /dev/zero: cannot read it: larger than 16 MiB, too large for a kubeconfig',
+    ));
+
+  it('a user entry whose as-groups is not a list', () =>
+    oneLine(
+      [
+        'images',
+        '--kubeconfig',
+        file('bad-groups', GOOD.replace('{token: t}', '{token: t, as: x, as-groups: qa}')),
+      ],
+      `kubeconfig ${path.join(dir, 'bad-groups')}: not a kubeconfig: user "u": as-groups is not a list of strings`,
+    ));
 
   it('inv version: a broken file fails the command, not just the Server line', () => {
     const r = runCli(['version', '--kubeconfig', empty], { env });

@@ -1,15 +1,15 @@
 // A new user on a cluster where nothing of inv is installed: a fresh API server with no CRDs.
-// The commands that need a CRD say which one and what to do (exit 2); `inv watch` reports it
-// once, stays not ready, and becomes ready once `inv install` has run. Then install → check
-// passes (the daemon's part provided by `inv watch --leader-elect` running here as a process:
-// a Deployment cannot run Pods on an API server without nodes), and uninstall --crds --yes →
-// check fails with the missing-CRD line.
+// The commands that need a CRD say which one and what to do (exit 2; scan --dry-run and images
+// read the workloads instead, saying so); `inv watch` reports it once, stays not ready, and is
+// ready once `inv install` has run. Then install → check passes (the daemon's part provided by
+// `inv watch --leader-elect` running here as a process: a Deployment cannot run Pods on an API
+// server without nodes), and uninstall --crds --yes → check fails with the missing-CRD line.
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
 import { install } from '../../src/core/install/install.js';
 import { readBundle } from '../../src/core/install/bundle.js';
 import { objectPath, type KubeObject } from '../../src/core/kube/apply.js';
-import { OUR_CRDS } from '../../src/core/kube/crds.js';
+import { NO_INVENTORY_NOTE, OUR_CRDS } from '../../src/core/kube/crds.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { createLogger } from '../../src/core/observability/logger.js';
 import { CrdGuard } from '../../src/core/watch/crd-guard.js';
@@ -59,17 +59,18 @@ describe('first run on a cluster without inv', function () {
       );
     });
 
-    for (const args of [
-      ['scan', '-n', 'default'],
-      ['scan', '-n', 'default', '--dry-run'],
-      ['scan', '-A'],
-      ['images', '-A'],
-      ['images', '-n', 'default', '--image', 'nginx'],
-    ]) {
-      it(`inv ${args.join(' ')}: exit 2 with the Image CRD line`, () => {
-        const r = inv(args);
-        assert.equal(r.status, 2, r.stderr);
-        assert.equal(r.stderr, `error: ${IMAGE_LINE}\n`);
+    const noted = `${NO_INVENTORY_NOTE}\n`;
+    for (const [args, status, stderr] of [
+      [['scan', '-n', 'default'], 2, `error: ${IMAGE_LINE}\n`],
+      [['scan', '-A'], 2, `error: ${IMAGE_LINE}\n`],
+      [['scan', '-n', 'default', '--dry-run'], 0, noted],
+      [['images', '-A'], 3, `${noted}no image matched\n`],
+      [['images', '-n', 'default', '--image', 'nginx'], 3, `${noted}no image matched\n`],
+    ] as const) {
+      it(`inv ${args.join(' ')}: exit ${status}, ${status === 2 ? 'the Image CRD line' : 'a note'}`, () => {
+        const r = inv([...args]);
+        assert.equal(r.status, status, r.stderr);
+        assert.equal(r.stderr, stderr);
       });
     }
 

@@ -13,7 +13,7 @@ import { discoverKinds } from '../../src/core/inventory/discover-kinds.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { isNotFound } from '../../src/core/kube/rest.js';
 import { ScanProtection } from '../../src/core/erase/worker/inventory-protection.js';
-import { buildProtectedSet } from '../../src/core/erase/worker/protected-set.js';
+import { buildProtectedSet } from '../../src/core/contract/protected-set.js';
 import { runCli } from '../cli/run-cli.js';
 import { kubeconfigPath, newNamespace } from '../support/kube.js';
 import { until } from '../watch/helpers.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connectCri, type CriClient } from '../../src/core/cri/index.js';
-import { packProtectedSet } from '../../src/core/erase/worker/protected-set.js';
+import { packProtectedSet } from '../../src/core/contract/protected-set.js';
 import { criAvailable, runPod, type RunningPod } from '../support/cri.js';
 import type { BuiltImage, ImageInput } from '../support/oci.js';
 import { repoRoot } from '../support/paths.js';

@@ -20,7 +20,7 @@ import { ImageListController } from '../../src/core/erase/imagelist/controller.j
 import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
 import { EXCLUDE_ROLE, IMAGES_ROLE, listContent, protectedRole } from '../../src/core/erase/worker/inputs.js';
 import { policyProblem } from '../../src/core/erase/config/policy.js';
-import { EMPTY_CHUNK } from '../../src/core/erase/worker/protected-set.js';
+import { EMPTY_CHUNK } from '../../src/core/contract/protected-set.js';
 import { submitErase } from '../../src/core/erase/requester/request.js';
 import { moveCommand } from '../../src/core/erase/config/settings.js';
 import {

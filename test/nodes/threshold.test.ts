@@ -9,7 +9,7 @@ import path from 'node:path';
 import { withListedSizes } from '../../src/core/noderemove/trigger/image-fs.js';
 import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
 import { STATE_FILE } from '../../src/core/noderemove/trigger/unused-state-file.js';
-import { hundredths } from '../../src/core/erase/api/trigger-results.js';
+import { hundredths } from '../../src/core/contract/trigger-results.js';
 import { podImages, type WorkerPod } from '../../src/core/erase/requester/report.js';
 import { kubectl, nodeCri, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, NodeEraseEnv, nodeImageIds, results } from './helpers.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../support/paths.js';
 import { eraserConfigYaml, readAnswer, sendComplete, writeCandidates } from '../support/scan.js';
-import { parseScanFailures, SCAN_FAILED_FILE } from '../../src/core/erase/api/scan-failures.js';
+import { parseScanFailures, SCAN_FAILED_FILE } from '../../src/core/contract/scan-failures.js';
 
 describe('inv node-scan with a broken Trivy, a garbage list, a bad configuration', function () {
   this.timeout(60_000);

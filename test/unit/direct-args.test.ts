@@ -10,6 +10,7 @@ import NodeRemove from '../../src/commands/node-remove.js';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';
 import { workerArgs } from '../../src/core/erase/worker/pod-spec.js';
+import { NODE_REMOVE_FLAGS } from '../../src/core/contract/worker-command.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 // The manifest `npm run build` writes (the bundle ships the same flags).
@@ -91,6 +92,21 @@ describe('direct flags for node-remove', () => {
       ['--no-dry-run'],
     ])
       assert.equal(parseDirect(argv, spec, {}), undefined, JSON.stringify(argv));
+  });
+
+  it("reads the manifest's flags as the contract declares them (worker-command.ts)", () => {
+    const declared = Object.entries(NODE_REMOVE_FLAGS).map(([name, d]) => {
+      const f = d as { kind: string; default?: string; env?: string; char?: string };
+      return [name, f.kind, f.default, f.env, f.char];
+    });
+    const manifest = Object.entries(spec).map(([name, f]) => [
+      name,
+      f.type === 'boolean' ? 'boolean' : f.multiple ? 'strings' : 'string',
+      f.default as string | undefined,
+      f.env,
+      f.char,
+    ]);
+    assert.deepEqual(manifest, declared);
   });
 
   it('reads every command line the erase controller writes for a worker', async () => {

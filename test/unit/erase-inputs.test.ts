@@ -12,8 +12,8 @@ import {
   planInputs,
   renamed,
   renames,
-  sha256Hex,
 } from '../../src/core/erase/worker/inputs.js';
+import { sha256Hex } from '../../src/core/contract/sha256.js';
 import { policyProblem } from '../../src/core/erase/config/policy.js';
 import { workerArgs, workerPodSpec } from '../../src/core/erase/worker/pod-spec.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';

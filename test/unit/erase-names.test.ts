@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { groupImages, renderEraseReport } from '../../src/cli/erase/render.js';
 import { decodeNode, decodeNodes, encodeNodes, toNodeStatus } from '../../src/core/erase/api/node-status.js';
-import { encodeResult, pendingResult, resultFromPod } from '../../src/core/erase/api/results.js';
+import { encodeResult, pendingResult, resultFromPod } from '../../src/core/contract/results.js';
 import { buildReport, notPresentAnywhere, type NodeReport } from '../../src/core/erase/requester/report.js';
 import type { ImageJob, ImageList } from '../../src/core/erase/api/types.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';

@@ -4,7 +4,7 @@
 // or say why none does; a refused status write is told from a retryable failure.
 import assert from 'node:assert/strict';
 import { InvalidTimeError, MAX_TIME_MS, rfc3339, timeAfter } from '../../src/core/timestamps.js';
-import { countResults, pendingResult, type NodeResult } from '../../src/core/erase/api/results.js';
+import { countResults, pendingResult, type NodeResult } from '../../src/core/contract/results.js';
 import {
   ETCD_REQUEST_LIMIT,
   fitNodes,

@@ -19,8 +19,8 @@ import {
 } from '../../src/core/noderemove/trigger/unused-state-file.js';
 import { applyTrigger } from '../../src/core/noderemove/trigger/trigger.js';
 import { formatDurationMs, parseDurationMs } from '../../src/core/duration.js';
-import { pendingResult, resultFromPod } from '../../src/core/erase/api/results.js';
-import { imageFsSummary } from '../../src/core/erase/api/trigger-results.js';
+import { pendingResult, resultFromPod } from '../../src/core/contract/results.js';
+import { imageFsSummary } from '../../src/core/contract/trigger-results.js';
 import { decodeNode, toNodeStatus } from '../../src/core/erase/api/node-status.js';
 import type { Decision } from '../../src/core/noderemove/types.js';
 import { parseQuantity, prescreenFacts, surelyBelow } from '../../src/core/erase/imagejob/nodes/prescreen.js';

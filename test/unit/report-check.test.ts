@@ -1,7 +1,7 @@
 // The checks a worker's termination message passes before it reaches ImageJob status.
 import assert from 'node:assert/strict';
-import { cleanText, countProblem, summaryProblem } from '../../src/core/erase/api/report-check.js';
-import { resultFromPod } from '../../src/core/erase/api/results.js';
+import { cleanText, countProblem, summaryProblem } from '../../src/core/contract/report-check.js';
+import { resultFromPod } from '../../src/core/contract/results.js';
 
 describe('worker report checks', () => {
   it('counts are whole numbers from 0 to the bound', () => {

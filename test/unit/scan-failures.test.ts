@@ -6,13 +6,13 @@ import {
   nodeFailureReason,
   parseScanFailures,
   serializeScanFailures,
-} from '../../src/core/erase/api/scan-failures.js';
-import { resultFromPod } from '../../src/core/erase/api/results.js';
+} from '../../src/core/contract/scan-failures.js';
+import { resultFromPod } from '../../src/core/contract/results.js';
 import { narrow } from '../../src/core/noderemove/vuln-scan/answer.js';
 import type { Decision } from '../../src/core/noderemove/types.js';
 import { scanAndNarrow, type ScanOptions } from '../../src/core/noderemove/vuln-scan/exchange.js';
 import { scannerExit } from '../../src/core/erase/imagejob/pod.js';
-import { SCAN_ERASE } from '../../src/core/erase/api/scanner-contract.js';
+import { SCAN_ERASE } from '../../src/core/contract/scanner-contract.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

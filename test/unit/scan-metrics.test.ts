@@ -2,7 +2,7 @@
 // a failed node of any other job, or a scanned node that succeeded, does not.
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { pendingResult } from '../../src/core/erase/api/results.js';
+import { pendingResult } from '../../src/core/contract/results.js';
 import { createEraseMetrics } from '../../src/core/erase/metrics.js';
 
 describe('erase scan metrics', () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { createEraseMetrics } from '../../src/core/erase/metrics.js';
-import { pendingResult, resultFromPod } from '../../src/core/erase/api/results.js';
+import { pendingResult, resultFromPod } from '../../src/core/contract/results.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
 import { podImages } from '../../src/core/erase/requester/report.js';
 import { scannerExit, workerPhase, type PodLike } from '../../src/core/erase/imagejob/pod.js';

@@ -4,7 +4,7 @@
 // and the verdict from Trivy's JSON report.
 import assert from 'node:assert/strict';
 import { parseImageList, scanRefs, serializeAnswer } from '../../src/core/scanner/contract.js';
-import { MAX_LIST_IMAGES as MAX_IMAGES } from '../../src/core/erase/api/scanner-contract.js';
+import { MAX_LIST_IMAGES as MAX_IMAGES } from '../../src/core/contract/scanner-contract.js';
 import { trivyArgs, trivyEnv } from '../../src/core/scanner/trivy-args.js';
 import {
   DEFAULT_TRIVY_CONFIG,

@@ -1,11 +1,11 @@
-// The worker's wire contract (erase/api/worker-summary.ts) against its other statements: the
+// The worker's wire contract (contract/worker-summary.ts) against its other statements: the
 // JSON schema of `inv erase -o json` and docs/erase.md's table name exactly its outcomes, and a summary the worker writes
 // is read back, row by row and count by count, by the controller's and the requester's readers.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { OUTCOME_COUNTS, OUTCOMES } from '../../src/core/erase/api/worker-summary.js';
-import { resultFromPod } from '../../src/core/erase/api/results.js';
+import { OUTCOME_COUNTS, OUTCOMES } from '../../src/core/contract/worker-summary.js';
+import { resultFromPod } from '../../src/core/contract/results.js';
 import { podImages } from '../../src/core/erase/requester/report.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
 import type { Report, Result } from '../../src/core/noderemove/types.js';

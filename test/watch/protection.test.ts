@@ -3,7 +3,7 @@
 // a LIST; with a --namespaces filter the cache is partial, so it falls back to the fresh scan.
 import assert from 'node:assert/strict';
 import { CacheProtection, ScanProtection } from '../../src/core/erase/worker/inventory-protection.js';
-import { buildProtectedSet } from '../../src/core/erase/worker/protected-set.js';
+import { buildProtectedSet } from '../../src/core/contract/protected-set.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { setupEnv, template, type Env } from '../inventory/helpers.js';
 import { newNamespace } from '../support/kube.js';

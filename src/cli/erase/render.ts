@@ -1,13 +1,18 @@
 // How `inv erase` and `inv erase status` draw an EraseReport: a few summary lines, one row per
 // node, and each node's targets and images (a dry run's point: which images would go). Also the
 // one-line progress the spinner and non-TTY stderr show while a job runs.
-import type { Outcome } from '../../core/erase/api/worker-summary.js';
+import type { Outcome } from '../../core/contract/worker-summary.js';
 import { printOut } from '../output/wrap.js';
 import type { JobEvent } from '../../core/erase/requester/follow.js';
-import type { EraseReport, ImageOutcome, NodeReport } from '../../core/erase/requester/report.js';
+import {
+  reportNodeTraits,
+  type EraseReport,
+  type ImageOutcome,
+  type NodeReport,
+} from '../../core/erase/requester/report.js';
 import { formatBytes } from '../../core/size.js';
 import { renderTable, terminalWidth, type Column } from '../output/table.js';
-import { usagePercent } from '../../core/erase/api/trigger-results.js';
+import { usagePercent } from '../../core/contract/trigger-results.js';
 import { colors } from '../output/style.js';
 import type { TemplateOutput } from '../flags.js';
 import { parseSortBy, renderData, sortItems } from '../output/print-data.js';
@@ -63,7 +68,7 @@ const nodeColumns = (dry: boolean): Column[] => [
 
 function nodeRow(n: NodeReport, dry: boolean): string[] {
   const c = colors();
-  const color = n.outcome === 'Succeeded' ? c.green : n.outcome === 'Failed' ? c.red : c.yellow;
+  const color = c[reportNodeTraits(n.outcome).colour];
   return [
     n.node,
     color(n.outcome),

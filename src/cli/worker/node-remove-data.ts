@@ -2,6 +2,7 @@
 // from the table renderer: -o json, which every worker Pod prints, then loads neither the table
 // nor the spinner libraries (35 ms of a profiled 330 ms one-image run).
 import { bytesFreed, type Report } from '../../core/noderemove/types.js';
+import { traitsOf } from '../../core/contract/worker-summary.js';
 
 /** The machine-readable report: exactly these keys, in this order. */
 export function reportData(report: Report) {
@@ -19,8 +20,8 @@ export function reportData(report: Report) {
       size: r.size,
       outcome: r.outcome,
       error: r.error,
-      /** Why it was kept (in-use, pinned, sandbox-image, excluded, protected); '' otherwise. */
-      reason: r.outcome === 'failed' || r.outcome === 'invalid' ? '' : r.detail,
+      /** Why it was kept (in-use, pinned, sandbox-image, excluded, protected); '' for an error. */
+      reason: traitsOf(r.outcome).error ? '' : r.detail,
       // Scan mode only: what the scanner said of the image.
       ...(r.vuln ? { vulnerability: r.vuln } : {}),
       /** Seconds the node's record has seen it unused (threshold and minimum-age runs only). */

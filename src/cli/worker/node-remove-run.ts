@@ -2,39 +2,8 @@
 // (src/commands/node-remove.ts) and the worker's direct start (src/bundle/direct.ts), so both
 // paths run the same code. Heavy modules (grpc, table rendering) are imported only when used.
 import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../process/exit-codes.js';
-
-export const DEFAULT_TERMINATION_PATH = '/dev/termination-log';
-
-/** The flags of `inv node-remove`, as oclif (or the direct reader) returns them. */
-export interface NodeRemoveFlags {
-  'runtime-endpoint'?: string;
-  'call-timeout': string;
-  images?: string[];
-  imagelist?: string;
-  exclude?: string[];
-  'exclude-file'?: string;
-  'protected-dir'?: string;
-  'imagelist-sha256'?: string;
-  'exclude-file-sha256'?: string;
-  'protected-sha256'?: string;
-  'dry-run'?: boolean;
-  'scan-dir'?: string;
-  'scan-timeout'?: string;
-  'scanner-config'?: string;
-  'scanner-config-sha256'?: string;
-  'scan-delete-failed'?: boolean;
-  'scan-delete-eol'?: boolean;
-  'image-fs-above'?: string;
-  'image-fs-down-to'?: string;
-  'unused-for'?: string;
-  'state-dir'?: string;
-  'image-fs-path'?: string;
-  'image-fs-host-path'?: string;
-  'node-name'?: string;
-  'termination-message-path': string;
-  output: string;
-  'no-headers'?: boolean;
-}
+// The flags' names and types are the worker's command line as the contract declares it.
+import { DEFAULT_TERMINATION_PATH, type NodeRemoveFlags } from '../../core/contract/worker-command.js';
 
 /** Bad input or an unreachable runtime: nothing was removed (exit 2, printed as `error: …`). */
 export class NodeRemoveUsageError extends Error {
@@ -60,7 +29,7 @@ export async function runNodeRemove(flags: NodeRemoveFlags): Promise<number> {
   const trigger = await step(() => triggerOptions(flags));
   const protection = await step(async () => {
     if (!flags['protected-dir']) return undefined;
-    const { ProtectedIndex } = await import('../../core/erase/worker/protected-set.js');
+    const { ProtectedIndex } = await import('../../core/contract/protected-set.js');
     const digests = flags['protected-sha256']?.split(',').filter((d) => d !== '');
     return new ProtectedIndex(core.readProtectedDir(flags['protected-dir'], digests));
   });

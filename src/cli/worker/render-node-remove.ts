@@ -11,6 +11,7 @@ import { reportData } from './node-remove-data.js';
 import { describeAge } from '../../core/noderemove/trigger/trigger.js';
 import { formatPercent, percentOf } from '../../core/noderemove/trigger/image-fs.js';
 import type { ImageFsReport } from '../../core/noderemove/types.js';
+import { traitsOf } from '../../core/contract/worker-summary.js';
 
 /** "Image fs /var/lib/containerd/...: 82.10% of 100 GiB (high 80%, low 70%) -> 69.95%". */
 export function imageFsLine(f: ImageFsReport): string {
@@ -41,24 +42,7 @@ export function renderReport(
   const data = renderData(doc, output, { items: doc.results, noHeaders: opts.noHeaders });
   if (data !== undefined) return data;
   const c = colors();
-  const paint: Record<Outcome, (s: string) => string> = {
-    removed: c.green,
-    'would-remove': c.cyan,
-    'in-use': c.yellow,
-    pinned: c.yellow,
-    'sandbox-image': c.dim,
-    excluded: c.dim,
-    protected: c.yellow,
-    'below-threshold': c.dim,
-    'low-mark-reached': c.dim,
-    'recently-unused': c.yellow,
-    'not-present': c.dim,
-    invalid: c.red,
-    failed: c.red,
-    'vulnerable-kept': c.yellow,
-    clean: c.dim,
-    'scan-failed': c.dim,
-  };
+  const paint = (o: Outcome) => c[traitsOf(o).colour];
   const rt = `${report.runtime.name} ${report.runtime.version} (CRI ${report.runtime.apiVersion})`;
   let out = opts.noHeaders ? '' : `${c.bold(`Node ${report.node || '(unnamed)'}`)}  ${c.dim(rt)}\n`;
   if (report.imageFs && !opts.noHeaders) out += `${imageFsLine(report.imageFs)}\n`;
@@ -67,7 +51,7 @@ export function renderReport(
   const rows = report.results.map((r) => [
     r.target,
     wide ? r.imageId : shortId(r.imageId),
-    paint[r.outcome](r.outcome),
+    paint(r.outcome)(r.outcome),
     r.aliases.filter((a) => a !== r.imageId).join(',') || '-',
     withAge(r.error || r.detail || '', r.unusedForMs),
   ]);
@@ -84,7 +68,7 @@ export function renderReport(
   );
   if (opts.noHeaders) return out;
   const counts = Object.entries(imageCounts(report.results)) as [Outcome, number][];
-  out += `${counts.map(([o, n]) => `${n} ${paint[o](o)}`).join(', ')}`;
+  out += `${counts.map(([o, n]) => `${n} ${paint(o)(o)}`).join(', ')}`;
   const freed = bytesFreed(report.results);
   const dry = report.results.some((r) => r.outcome === 'would-remove');
   if (freed > 0) out += `; ${dry ? 'would free' : 'freed'} ${formatBytes(freed)}`;

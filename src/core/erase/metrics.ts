@@ -1,9 +1,9 @@
 // Prometheus metrics of the erase controllers, registered on the daemon's registry. Counted once
 // per finished job, by the reconcile that records the finish (a job is finished once).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { JobCounts, NodeResult } from './api/results.js';
+import type { JobCounts, NodeResult } from '../contract/results.js';
 import type { ImageJob, ImageList } from './api/types.js';
-import { nodeFailureReason, SCAN_FAILURE_REASONS } from './api/scan-failures.js';
+import { nodeFailureReason, SCAN_FAILURE_REASONS } from '../contract/scan-failures.js';
 import { scheduleSamples } from './imagelist/schedule-metrics.js';
 import { queueSample } from './imagejob/admission/queue-metrics.js';
 

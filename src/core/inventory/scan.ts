@@ -31,6 +31,11 @@ export interface ScanOptions {
   checkNamespaces?: boolean;
   /** A label selector for the workload LISTs; makes the scan read-only (see above). */
   selector?: string;
+  /**
+   * Read-only without a selector: the images the workloads reference, with no Image read or
+   * written (a dry run where the Image CRD is not installed: there is nothing to compare with).
+   */
+  readOnly?: boolean;
   /** The source kinds in force (built-in plus the served declared ones). Default: built-in. */
   kinds?: SourceKinds;
   onProgress?: (done: number, total: number, namespace: string) => void;
@@ -50,7 +55,7 @@ export interface ScanFailure {
 export interface ScanReport {
   results: NamespaceResult[];
   failures: ScanFailure[];
-  /** True for a selector scan: nothing was compared with or written to the Images. */
+  /** True for a selector scan or `readOnly`: nothing was compared with or written to the Images. */
   readOnly: boolean;
 }
 
@@ -98,7 +103,7 @@ export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promi
   const namespaces = opts.namespaces ?? (await listAllNamespaces(rest));
   const store = new ImageStore(rest);
   const events = new InvalidRefReporter(rest);
-  const readOnly = opts.selector !== undefined;
+  const readOnly = opts.readOnly === true || opts.selector !== undefined;
   const report: ScanReport = { results: [], failures: [], readOnly };
   let done = 0;
   const stop = opts.stop;

@@ -12,7 +12,13 @@ import fs from 'node:fs';
 import yaml from 'js-yaml';
 import os from 'node:os';
 import path from 'node:path';
-import { applyOverrides, hasOverrides, type ConnectionOverrides } from './connection.js';
+import {
+  applyOverrides,
+  hasOverrides,
+  ImpersonatingKubeConfig,
+  type ConnectionOverrides,
+} from './connection.js';
+import { impersonationOf, mergeFirstWins, readBounded, recordImpersonation } from './kubeconfig-file.js';
 
 export interface KubeTarget {
   kubeconfig?: string;
@@ -63,6 +69,7 @@ export function loadKubeConfig(target: KubeTarget = {}): KubeConfig {
     }
     out = merged.kc;
   }
+  out = withKubeconfigImpersonation(kc, out, target.overrides, where);
   const cluster = out.getCurrentCluster();
   if (!cluster || !cluster.server) {
     throw new KubeConfigError(
@@ -75,6 +82,38 @@ export function loadKubeConfig(target: KubeTarget = {}): KubeConfig {
 }
 
 /**
+ * A user entry's `as-groups`/`as-uid` (which client-node drops) on the clients made from `out`,
+ * when the flags give none: kubectl's flags replace the kubeconfig's fields they set, and leave
+ * the others.
+ */
+function withKubeconfigImpersonation(
+  kc: KubeConfig,
+  out: KubeConfig,
+  flags: ConnectionOverrides | undefined,
+  where: string,
+): KubeConfig {
+  const user = out.getCurrentUser();
+  const extra = impersonationOf(kc, user?.name);
+  if (!extra) return out;
+  const groups = flags?.asGroups?.length ? flags.asGroups : extra.groups;
+  const uid = flags?.asUid ?? extra.uid;
+  if (groups.length === 0 && !uid) return out;
+  if (!user?.impersonateUser) {
+    throw new KubeConfigError(
+      `user "${user?.name}" in ${where} has as-groups or as-uid without as: groups or a UID are impersonated with a user`,
+    );
+  }
+  const withHeaders = new ImpersonatingKubeConfig(groups, uid);
+  withHeaders.loadFromOptions({
+    clusters: out.getClusters(),
+    users: out.getUsers(),
+    contexts: out.getContexts(),
+    currentContext: out.getCurrentContext(),
+  });
+  return withHeaders;
+}
+
+/**
  * One file into `kc` (merged when `kc` has one already), or a KubeConfigFileError naming the file:
  * client-node reads an empty file as `undefined` and fails on `.clusters`, and prints the YAML
  * parser's whole excerpt for a syntax error.
@@ -82,7 +121,7 @@ export function loadKubeConfig(target: KubeTarget = {}): KubeConfig {
 export function loadFile(kc: KubeConfig, file: string): void {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readBounded(file);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const why =
@@ -92,7 +131,9 @@ export function loadFile(kc: KubeConfig, file: string): void {
           ? 'it is a directory'
           : err.code === 'ENOENT'
             ? 'it does not exist'
-            : (err.message ?? String(e));
+            : err.code === 'ELOOP'
+              ? 'too many symbolic links'
+              : (err.message ?? String(e));
     throw new KubeConfigFileError(`kubeconfig ${file}: cannot read it: ${why}`);
   }
   if (text.trim() === '') throw new KubeConfigFileError(`kubeconfig ${file}: the file is empty`);
@@ -120,26 +161,12 @@ export function loadFile(kc: KubeConfig, file: string): void {
       `kubeconfig ${file}: not a kubeconfig: ${String((e as Error).message).split('\n')[0]}`,
     );
   }
+  const problem = recordImpersonation(kc, doc as Record<string, unknown>);
+  if (problem !== undefined)
+    throw new KubeConfigFileError(`kubeconfig ${file}: not a kubeconfig: ${problem}`);
   // Relative certificate and key paths are relative to the file, as loadFromFile makes them.
   one.makePathsAbsolute(path.dirname(file));
-  if (
-    kc.getClusters().length + kc.getUsers().length + kc.getContexts().length === 0 &&
-    !kc.getCurrentContext()
-  ) {
-    kc.loadFromOptions({
-      clusters: one.getClusters(),
-      users: one.getUsers(),
-      contexts: one.getContexts(),
-      currentContext: one.getCurrentContext(),
-    });
-  } else {
-    try {
-      kc.mergeConfig(one);
-    } catch (e) {
-      // "Duplicate cluster: x": two files of $KUBECONFIG define the same name.
-      throw new KubeConfigFileError(`kubeconfig ${file}: ${(e as Error).message}`);
-    }
-  }
+  mergeFirstWins(kc, one);
 }
 
 function loadDefault(kc: KubeConfig, serverGiven: boolean): void {

@@ -45,6 +45,15 @@ export class CrdMissingError extends Error {
 }
 
 /**
+ * What `inv images` and `inv scan --dry-run` say (on stderr) when they read the workloads because
+ * the Image CRD is not there: a user with only a kubeconfig sees the images, and learns that
+ * nothing of inv is installed rather than that the command failed.
+ */
+export const NO_INVENTORY_NOTE =
+  `note: inv is not installed in this cluster (no ${IMAGE_CRD.kind} CRD, ${IMAGE_CRD.name}): the images ` +
+  'are read from the workloads, nothing is written; `inv install` then `inv scan` keeps them as Image resources';
+
+/**
  * The CRD a failed request was about, when the failure means "this type is not served": a 404
  * that is not a Status with reason NotFound (that one means the object is absent) on a path of
  * one of our groups.

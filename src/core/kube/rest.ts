@@ -10,6 +10,7 @@
 // callers retry them rather than reject the request as bad input.
 import { paginate, type ListBounds, type ListMeta } from './paginate.js';
 import type { TokenBucket } from './rate-limit.js';
+import { userAgent } from './user-agent.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import https from 'node:https';
 import http from 'node:http';
@@ -191,7 +192,7 @@ export class KubeRest {
       this.agent = make(32);
       this.streamAgent = make(Infinity);
     }
-    const value: Record<string, string | string[]> = {};
+    const value: Record<string, string | string[]> = { 'User-Agent': userAgent() };
     for (const [k, v] of Object.entries(opts.headers ?? {})) {
       // An array is one header line per value (Impersonate-Group, core/kube/connection.ts).
       if (typeof v === 'string' || Array.isArray(v)) value[k] = v;

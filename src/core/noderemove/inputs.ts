@@ -1,16 +1,13 @@
 // Reading node-remove's inputs: targets from --images and --imagelist, exclusion patterns from
 // --exclude-file, and the --timeout duration. Every problem is an InputError (exit 2): with bad
 // input nothing is removed at all.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { parseDurationMs } from '../duration.js';
 import path from 'node:path';
-import { unpackProtectedSet, type ProtectedSet } from '../erase/worker/protected-set.js';
+import { unpackProtectedSet, type ProtectedSet } from '../contract/protected-set.js';
+import { sha256Hex } from '../contract/sha256.js';
 
 export class InputError extends Error {}
-
-/** Hex SHA-256 of a file's bytes, as the erase controller computes it for a worker's inputs. */
-export const sha256Hex = (bytes: string | Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /**
  * The erase controller passes, in the worker Pod's spec (which only it writes), the SHA-256 of

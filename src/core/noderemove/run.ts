@@ -12,7 +12,8 @@ import { assessSandbox, sandboxImageFromStatusInfo, type SandboxFacts } from './
 import type { CriContainer } from '../cri/messages.js';
 import type { ContainerView } from './remove/in-use.js';
 import type { Report } from './types.js';
-import type { ProtectedIndex } from '../erase/worker/protected-set.js';
+import type { ProtectedIndex } from '../contract/protected-set.js';
+import { traitsOf } from '../contract/worker-summary.js';
 import {
   annotate,
   finishScan,
@@ -163,8 +164,9 @@ function sandboxWarnings(read: SandboxRead, undetermined: string | undefined): s
 
 /** 0 nothing failed; 1 a removal failed; 2 a target was invalid (bad input), which wins. */
 export function exitCodeFor(report: Report): 0 | 1 | 2 {
-  if (report.results.some((r) => r.outcome === 'invalid')) return 2;
-  // An image the scanner could not judge was kept, but the run did not do what was asked.
-  if (report.results.some((r) => r.outcome === 'failed' || r.outcome === 'scan-failed')) return 1;
+  // Each outcome says whether it fails the run (worker-summary.ts): an image the scanner could
+  // not judge was kept, but the run did not do what was asked.
+  if (report.results.some((r) => traitsOf(r.outcome).fails === 'input')) return 2;
+  if (report.results.some((r) => traitsOf(r.outcome).fails === 'run')) return 1;
   return 0;
 }

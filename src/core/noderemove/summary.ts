@@ -5,25 +5,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describeAge } from './trigger/trigger.js';
-import { bytesFreed, imageCounts, imageNames, type Outcome, type Report, type Result } from './types.js';
-import type { SummaryRow, SummaryScan } from '../erase/api/worker-summary.js';
+import { bytesFreed, imageCounts, imageNames, type Report, type Result } from './types.js';
+import { removes, traitsOf, type SummaryRow, type SummaryScan } from '../contract/worker-summary.js';
 
 export const TERMINATION_MESSAGE_LIMIT = 4096;
 
-/** Outcomes whose reason travels with the row (`inv erase` shows it per image). */
-const EXPLAINED = new Set<Outcome>([
-  'protected',
-  'vulnerable-kept',
-  'below-threshold',
-  'low-mark-reached',
-  'recently-unused',
-]);
 /** A removal in a threshold or age run: how long it had been unused ("unused for 9d"). */
 const age = (r: Result) => (r.unusedForMs !== undefined ? describeAge(r.unusedForMs) : '');
 
-// Short keys, as the contract spells them (erase/api/worker-summary.ts SummaryRow).
+// Short keys, as the contract spells them (contract/worker-summary.ts SummaryRow).
 const row = (r: Result, cves = 5): SummaryRow => {
-  const e = r.error || (EXPLAINED.has(r.outcome) ? r.detail : '') || age(r);
+  // Outcomes whose reason travels with the row (`inv erase` shows it per image): `explained`.
+  const e = r.error || (traitsOf(r.outcome).explained ? r.detail : '') || age(r);
   const n = imageNames(r.aliases, r.imageId).slice(0, 3);
   return {
     t: r.target,
@@ -69,14 +62,13 @@ export function terminationSummary(report: Report, limit = TERMINATION_MESSAGE_L
       ? { fs: { u: report.imageFs.used, c: report.imageFs.capacity, a: report.imageFs.usedAfter } }
       : {}),
   };
-  const interesting = report.results.filter((r) => r.outcome !== 'removed' && r.outcome !== 'would-remove');
-  const failed = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'scan-failed');
+  const interesting = report.results.filter((r) => !removes(r.outcome));
+  const failed = report.results.filter((r) => traitsOf(r.outcome).fails === 'run');
   // Scan mode: what the scanner condemned is what the reader wants, the clean ones are not.
   const named = report.results.filter((r) => r.vuln || r.outcome === 'failed');
   // A threshold or age run: what went, with how long it had been unused, matters more than the
   // many images the trigger kept (their counts stay in the head).
-  const TRIGGER_KEPT = new Set<Outcome>(['recently-unused', 'below-threshold', 'low-mark-reached']);
-  const triggered = report.results.filter((r) => !TRIGGER_KEPT.has(r.outcome));
+  const triggered = report.results.filter((r) => !traitsOf(r.outcome).triggerKept);
   const attempts: object[] = [
     { ...head, results: report.results.map((r) => row(r)) },
     ...(report.scan

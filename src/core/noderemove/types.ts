@@ -1,7 +1,7 @@
 // Shapes of `inv node-remove`: what the decision step produces and what the report carries.
-import type { ScanFailureCounts } from '../erase/api/scan-failures.js';
+import type { ScanFailureCounts } from '../contract/scan-failures.js';
 
-import type { Outcome } from '../erase/api/worker-summary.js';
+import { removes, traitsOf, type Outcome } from '../contract/worker-summary.js';
 
 export type { Outcome };
 
@@ -92,27 +92,12 @@ export function bytesFreed(results: readonly Result[]): number {
   const seen = new Set<string>();
   let n = 0;
   for (const r of results) {
-    if ((r.outcome !== 'removed' && r.outcome !== 'would-remove') || seen.has(r.imageId)) continue;
+    if (!removes(r.outcome) || seen.has(r.imageId)) continue;
     seen.add(r.imageId);
     n += r.size;
   }
   return n;
 }
-
-/**
- * The order in which one image's outcomes win when several targets matched it (`dup:latest` and
- * `docker.io/library/dup:latest`, or a name and `*`): what happened to the image, then why not.
- */
-const IMAGE_OUTCOME_ORDER: readonly Outcome[] = [
-  'removed',
-  'would-remove',
-  'failed',
-  'in-use',
-  'pinned',
-  'sandbox-image',
-  'excluded',
-  'protected',
-];
 
 /**
  * Outcomes counted once per image, whatever the number of targets that matched it; rows without
@@ -121,10 +106,8 @@ const IMAGE_OUTCOME_ORDER: readonly Outcome[] = [
 export function imageCounts(results: readonly Result[]): Partial<Record<Outcome, number>> {
   const c: Partial<Record<Outcome, number>> = {};
   const byImage = new Map<string, Outcome>();
-  const rank = (o: Outcome) => {
-    const i = IMAGE_OUTCOME_ORDER.indexOf(o);
-    return i < 0 ? IMAGE_OUTCOME_ORDER.length : i;
-  };
+  // Which outcome an image gets when several targets matched it: the lowest rank (worker-summary.ts).
+  const rank = (o: Outcome) => traitsOf(o).rank;
   for (const r of results) {
     if (!r.imageId) c[r.outcome] = (c[r.outcome] ?? 0) + 1;
     else {

@@ -1,6 +1,6 @@
 // Eraser's scanner contract as the scanner side uses it: the collector's list parsed, the answer
 // shaped. The contract itself (paths, shapes, limits) is written once in
-// ../erase/api/scanner-contract.ts, re-exported here. Pure: parsing and shaping only; the files
+// ../contract/scanner-contract.ts. Pure: parsing and shaping only; the files
 // are read in ./shared-files.ts.
 
 import {
@@ -8,7 +8,7 @@ import {
   MAX_LIST_IMAGES,
   type AnsweredImage,
   type ContractImage,
-} from '../erase/api/scanner-contract.js';
+} from '../contract/scanner-contract.js';
 
 const isStringArray = (v: unknown): v is string[] =>
   Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 4096);

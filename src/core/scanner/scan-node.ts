@@ -12,12 +12,12 @@ import {
   SCAN_ERASE,
   type AnsweredImage,
   type ContractImage,
-} from '../erase/api/scanner-contract.js';
+} from '../contract/scanner-contract.js';
 import {
   SCAN_FAILED_FILE,
   serializeScanFailures,
   type ScanFailureReason,
-} from '../erase/api/scan-failures.js';
+} from '../contract/scan-failures.js';
 import { readBounded, waitForFile, writeAtomically } from './shared-files.js';
 import type { RunTrivy } from './run-trivy.js';
 import { trivyArgs } from './trivy-args.js';

@@ -3,7 +3,7 @@
 // vulnerability makes the image non-compliant (Trivy has already applied the severity, unfixed
 // and status filters), and an end-of-life OS does when deleteEOLImages is on. inv also counts
 // the distinct CVEs and names the highest severity and the first few ids, for the report. Pure.
-import { MAX_CVES, type InvScanExtension } from '../erase/api/scanner-contract.js';
+import { MAX_CVES, type InvScanExtension } from '../contract/scanner-contract.js';
 import { SEVERITIES } from './trivy-config.js';
 
 export type Verdict = { status: 'ok' } | (InvScanExtension & { status: 'vulnerable' | 'eol' });

@@ -7,8 +7,14 @@
 // Objects written before v0.2 held one pipe-encoded line per node ("node|outcome|removed|...");
 // they are still read (decodeResult), and the controller writes objects from its next status
 // write on. See docs/imagejob-status.md.
-import { decodeResult, MAX_REASON, pendingResult, REASONS_BUDGET, type NodeResult } from './results.js';
-import type { NodeOutcome } from './results.js';
+import {
+  decodeResult,
+  MAX_REASON,
+  pendingResult,
+  REASONS_BUDGET,
+  type NodeResult,
+} from '../../contract/results.js';
+import { isNodeOutcome, type NodeOutcome } from '../../contract/node-outcomes.js';
 
 /** One node's entry in `status.nodes`: NodeResult without its zero-valued fields. */
 export interface NodeStatus {
@@ -16,8 +22,6 @@ export interface NodeStatus {
   outcome: NodeOutcome;
   [field: string]: unknown;
 }
-
-const OUTCOMES: readonly NodeOutcome[] = ['Pending', 'Succeeded', 'Failed', 'Skipped'];
 
 const isZero = (v: unknown) => v === 0 || v === '' || v === false || v === undefined || v === null;
 
@@ -89,12 +93,7 @@ export const ABRIDGED = [
 export function decodeNode(entry: unknown): NodeResult {
   if (typeof entry === 'string') return decodeResult(entry);
   const o = entry as Record<string, unknown> | null;
-  if (
-    !o ||
-    typeof o !== 'object' ||
-    typeof o.node !== 'string' ||
-    !OUTCOMES.includes(o.outcome as NodeOutcome)
-  )
+  if (!o || typeof o !== 'object' || typeof o.node !== 'string' || !isNodeOutcome(o.outcome))
     throw new Error(`malformed node result ${JSON.stringify(entry)?.slice(0, 200)}`);
   const r = pendingResult(o.node) as unknown as Record<string, unknown>;
   for (const [k, v] of Object.entries(o)) {

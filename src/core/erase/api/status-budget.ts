@@ -15,7 +15,7 @@
 // show whether the server keeps them, and until they show the list is atomic, form 1 and 2 are
 // charged for them. PURE.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { NodeResult } from './results.js';
+import type { NodeResult } from '../../contract/results.js';
 import { ABRIDGED, decodeNodes, encodeNodes, NODES_BUDGET, type NodeStatus } from './node-status.js';
 import type { ImageJob } from './types.js';
 

@@ -4,9 +4,8 @@
 // A requester never names an image, a socket, a volume or a command here: what runs on the
 // nodes comes only from the administrator's configuration (config/scanners.ts).
 import { PRUNE_ALL } from './images.js';
+import { SEVERITIES } from '../../contract/severity.js';
 
-export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN'] as const;
-export type Severity = (typeof SEVERITIES)[number];
 export const VULNERABILITY_TYPES = ['os', 'library'] as const;
 /** The scanner `inv erase --vulnerable` picks when none is named. */
 export const DEFAULT_SCANNER = 'trivy';
@@ -56,9 +55,3 @@ export function scanProblems(scan: ScanSpec, images: readonly string[]): string[
 /** The severities in force: the requester's, or every known one but UNKNOWN. */
 export const severitiesOf = (scan: ScanSpec): string[] =>
   scan.severities?.length ? [...scan.severities] : ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'];
-
-/** Higher is worse; unknown words rank lowest. */
-export const severityRank = (s: string | undefined): number => {
-  const i = SEVERITIES.indexOf((s ?? '').toUpperCase() as Severity);
-  return i < 0 ? -1 : SEVERITIES.length - i;
-};

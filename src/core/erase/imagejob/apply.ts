@@ -4,7 +4,7 @@
 // work queue's backoff: the pass throws at its end, after saving.
 import { isNotFound } from '../../kube/rest.js';
 import { itemKey } from '../../apply-inventory/apply-inventory.js';
-import { pendingResult } from '../api/results.js';
+import { pendingResult } from '../../contract/results.js';
 import { MAX_RENAMES, renames } from '../worker/inputs.js';
 import { inputsOf } from '../worker/pod-spec.js';
 import { moveInput } from './move-input.js';

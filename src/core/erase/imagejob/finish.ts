@@ -1,7 +1,7 @@
 // Finish: once no node is pending, Completed if (succeeded+skipped)/desired reaches the success
 // ratio, else Failed; deleteAfter = now + delayOnSuccess/delayOnFailure. Written, then counted
 // (metrics and the final Event), so a conflict means the next pass finishes and counts it once.
-import { countResults, jobPhase } from '../api/results.js';
+import { countResults, jobPhase } from '../../contract/results.js';
 import type { JobContext } from './context.js';
 import { jobEvent } from './job-events.js';
 import { timeAfter } from '../../timestamps.js';

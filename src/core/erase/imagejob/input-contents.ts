@@ -4,10 +4,11 @@
 // Forgotten once the job has finished.
 import { isApplyPending, type InventoryItem } from '../../apply-inventory/apply-inventory.js';
 import type { AdminSettings } from '../config/settings.js';
-import { inputContents, sha256Hex } from '../worker/inputs.js';
+import { inputContents } from '../worker/inputs.js';
+import { sha256Hex } from '../../contract/sha256.js';
 import type { ImageJob } from '../api/types.js';
 import type { ProtectionSource } from '../worker/inventory-protection.js';
-import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from '../worker/protected-set.js';
+import { buildProtectedSet, EMPTY_CHUNK, packProtectedSet } from '../../contract/protected-set.js';
 import { inputsOf } from '../worker/pod-spec.js';
 import { scannerConfigText } from '../worker/scanner-container.js';
 

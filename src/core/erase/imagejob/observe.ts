@@ -5,7 +5,7 @@
 // deletion.
 import { itemKey, ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import { objectPath } from '../../apply-inventory/objects.js';
-import { pendingResult, resultFromPod, type NodeResult } from '../api/results.js';
+import { pendingResult, resultFromPod, type NodeResult } from '../../contract/results.js';
 import { describeWorker, startFailure, type StartFailure } from '../worker/start-failure.js';
 import { podNames } from '../api/types.js';
 import type { JobContext } from './context.js';

@@ -7,7 +7,7 @@
 import { PRUNE_ALL } from '../api/images.js';
 import { formatDurationMs } from '../../duration.js';
 import { selectNodes } from './nodes/selection.js';
-import { pendingResult } from '../api/results.js';
+import { pendingResult } from '../../contract/results.js';
 import type { ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { inputContents, planInputs } from '../worker/inputs.js';

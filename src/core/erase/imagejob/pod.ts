@@ -1,6 +1,6 @@
 // The fields of a worker Pod the ImageJob controller reads.
 import type { KubeObject } from '../../apply-inventory/objects.js';
-import { cleanText } from '../api/report-check.js';
+import { cleanText } from '../../contract/report-check.js';
 
 export interface PodLike extends KubeObject {
   spec?: { nodeName?: string };

@@ -2,7 +2,7 @@
 // (pass.ts recordStatus, ../api/status-budget.ts): once its status is saved, a Warning Event
 // (StatusTooLarge) says why and the job is counted as Failed, once (unless finish.ts, which
 // ended it in the same pass, counted it).
-import { countResults } from '../api/results.js';
+import { countResults } from '../../contract/results.js';
 import type { JobContext } from './context.js';
 import { jobEvent } from './job-events.js';
 import type { Pass } from './pass.js';

@@ -4,14 +4,20 @@
 // node) and, while they exist, the job's worker Pods, whose termination messages carry each
 // node's list of targets, images and outcomes (the worker's compact summary,
 // src/core/noderemove/summary.ts). Removed and would-remove are separate numbers.
-import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../api/worker-summary.js';
+import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../../contract/worker-summary.js';
+import { nodeTraitsOf, type NodeOutcome, type NodeOutcomeTraits } from '../../contract/node-outcomes.js';
 import { statusNodes } from '../api/status-budget.js';
 import { shownPhase, type ImageJob, type ImageList } from '../api/types.js';
 
 export const REPORT_API_VERSION = 'cli.imageinventory.dev/v1';
 
 export type ReportPhase = 'Submitted' | 'Queued' | 'Running' | 'Completed' | 'Failed' | 'Cancelled' | 'Error';
-export type ReportNodeOutcome = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped';
+/** A node's outcome in the job, or Running: a Pending node whose worker Pod runs. */
+export type ReportNodeOutcome = NodeOutcome | 'Running';
+
+/** The traits of a node's outcome in the report (Running is a Pending node's). */
+export const reportNodeTraits = (o: ReportNodeOutcome): NodeOutcomeTraits =>
+  nodeTraitsOf(o === 'Running' ? 'Pending' : o);
 
 export interface ImageOutcome {
   /** The target as the request named it (or `*`). */
@@ -22,7 +28,7 @@ export interface ImageOutcome {
   names: string[];
   /** The image's size in bytes as the node's runtime listed it; 0 when unknown or none. */
   size: number;
-  /** node-remove's outcome (erase/api/worker-summary.ts OUTCOMES). */
+  /** node-remove's outcome (contract/worker-summary.ts OUTCOMES). */
   outcome: Outcome;
   /** Why (failed, invalid, protected); absent otherwise. */
   detail?: string;
@@ -193,7 +199,7 @@ export function buildReport(
       if (pod.status?.phase === 'Running') outcome = 'Running';
       if (!reason && pod.status?.phase !== 'Running') reason = podState(pod);
     }
-    const list = pod && (r.outcome === 'Succeeded' || r.outcome === 'Failed') ? podImages(pod) : undefined;
+    const list = pod && nodeTraitsOf(r.outcome).ran ? podImages(pod) : undefined;
     return {
       node: r.node,
       outcome,
@@ -262,7 +268,7 @@ export function buildReport(
  * or failed) reported its whole list: one node without it could hold the image.
  */
 export function notPresentAnywhere(results: readonly NodeReport[]): string[] {
-  const ran = results.filter((r) => r.outcome === 'Succeeded' || r.outcome === 'Failed');
+  const ran = results.filter((r) => reportNodeTraits(r.outcome).ran);
   if (ran.length === 0 || ran.some((r) => !r.images || r.imagesTruncated)) return [];
   const [first, ...rest] = ran.map(
     (r) => new Set((r.images ?? []).filter((i) => i.outcome === 'not-present').map((i) => i.target)),

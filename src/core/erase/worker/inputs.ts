@@ -10,7 +10,8 @@
 // so nobody can claim one before the job is planned; a name found taken anyway (by someone who
 // read the job's status and raced the controller) by an object the controller did not create is
 // never used: the input moves to a fresh random name.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../contract/sha256.js';
 import {
   excludeConfigMapName,
   imagesConfigMapName,
@@ -27,8 +28,6 @@ export const protectedRole = (i: number): string => `protected-${i}`;
 
 /** A name may move to a fresh one this many times (a name taken again and again is an attack). */
 export const MAX_RENAMES = 3;
-
-export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The file content of a list input (what listConfigMap stores). */
 export const listContent = (items: readonly string[]): string => JSON.stringify(items);

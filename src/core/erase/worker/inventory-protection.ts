@@ -18,7 +18,7 @@ import { desiredImages } from '../../inventory/rules.js';
 import type { OwnerKindSpec, SourceKindSpec, SourceKinds } from '../../inventory/source-kinds.js';
 import { listKind, readKinds } from '../../inventory/sources.js';
 import { emptyNamespaceObjects, type NamespaceObjects } from '../../inventory/source-fields.js';
-import type { ProtectedUse } from './protected-set.js';
+import type { ProtectedUse } from '../../contract/protected-set.js';
 import { blockersError, namingBlockers } from './blocking-namespaces.js';
 
 export interface ProtectionSource {

@@ -12,11 +12,12 @@ import {
   SCANNER_CONFIG_DIR,
   SCANNER_CONFIG_FILE,
   SCANNER_ROLE,
-  scanArgs,
+  scanFlags,
   scannerContainer,
   scanVolumes,
 } from './scanner-container.js';
-import { SHARED_DIR } from '../api/scanner-contract.js';
+import { SHARED_DIR } from '../../contract/scanner-contract.js';
+import { nodeRemoveArgs, type WorkerArgs } from '../../contract/worker-command.js';
 
 export const IMAGES_DIR = '/run/inv/images';
 export const EXCLUDE_DIR = '/run/inv/exclude';
@@ -89,62 +90,52 @@ export const inputsOf = (job: ImageJob): JobInput[] =>
   jobInputs(job.metadata.name, job.status?.inputs, protectedChunks(job));
 
 /** `--X-sha256` flags for the inputs that carry a digest (every job planned since they exist). */
-function digestArgs(inputs: readonly JobInput[]): string[] {
-  const out: string[] = [];
+function digestFlags(inputs: readonly JobInput[]): WorkerArgs {
+  const out: WorkerArgs = {};
   const images = inputOf(inputs, IMAGES_ROLE);
   const exclude = inputOf(inputs, EXCLUDE_ROLE);
   const prot = protectedInputs(inputs);
-  if (images?.sha256) out.push('--imagelist-sha256', images.sha256);
-  if (exclude?.sha256) out.push('--exclude-file-sha256', exclude.sha256);
+  if (images?.sha256) out['imagelist-sha256'] = images.sha256;
+  if (exclude?.sha256) out['exclude-file-sha256'] = exclude.sha256;
   if (prot.length && prot.every((i) => i.sha256))
-    out.push('--protected-sha256', prot.map((i) => i.sha256).join(','));
+    out['protected-sha256'] = prot.map((i) => i.sha256).join(',');
   return out;
 }
 
+/** The worker's command line (its flags are declared in contract/worker-command.ts). */
 export function workerArgs(job: ImageJob, settings: WorkerSettings, inputs = inputsOf(job)): string[] {
-  return [
-    'node-remove',
-    '--imagelist',
-    `${IMAGES_DIR}/${IMAGES_FILE}`,
-    '--exclude-file',
-    `${EXCLUDE_DIR}/${EXCLUDE_FILE}`,
-    '--runtime-endpoint',
-    `unix://${CRI_SOCKET_IN_POD}`,
-    '--call-timeout',
-    settings.worker.criTimeout,
-    '-o',
-    'json',
-    ...(protectedInputs(inputs).length > 0 ? ['--protected-dir', PROTECTED_DIR] : []),
-    ...digestArgs(inputs),
-    ...triggerArgs(job, settings),
-    ...(job.spec.dryRun ? ['--dry-run'] : []),
+  return nodeRemoveArgs({
+    imagelist: `${IMAGES_DIR}/${IMAGES_FILE}`,
+    'exclude-file': `${EXCLUDE_DIR}/${EXCLUDE_FILE}`,
+    'runtime-endpoint': `unix://${CRI_SOCKET_IN_POD}`,
+    'call-timeout': settings.worker.criTimeout,
+    output: 'json',
+    ...(protectedInputs(inputs).length > 0 ? { 'protected-dir': PROTECTED_DIR } : {}),
+    ...digestFlags(inputs),
+    ...triggerFlags(job, settings),
+    'dry-run': !!job.spec.dryRun,
     ...(job.spec.scan
-      ? scanArgs(jobScanner(job, settings)!, job.spec.scan, inputOf(inputs, SCANNER_ROLE)?.sha256 ?? '')
-      : []),
-  ];
+      ? scanFlags(jobScanner(job, settings)!, job.spec.scan, inputOf(inputs, SCANNER_ROLE)?.sha256 ?? '')
+      : {}),
+  });
 }
 
 /** The threshold and minimum-age flags (a job whose list sets imageFs or minUnusedAge). */
-function triggerArgs(job: ImageJob, settings: WorkerSettings): string[] {
+function triggerFlags(job: ImageJob, settings: WorkerSettings): WorkerArgs {
   const { imageFs, minUnusedAge } = job.spec;
-  if (!imageFs && !minUnusedAge) return [];
-  return [
-    '--state-dir',
-    STATE_DIR_IN_POD,
+  if (!imageFs && !minUnusedAge) return {};
+  return {
+    'state-dir': STATE_DIR_IN_POD,
     ...(imageFs
-      ? [
-          '--image-fs-above',
-          String(imageFs.highPercent),
-          '--image-fs-down-to',
-          String(imageFs.lowPercent),
-          '--image-fs-path',
-          IMAGE_FS_IN_POD,
-          '--image-fs-host-path',
-          settings.imageFsPath ?? DEFAULT_CONFIG.imageFsPath,
-        ]
-      : []),
-    ...(minUnusedAge ? ['--unused-for', minUnusedAge] : []),
-  ];
+      ? {
+          'image-fs-above': String(imageFs.highPercent),
+          'image-fs-down-to': String(imageFs.lowPercent),
+          'image-fs-path': IMAGE_FS_IN_POD,
+          'image-fs-host-path': settings.imageFsPath ?? DEFAULT_CONFIG.imageFsPath,
+        }
+      : {}),
+    ...(minUnusedAge ? { 'unused-for': minUnusedAge } : {}),
+  };
 }
 
 /**

@@ -9,7 +9,8 @@ import { stringify } from 'yaml';
 import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
 import { severitiesOf, type ScanSpec } from '../api/vuln-scan.js';
 import { DEFAULT_SCAN_TOTAL, type ScannerConfig } from '../config/scanners.js';
-import { CRI_SOCKET_IN_SCANNER, SHARED_DIR } from '../api/scanner-contract.js';
+import { CRI_SOCKET_IN_SCANNER, SHARED_DIR } from '../../contract/scanner-contract.js';
+import type { WorkerArgs } from '../../contract/worker-command.js';
 
 export const SCANNER_CONFIG_DIR = '/run/inv/scanner';
 export const SCANNER_CONFIG_FILE = 'config.yaml';
@@ -102,16 +103,13 @@ export function scanVolumes(configMap: string, scanner: ScannerConfig): Record<s
 }
 
 /** node-remove's scan flags (the configuration's digest as recorded at planning). */
-export function scanArgs(scanner: ScannerConfig, scan: ScanSpec, configSha256: string): string[] {
-  return [
-    '--scan-dir',
-    SHARED_DIR,
-    '--scan-timeout',
-    `${scanner.totalTimeoutSeconds}s`,
-    '--scanner-config',
-    `${SCANNER_CONFIG_DIR}/${SCANNER_CONFIG_FILE}`,
-    ...(configSha256 ? ['--scanner-config-sha256', configSha256] : []),
-    ...(scan.deleteFailedImages ? ['--scan-delete-failed'] : []),
-    ...(scan.deleteEOLImages ? ['--scan-delete-eol'] : []),
-  ];
+export function scanFlags(scanner: ScannerConfig, scan: ScanSpec, configSha256: string): WorkerArgs {
+  return {
+    'scan-dir': SHARED_DIR,
+    'scan-timeout': `${scanner.totalTimeoutSeconds}s`,
+    'scanner-config': `${SCANNER_CONFIG_DIR}/${SCANNER_CONFIG_FILE}`,
+    ...(configSha256 ? { 'scanner-config-sha256': configSha256 } : {}),
+    'scan-delete-failed': !!scan.deleteFailedImages,
+    'scan-delete-eol': !!scan.deleteEOLImages,
+  };
 }

@@ -2,7 +2,7 @@
 // one of a few reasons, and retries forever (with back-off), so without this the node would only
 // fail at the job deadline (30 minutes by default). Pure: the Pod status and the clock in, a
 // verdict out.
-import { MAX_REASON } from '../api/results.js';
+import { MAX_REASON } from '../../contract/results.js';
 
 /** Waiting reasons that never clear by themselves, and the short reason code a node fails with. */
 const START_FAILURES: Record<string, string> = {

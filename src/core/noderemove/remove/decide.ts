@@ -23,7 +23,7 @@ import { NO_ID_REASON, unattributedReason, vetImages } from './runtime-answers.j
 import { imageLooksLikePause, isPauseLike, type SandboxGuard } from './sandbox.js';
 import { normalizeAlias, parseTarget } from '../targets.js';
 import type { Decision, Target } from '../types.js';
-import type { ProtectedIndex } from '../../erase/worker/protected-set.js';
+import type { ProtectedIndex } from '../../contract/protected-set.js';
 
 export {
   aliasesOf,

@@ -10,15 +10,15 @@
 //   scan-failed / eol named  -> removed only when the policy says so (deleteFailedImages,
 //                               deleteEOLImages); otherwise kept as scan-failed / clean
 import { isObj } from '../../guards.js';
-import { severityRank } from '../../erase/api/vuln-scan.js';
-import type { ScanFailure } from '../../erase/api/scan-failures.js';
+import { severityRank } from '../../contract/severity.js';
+import type { ScanFailure } from '../../contract/scan-failures.js';
 import {
   MAX_CVES,
   MAX_LIST_IMAGES,
   SCAN_STATUSES,
   type ContractImage,
   type ScanStatus,
-} from '../../erase/api/scanner-contract.js';
+} from '../../contract/scanner-contract.js';
 import type { Decision, VulnInfo } from '../types.js';
 
 /** One image in Eraser's list shape (api/unversioned Image). */

@@ -4,11 +4,12 @@
 // answers, removes nothing on this node, and the node fails with the reason.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { severityRank } from '../../erase/api/vuln-scan.js';
+import { severityRank } from '../../contract/severity.js';
 import { AnswerError, candidateList, narrow, parseAnswer, type ScanPolicy } from './answer.js';
 import { readScanErase, readScanFailed, ScanPipeError, sendComplete, writeCollectScan } from './pipes.js';
-import { countFailures, parseScanFailures, type ScanFailure } from '../../erase/api/scan-failures.js';
+import { countFailures, parseScanFailures, type ScanFailure } from '../../contract/scan-failures.js';
 import type { Decision, Result, ScanReport, VulnInfo } from '../types.js';
+import { removes } from '../../contract/worker-summary.js';
 
 export interface ScanOptions extends ScanPolicy {
   /** The shared folder (/run/eraser.sh/shared-data in the worker Pod). */
@@ -119,7 +120,7 @@ export function annotate(
   const out = results.map((r): Result => {
     const v = r.imageId ? vulns.get(r.imageId) : undefined;
     if (!v) return r;
-    const gone = r.outcome === 'removed' || r.outcome === 'would-remove';
+    const gone = removes(r.outcome);
     const kept = r.outcome === 'vulnerable-kept' || (r.outcome === 'in-use' && v.status === 'vulnerable');
     if (!gone && !kept) return { ...r, vuln: v };
     if (gone) report.vulnerable++;

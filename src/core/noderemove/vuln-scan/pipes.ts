@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MAX_SCAN_FAILED_BYTES, SCAN_FAILED_FILE } from '../../erase/api/scan-failures.js';
+import { MAX_SCAN_FAILED_BYTES, SCAN_FAILED_FILE } from '../../contract/scan-failures.js';
 
 import {
   COLLECT_SCAN,
@@ -21,7 +21,7 @@ import {
   ERASE_COMPLETE_SCAN,
   MAX_LIST_BYTES,
   SCAN_ERASE,
-} from '../../erase/api/scanner-contract.js';
+} from '../../contract/scanner-contract.js';
 
 /** The most bytes of an answer read: the contract's list limit (a full answer with its extension fits). */
 export const MAX_ANSWER_BYTES = MAX_LIST_BYTES;

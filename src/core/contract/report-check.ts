@@ -5,7 +5,7 @@
 // bounded and its strings bounded and free of control characters. A report that fails the check
 // fails its node with the reason; it never reaches the job's status as it is.
 
-import { isObj } from '../../guards.js';
+import { isObj } from '../guards.js';
 
 /** More images than any node holds; a count above it is not a count. */
 export const MAX_COUNT = 1_000_000;

@@ -3,7 +3,7 @@
 // builds it (from the daemon's cache or a fresh scan, see inventory-protection.ts), packs it
 // into ConfigMap-sized chunks for the job, and each worker reads it back and matches every
 // tag and repo digest of each image against it. Pure: no I/O.
-import { normalizeRef } from '../../refs/normalize.js';
+import { normalizeRef } from '../refs/normalize.js';
 
 /** One use of a ref: the namespace and the kinds that reference it there. */
 export interface ProtectedUse {

@@ -5,14 +5,15 @@ import { triggerResult } from './trigger-results.js';
 import { cleanText, summaryProblem } from './report-check.js';
 import { isScanFailureReason, type ScanFailureCounts } from './scan-failures.js';
 import {
+  isOutcome,
   OUTCOME_COUNTS,
   OUTCOMES as IMAGE_OUTCOMES,
+  traitsOf,
   type SummaryRow,
   type SummaryScan,
   type Untrusted,
 } from './worker-summary.js';
-
-export type NodeOutcome = 'Pending' | 'Succeeded' | 'Failed' | 'Skipped';
+import { isNodeOutcome, nodeTraitsOf, type NodeOutcome } from './node-outcomes.js';
 
 export interface NodeResult {
   node: string;
@@ -61,8 +62,6 @@ export interface NodeResult {
   recentlyUnused?: number;
 }
 
-const NODE_OUTCOMES: readonly NodeOutcome[] = ['Pending', 'Succeeded', 'Failed', 'Skipped'];
-
 export const pendingResult = (node: string): NodeResult => ({
   node,
   outcome: 'Pending',
@@ -95,7 +94,7 @@ export function encodeResult(r: NodeResult, maxReason = MAX_REASON): string {
 
 export function decodeResult(line: string): NodeResult {
   const f = line.split('|');
-  if ((f.length !== 7 && f.length !== 9) || !NODE_OUTCOMES.includes(f[1] as NodeOutcome))
+  if ((f.length !== 7 && f.length !== 9) || !isNodeOutcome(f[1]))
     throw new Error(`malformed node result ${JSON.stringify(line)}`);
   const num = (s: string | undefined) => {
     const n = Number(s);
@@ -197,7 +196,7 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
   }
   r.outcome = 'Failed';
   const results = Array.isArray(summary?.results) ? summary.results : [];
-  const firstError = results.find((x) => x && (x.o === 'failed' || x.o === 'invalid'));
+  const firstError = results.find((x) => x && isOutcome(x.o) && traitsOf(x.o).error);
   const firstScan = results.find((x) => x && x.o === 'scan-failed');
   let reason: string;
   if (firstError) {
@@ -251,10 +250,8 @@ export function countResults(results: readonly NodeResult[]): JobCounts {
     c.removed = saturatingAdd(c.removed, r.removed);
     c.protected = saturatingAdd(c.protected, r.protected);
     c.bytes = saturatingAdd(c.bytes, r.bytes);
-    if (r.outcome === 'Succeeded') c.succeeded++;
-    else if (r.outcome === 'Failed') c.failed++;
-    else if (r.outcome === 'Skipped') c.skipped++;
-    else c.pending++;
+    // An outcome this version does not know waits, as it always did.
+    c[isNodeOutcome(r.outcome) ? nodeTraitsOf(r.outcome).counts : 'pending']++;
   }
   return c;
 }
