@@ -21,11 +21,7 @@ const log = (msg) => process.stderr.write(`cri: ${msg}\n`);
 
 export const socketPath = (dir) => path.join(path.resolve(dir), 'containerd.sock');
 
-/**
- * The registry hosts directory (containerd's `config_path`, /etc/containerd/certs.d on a real
- * node) of the containerd in `dir`: a `HOST:PORT/hosts.toml` dropped there (a private registry's
- * CA, say) applies from the next pull on, as on an administrator's node, with no restart.
- */
+/** containerd's registry `config_path` (a real node's /etc/containerd/certs.d): HOST:PORT/hosts.toml, read per pull. */
 export const registryHostsDir = (dir) => path.join(path.resolve(dir), 'certs.d');
 
 /**
@@ -140,13 +136,10 @@ ${daemonSections(d)}  [plugins."io.containerd.cri.v1.images"]
 
 function config(dir, snapshotter) {
   const d = path.resolve(dir);
-  // Why these settings:
-  // - restrict_oom_score_adj: without it runc fails in this kind of sandbox ("can't get final
-  //   child's PID from pipe") because it may not lower the oom score below containerd's.
-  // - sandbox_image: imported locally by up(); nothing is ever pulled (no registry access).
-  // - cni dirs point into `dir` and stay empty: tests only run host-network sandboxes.
-  // - registry config_path: hosts.toml files per registry (registryHostsDir), as 2.x has.
-  // - unneeded snapshotters/tracing are disabled so start-up is fast and quiet.
+  // Why: without restrict_oom_score_adj runc fails in this kind of sandbox ("can't get final child's
+  // PID from pipe"), as it may not lower the oom score below containerd's. sandbox_image is imported
+  // by up(), never pulled. cni dirs point into `dir` (the CRI tests run host-network sandboxes only).
+  // Unneeded snapshotters/tracing are disabled so start-up is fast and quiet.
   return `version = 2
 root = "${d}/root"
 state = "${d}/state"
@@ -245,9 +238,8 @@ export async function up(
     await down(dir);
   }
   fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
-  fs.mkdirSync(path.join(dir, 'cni', 'bin'), { recursive: true });
-  fs.mkdirSync(registryHostsDir(dir), { recursive: true });
+  for (const d of [path.join(dir, 'cni', 'net.d'), path.join(dir, 'cni', 'bin'), registryHostsDir(dir)])
+    fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(dir, 'runtime'), runtime);
 
   // overlayfs is what real nodes use; when the kernel or the backing filesystem cannot do it
