@@ -21,6 +21,9 @@ const log = (msg) => process.stderr.write(`cri: ${msg}\n`);
 
 export const socketPath = (dir) => path.join(path.resolve(dir), 'containerd.sock');
 
+/** containerd's registry `config_path` (a real node's /etc/containerd/certs.d): HOST:PORT/hosts.toml, read per pull. */
+export const registryHostsDir = (dir) => path.join(path.resolve(dir), 'certs.d');
+
 /**
  * The runtimes the tests run on: Debian's containerd 1.6 (runtime.v1 and v1alpha2, never pins an
  * image), containerd 2.x built from Go modules (runtime.v1 only, pins its sandbox image), and
@@ -112,6 +115,8 @@ ${daemonSections(d)}  [plugins."io.containerd.cri.v1.images"]
     snapshotter = "${snapshotter}"
     [plugins."io.containerd.cri.v1.images".pinned_images]
       sandbox = "${sandboxImage}"
+    [plugins."io.containerd.cri.v1.images".registry]
+      config_path = "${registryHostsDir(d)}"
   [plugins."io.containerd.cri.v1.runtime"]
     restrict_oom_score_adj = true
     enable_selinux = false
@@ -131,12 +136,10 @@ ${daemonSections(d)}  [plugins."io.containerd.cri.v1.images"]
 
 function config(dir, snapshotter) {
   const d = path.resolve(dir);
-  // Why these settings:
-  // - restrict_oom_score_adj: without it runc fails in this kind of sandbox ("can't get final
-  //   child's PID from pipe") because it may not lower the oom score below containerd's.
-  // - sandbox_image: imported locally by up(); nothing is ever pulled (no registry access).
-  // - cni dirs point into `dir` and stay empty: tests only run host-network sandboxes.
-  // - unneeded snapshotters/tracing are disabled so start-up is fast and quiet.
+  // Why: without restrict_oom_score_adj runc fails in this kind of sandbox ("can't get final child's
+  // PID from pipe"), as it may not lower the oom score below containerd's. sandbox_image is imported
+  // by up(), never pulled. cni dirs point into `dir` (the CRI tests run host-network sandboxes only).
+  // Unneeded snapshotters/tracing are disabled so start-up is fast and quiet.
   return `version = 2
 root = "${d}/root"
 state = "${d}/state"
@@ -164,6 +167,8 @@ ${daemonSections(d)}  [plugins."io.containerd.grpc.v1.cri"]
     [plugins."io.containerd.grpc.v1.cri".cni]
       bin_dir = "${d}/cni/bin"
       conf_dir = "${d}/cni/net.d"
+    [plugins."io.containerd.grpc.v1.cri".registry]
+      config_path = "${registryHostsDir(d)}"
 `;
 }
 
@@ -233,8 +238,8 @@ export async function up(
     await down(dir);
   }
   fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
-  fs.mkdirSync(path.join(dir, 'cni', 'bin'), { recursive: true });
+  for (const d of [path.join(dir, 'cni', 'net.d'), path.join(dir, 'cni', 'bin'), registryHostsDir(dir)])
+    fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(dir, 'runtime'), runtime);
 
   // overlayfs is what real nodes use; when the kernel or the backing filesystem cannot do it

@@ -4,26 +4,14 @@
 // must pull it. Without valid credentials every node fails fast with the pull failure; with the
 // administrator's kubernetes.io/dockerconfigjson Secret the kubelets pull it and the erase succeeds.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { isNotFound } from '../../src/core/kube/rest.js';
-import { nodeCri, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { nodeCri, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { ctrFor, pullSecret, registryScript, type Registry } from '../support/registry.js';
 import { NodeEraseEnv, results } from './helpers.js';
+import { forgetPullRecords, removeRefs } from './pull-records.js';
 
 const SECRET = 'inv-worker-pull';
-
-/** Removes each kubelet's records of images pulled with credentials, and restarts it. */
-async function forgetPullRecords(c: WholeCluster): Promise<void> {
-  const script = await nodesScript();
-  for (let i = 1; i <= c.nodes.length; i++) {
-    fs.rmSync(path.join(c.dir, `node-${i}`, 'kubelet', 'image_manager'), { recursive: true, force: true });
-    await script.startKubelet(c.dir, i);
-  }
-  for (const n of c.nodes)
-    await until(`${n.name} Ready`, () => script.nodeReady(c.kubeconfig, n.name), 60_000);
-}
 
 describe('worker image pull secrets (a registry that requires credentials)', function () {
   this.timeout(120_000);
@@ -58,15 +46,8 @@ describe('worker image pull secrets (a registry that requires credentials)', fun
 
   after(async () => {
     try {
-      // Only the tag this test pulled: CRI RemoveImage would remove the image with every tag,
-      // the cluster's own worker image ref included.
-      for (let i = 0; i < (c?.nodes.length ?? 0); i++) {
-        if (!ref) break;
-        spawnSync(ctr, ['--address', criAddress(i), '-n', 'k8s.io', 'images', 'rm', ref], {
-          timeout: 30_000,
-          stdio: 'ignore',
-        });
-      }
+      // Only the tag this test pulled (removeRefs keeps the image's other names).
+      if (ref && c) await removeRefs(c, [ref]);
       // Kubernetes 1.35+ kubelets (KubeletEnsureSecretPulledImages) recorded that the worker
       // image's content was pulled with credentials: from then on, Pods without them must pull it
       // again, and every later suite's workers (no pull secret, an unpullable inv.local ref) would

@@ -14,7 +14,7 @@ import {
 import { othersManage } from '../../src/core/install/uninstall.js';
 import { displayName, objectPath, type KubeObject } from '../../src/core/kube/apply.js';
 import { installObjects } from '../../src/core/install/install.js';
-import { comparableConfigData, deploymentImage, followDaemon } from '../../src/core/install/worker-image.js';
+import { deploymentImage, followDaemon } from '../../src/core/install/worker-image.js';
 import { DEFAULT_CONFIG, parseConfig } from '../../src/core/erase/config/config.js';
 import { asCrdMissing, CrdMissingError, IMAGE_CRD } from '../../src/core/kube/crds.js';
 import { KubeApiError } from '../../src/core/kube/rest.js';
@@ -116,17 +116,6 @@ describe('install bundle', () => {
       deploymentImage(installObjects({ daemon: true }).find((o) => o.kind === 'Deployment'))?.pullSecrets,
       [],
     );
-  });
-
-  it('uninstall compares the erase configuration without the worker settings install writes', () => {
-    const shipped = text(config(installObjects({ daemon: true })))!;
-    const written = text(
-      config(installObjects({ daemon: true, image: 'r/inv:2', imagePullSecrets: ['s'] })),
-    )!;
-    const cmp = (t: string) => comparableConfigData({ 'config.yaml': t });
-    assert.equal(cmp(written), cmp(shipped));
-    assert.notEqual(cmp(`${written}jobTimeout: 1h\n`), cmp(shipped), 'an administrator’s setting');
-    assert.notEqual(cmp(written.replace('worker:', 'worker:\n  criTimeout: 9s')), cmp(shipped));
   });
 
   it('over an existing erase configuration: settings that followed the daemon move with it, set-apart ones stay', () => {

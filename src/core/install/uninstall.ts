@@ -21,8 +21,7 @@ import { applyOrder, readBundle } from './bundle.js';
 import { namespaceContents, namespacedResources, type NamespacedResource } from './namespace-contents.js';
 import { foreignObjects, type Uninstalled } from './namespace-leftovers.js';
 import { notOurs } from './ownership.js';
-import { isCreateOnly } from './install.js';
-import { comparableConfigData, isEraseConfig } from './worker-image.js';
+import { installedDaemonImage, installObjects, isCreateOnly } from './install.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -106,20 +105,26 @@ export function othersManage(cur: KubeObject): string | undefined {
 /**
  * An object install creates once and never touches again (the erase configuration), changed
  * since: the administrator's settings live in it, so uninstall keeps it (and its namespace).
+ * `bundle` holds each form install may have written it in (the shipped one, and the one with the
+ * installed daemon's image and pull secrets, which `--image` writes into the workers' part).
  */
 export function editedCreateOnly(cur: KubeObject, bundle: readonly KubeObject[]): string | undefined {
-  const shipped = bundle.find(
+  const shipped = bundle.filter(
     (o) => isCreateOnly(o) && o.kind === cur.kind && o.metadata.name === cur.metadata.name,
   );
-  if (!shipped) return undefined;
-  // The erase configuration is compared without the worker settings install writes itself.
-  const data = (o: KubeObject) => {
-    const d = (o as { data?: Record<string, string> }).data;
-    return isEraseConfig(o) ? comparableConfigData(d) : JSON.stringify(d ?? {});
-  };
-  return data(cur) === data(shipped)
+  if (!shipped.length) return undefined;
+  const data = (o: KubeObject) => JSON.stringify((o as { data?: unknown }).data ?? {});
+  return shipped.some((o) => data(cur) === data(o))
     ? undefined
     : 'edited since inv install wrote it (your settings): kept; delete it yourself once you no longer need it';
+}
+
+/** The bundle as `inv install --image` wrote it for the daemon running now (none: the shipped one). */
+async function asInstalled(rest: KubeRest): Promise<KubeObject[]> {
+  const daemon = await installedDaemonImage(rest);
+  return daemon
+    ? installObjects({ daemon: true, image: daemon.image, imagePullSecrets: daemon.pullSecrets })
+    : [];
 }
 
 /**
@@ -133,6 +138,8 @@ export async function uninstallDaemon(
   const objects = applyOrder(readBundle())
     .filter((o) => o.kind !== 'CustomResourceDefinition')
     .reverse();
+  // Read before the Deployment goes: the erase configuration is judged against what install wrote.
+  const installed = await asInstalled(rest);
   const steps: UninstallStep[] = [];
   let resources: Promise<{ resources: NamespacedResource[]; unreadable: string[] }> | undefined;
   const veto = async (ns: string) => {
@@ -150,7 +157,7 @@ export async function uninstallDaemon(
         async (cur) =>
           o.kind === 'Namespace'
             ? (notOurs(cur) ?? othersManage(cur) ?? (await veto(cur.metadata.name)))
-            : (notOurs(cur) ?? (isCreateOnly(o) ? editedCreateOnly(cur, [o]) : undefined)),
+            : (notOurs(cur) ?? (isCreateOnly(o) ? editedCreateOnly(cur, [o, ...installed]) : undefined)),
         opts.dryRun,
       ),
     );

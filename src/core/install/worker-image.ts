@@ -6,7 +6,7 @@
 // it. Over an existing one, a setting that follows the daemon (equal to what the Deployment runs
 // now, as the last install wrote it) moves with it; one the administrator set apart is kept, and
 // install says what to change.
-import { parse, parseDocument } from 'yaml';
+import { parseDocument } from 'yaml';
 import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig } from '../erase/config/config.js';
 import type { KubeObject } from '../kube/apply.js';
 
@@ -107,33 +107,4 @@ export function followDaemon(
   const note = kept.length ? `kept as it is (yours): ${kept.join('; ')} in it: ${edit}` : undefined;
   const changed = (imageDiffers && imageFollows) || (secretsDiffer && secretsFollow);
   return { ...(changed ? { text: String(doc) } : {}), ...(note ? { note } : {}) };
-}
-
-/**
- * The erase configuration's data as install's own writes leave it comparable: the worker image
- * and pull secrets (which install sets with the daemon's) taken out, the YAML read for its
- * meaning. Uninstall keeps a configuration whose comparable data differs from the shipped one:
- * the administrator's settings are in it.
- */
-export function comparableConfigData(data: Record<string, string> | undefined): string {
-  const out: Record<string, unknown> = { ...data };
-  const text = data?.[CONFIG_KEY];
-  if (text !== undefined) {
-    let doc: unknown;
-    try {
-      doc = parse(text) as unknown;
-    } catch {
-      return JSON.stringify(data); // not YAML: compared as it is
-    }
-    const cfg = (doc && typeof doc === 'object' ? { ...doc } : {}) as Record<string, unknown>;
-    const worker = cfg.worker && typeof cfg.worker === 'object' ? { ...(cfg.worker as object) } : undefined;
-    if (worker) {
-      delete (worker as Record<string, unknown>).image;
-      delete (worker as Record<string, unknown>).imagePullSecrets;
-      if (Object.keys(worker).length) cfg.worker = worker;
-      else delete cfg.worker;
-    }
-    out[CONFIG_KEY] = cfg;
-  }
-  return JSON.stringify(out);
 }
