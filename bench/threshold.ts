@@ -7,13 +7,13 @@
 // as bench/erase.ts does). Prints figures; never fails on timing.
 import { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../src/core/erase/controllers.js';
-import { submitErase, waitForJob } from '../src/core/erase/requester/request.js';
+import { submitErase, waitForJob } from '../src/core/erase-request/request.js';
 import { JOB_LABEL, type ImageJob } from '../src/core/erase/api/types.js';
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
 import { forEachConcurrent } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
-import { PRUNE_ALL } from '../src/core/erase/api/images.js';
+import { PRUNE_ALL } from '../src/core/erase/spec/images.js';
 import { decodeNodes } from '../src/core/erase/api/node-status.js';
 import { sleep } from './_wait.js';
 import { createReadyNodes, succeedWorker, type HarnessPod } from './_harness.js';

@@ -6,7 +6,7 @@
 // the docs' and chart's metric names and labels are checked against it.
 import { createMetrics } from '../core/observability/metrics.js';
 import { registerServerMetrics } from '../core/observability/server-metrics.js';
-import { createEraseMetrics } from '../core/erase/metrics.js';
+import { createEraseMetrics } from '../core/erase/metrics/metrics.js';
 import { registerCacheMetrics } from '../core/watch/cache-metrics.js';
 import { registerCacheHealthMetrics } from '../core/watch/cache-health-metrics.js';
 import { table } from './regions.js';

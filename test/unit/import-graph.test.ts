@@ -13,6 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core/contract', 'core/controller'],
   ['core/apply-inventory', 'core/inventory'],
   ['core/report', 'core/erase'],
+  ['core/erase-request'], // the client side of erase: what `inv erase` runs on the user's machine
   ['core/noderemove', 'core/scanner', 'core/check', 'core/install', 'core/watch'],
   ['cli', 'hooks'],
   ['commands', 'bundle', 'docs'],

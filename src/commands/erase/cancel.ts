@@ -14,7 +14,7 @@ import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
 import { renderCancel } from '../../cli/erase/render.js';
 import { spinner } from '../../cli/output/style.js';
-import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase/requester/cancel.js';
+import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase-request/cancel.js';
 import { isNotFound } from '../../core/kube/rest.js';
 
 export default class EraseCancel extends Command {

@@ -43,8 +43,8 @@ import { isObj } from '../../guards.js';
 import { parse } from 'yaml';
 import { DEFAULT_RUNTIME_SOCKET } from '../../constants.js';
 import { parseDurationMs } from '../../duration.js';
-import { parseSelector } from '../api/selector.js';
-import { rolloutProblems, type RolloutSpec } from '../api/rollout.js';
+import { parseSelector } from '../spec/selector.js';
+import { rolloutProblems, type RolloutSpec } from '../spec/rollout.js';
 import { parseScanners, ScannerConfigError, type ScannerConfig } from './scanners.js';
 import { defaultRequesterLimits, parseRequesterLimits, type RequesterLimits } from './requester-limits.js';
 

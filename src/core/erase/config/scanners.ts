@@ -15,7 +15,7 @@
 //         timeout: {total: 30m, perImage: 5m}
 import { isObj } from '../../guards.js';
 import { parseDurationMs } from '../../duration.js';
-import { SCANNER_NAME } from '../api/vuln-scan.js';
+import { SCANNER_NAME } from '../spec/vuln-scan.js';
 
 export interface ScannerConfig {
   image: string;

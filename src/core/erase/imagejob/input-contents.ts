@@ -3,7 +3,7 @@
 // exist: the protected set of a `*` prune is computed once per job, not at every reconcile.
 // Forgotten once the job has finished.
 import { isApplyPending, type InventoryItem } from '../../apply-inventory/apply-inventory.js';
-import type { AdminSettings } from '../config/settings.js';
+import type { AdminSettings } from '../cluster/settings.js';
 import { inputContents } from '../worker/inputs.js';
 import { sha256Hex } from '../../contract/sha256.js';
 import type { ImageJob } from '../api/types.js';

@@ -8,7 +8,7 @@
 // creating Pods but before recording them admits the same items again, and apply adopts them
 // (same name, owner label and digest): no node runs twice, none is passed over.
 import { itemKey, ApplyInventory, type InventoryItem } from '../../apply-inventory/apply-inventory.js';
-import { admissions, resolveRollout, ROLLOUT_STOPPED, type RolloutStatus } from '../api/rollout.js';
+import { admissions, resolveRollout, ROLLOUT_STOPPED, type RolloutStatus } from '../spec/rollout.js';
 import type { JobContext } from './context.js';
 import { jobEvent } from './job-events.js';
 import { timeAfter } from '../../timestamps.js';

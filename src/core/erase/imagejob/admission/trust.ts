@@ -7,7 +7,7 @@
 // (specProblem): a copy of a live dry-run list's owner and UID that asks for other images, or
 // for a real run, is refused.
 import { isDeepStrictEqual } from 'node:util';
-import type { EraseReader } from '../../reader.js';
+import type { EraseReader } from '../../cluster/reader.js';
 import { parseDuration } from '../../config/config.js';
 import { API_VERSION, type ImageJob, type ImageList } from '../../api/types.js';
 
