@@ -19,7 +19,24 @@ const LAYERS: readonly (readonly string[])[] = [
   ['commands', 'bundle', 'docs'],
 ];
 
+/**
+ * The same inside core/erase, bottom first ('.' is its root): the words of the ImageList spec, the
+ * administrator's configuration (which a job snapshots), the API, what the controllers build on,
+ * the controllers' pieces, and at the top the controllers themselves.
+ */
+const ERASE_LAYERS: readonly (readonly string[])[] = [
+  ['spec'],
+  ['config'],
+  ['api'],
+  ['worker', 'nodes', 'metrics'],
+  ['cluster'],
+  ['imagejob', 'imagelist'],
+  ['imagejob/admission'],
+  ['.'],
+];
+
 const src = path.join(repoRoot, 'src');
+const erase = path.join(src, 'core', 'erase');
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -80,6 +97,28 @@ describe('the import graph of src/', () => {
       for (const d of deps) {
         const to = folderOf(d);
         if (to !== from && !(rank.get(to)! < rank.get(from)!))
+          bad.push(`${rel(f)} (${from}) -> ${rel(d)} (${to})`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('keeps the layers inside core/erase (ERASE_LAYERS): no import upward or sideways between its folders', () => {
+    const eraseRank = new Map(ERASE_LAYERS.flatMap((layer, i) => layer.map((f) => [f, i] as const)));
+    const inner = (f: string) => path.relative(erase, path.dirname(f)).split(path.sep).join('/') || '.';
+    const inErase = [...graph].filter(([f]) => !path.relative(erase, f).startsWith('..'));
+    const unplaced = [...new Set(inErase.map(([f]) => inner(f)))].filter((d) => !eraseRank.has(d));
+    assert.deepEqual(
+      unplaced,
+      [],
+      'add new folders of core/erase to ERASE_LAYERS here and in ARCHITECTURE.md',
+    );
+    const bad: string[] = [];
+    for (const [f, deps] of inErase) {
+      for (const d of deps) {
+        if (path.relative(erase, d).startsWith('..')) continue;
+        const [from, to] = [inner(f), inner(d)];
+        if (to !== from && !(eraseRank.get(to)! < eraseRank.get(from)!))
           bad.push(`${rel(f)} (${from}) -> ${rel(d)} (${to})`);
       }
     }
