@@ -1,7 +1,7 @@
 // Benchmark: the cost of a scheduled threshold check (spec.imageFs) at 1,000 harness nodes when
 // no node is full. The harness Nodes are Node objects in the real API server whose status says
 // what a kubelet's would (a few images with their sizes, the ephemeral-storage capacity); the
-// controller's screen (src/core/erase/imagejob/nodes/prescreen.ts) reads them from the cache it
+// controller's screen (src/core/erase/nodes/prescreen.ts) reads them from the cache it
 // already keeps. Reports worker Pods created, the controllers' API requests for the run, and
 // the same run with the screen off (every node gets a worker; the harness marks them finished,
 // as bench/erase.ts does). Prints figures; never fails on timing.

@@ -125,6 +125,27 @@ describe('the import graph of src/', () => {
     assert.deepEqual(bad, []);
   });
 
+  it("ARCHITECTURE.md's two layer tables say LAYERS and ERASE_LAYERS, row by row", () => {
+    // Each table row's rooms, by the README each one links to; the erase table's last row is its root.
+    const doc = fs.readFileSync(path.join(repoRoot, 'ARCHITECTURE.md'), 'utf8');
+    const rows = (header: string, room: (link: string) => string | undefined) => {
+      const start = doc.indexOf(header);
+      assert.ok(start >= 0, `ARCHITECTURE.md has a table headed ${header}`);
+      const table = doc.slice(start).split('\n\n')[0]!.split('\n').slice(2);
+      return table.map((row) => {
+        const links = [...row.matchAll(/\]\(src\/([^)]+)\/README\.md\)/g)].map((m) => room(m[1]!));
+        const rooms = links.filter((r): r is string => r !== undefined);
+        return row.includes('| the root |') ? [...rooms, '.'] : rooms;
+      });
+    };
+    const top = rows('| layer | rooms |', (dir) => (dir.split('/').length <= 2 ? dir : undefined));
+    assert.deepEqual(top, LAYERS);
+    const inner = rows('| layer | folders of `core/erase` |', (dir) =>
+      dir.startsWith('core/erase/') ? dir.slice('core/erase/'.length) : undefined,
+    );
+    assert.deepEqual(inner, ERASE_LAYERS);
+  });
+
   it('has no cycle between files', () => {
     const state = new Map<string, 'open' | 'done'>();
     const stack: string[] = [];

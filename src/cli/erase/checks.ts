@@ -9,7 +9,7 @@ import { colors, spinner } from '../output/style.js';
 import { preflight, type PreflightResult } from '../../core/erase-request/preflight.js';
 import { KubeTransportError, type KubeRest } from '../../core/kube/rest.js';
 
-/** The preflight (src/core/erase/requester/preflight.ts): every problem at once, exit 2. */
+/** The preflight (src/core/erase-request/preflight.ts): every problem at once, exit 2. */
 export async function runPreflight(
   cmd: Command,
   rest: KubeRest,

@@ -1,5 +1,5 @@
 // `inv erase cancel JOB`: stops a running erase job now. Only inv's own jobs and their own
-// worker Pods are touched (src/core/erase/requester/cancel.ts).
+// worker Pods are touched (src/core/erase-request/cancel.ts).
 import { printErr, printOut } from '../../cli/output/wrap.js';
 import { parseDurationMs } from '../../core/duration.js';
 import { attempt } from '../../cli/flag-problems.js';

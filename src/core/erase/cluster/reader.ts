@@ -40,7 +40,7 @@ export interface ConfigMapLike {
 export interface ErasedNode extends NodeLike {
   metadata: { name: string; labels?: Record<string, string> };
   status?: { conditions?: { type?: string; status?: string; reason?: string; message?: string }[] };
-  /** For threshold runs: the node's listed images and capacity, summed (imagejob/nodes/prescreen.ts). */
+  /** For threshold runs: the node's listed images and capacity, summed (../nodes/prescreen.ts). */
   prescreen?: PrescreenFacts;
 }
 

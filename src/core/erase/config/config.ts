@@ -87,7 +87,7 @@ export interface EraseConfig {
   imageFsPath: string;
   /** Skip threshold-run nodes whose Node status shows them surely under the high mark. */
   imageFsPrescreen: boolean;
-  /** Rollout waves of a list without spec.rollout (../api/rollout.ts); absent: every node at once. */
+  /** Rollout waves of a list without spec.rollout (../spec/rollout.ts); absent: every node at once. */
   rollout?: RolloutSpec;
   worker: WorkerConfig;
   /** Scan mode's scanners by name (scanners.ts); absent: none configured. */

@@ -1,6 +1,6 @@
 // The administrator's scanners (inv-erase-config `scanners:`): what may run beside the worker in
 // scan mode. Only this file's values decide images, environment, resources and host paths; an
-// ImageList picks a scanner by name (api/vuln-scan.ts) and sets policy.
+// ImageList picks a scanner by name (../spec/vuln-scan.ts) and sets policy.
 //
 //   scanners:
 //     trivy:

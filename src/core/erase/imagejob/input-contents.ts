@@ -1,4 +1,4 @@
-// The content of each job's inputs by role (../inputs.ts: the image list, the exclusions, the
+// The content of each job's inputs by role (../worker/inputs.ts: the image list, the exclusions, the
 // protected-set chunks), computed at plan time and kept, by job UID, until their ConfigMaps
 // exist: the protected set of a `*` prune is computed once per job, not at every reconcile.
 // Forgotten once the job has finished.

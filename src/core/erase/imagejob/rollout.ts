@@ -1,4 +1,4 @@
-// Rollout waves (spec.rollout, see ../api/rollout.ts): which worker Pods apply may create in this
+// Rollout waves (spec.rollout, see ../spec/rollout.ts): which worker Pods apply may create in this
 // pass (rolloutGate, before apply), and after observe the failure budget, the pause before the
 // next wave and when to look again (rolloutProgress). A job without spec.rollout is untouched.
 //

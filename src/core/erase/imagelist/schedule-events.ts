@@ -22,7 +22,7 @@ export function skipEventName(list: ImageList, skip: SkippedTick): string {
   return `${list.metadata.name.slice(0, 200)}.skip-${h}`;
 }
 
-/** Creates the Event (events.ts); returns an error text instead of throwing. */
+/** Creates the Event (../cluster/events.ts); returns an error text instead of throwing. */
 export function reportSkip(rest: KubeRest, list: ImageList, skip: SkippedTick): Promise<string | undefined> {
   return writeEvent(rest, {
     name: skipEventName(list, skip),
