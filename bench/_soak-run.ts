@@ -13,7 +13,7 @@ import { installCrds } from '../src/core/kube/crd-install.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
 import { isNotFound, KubeRest } from '../src/core/kube/rest.js';
 import { scanCluster } from '../src/core/inventory/scan.js';
-import { submitErase } from '../src/core/erase/requester/request.js';
+import { submitErase } from '../src/core/erase-request/request.js';
 import { JOB_LABEL } from '../src/core/erase/api/types.js';
 import { sleep } from './_wait.js';
 import { startWatchDaemon, type Daemon } from './_daemon.js';

@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EraseControllers } from '../src/core/erase/controllers.js';
-import { submitErase, waitForJob } from '../src/core/erase/requester/request.js';
+import { submitErase, waitForJob } from '../src/core/erase-request/request.js';
 import { decodeNodes } from '../src/core/erase/api/node-status.js';
 import { IMAGEJOBS_PATH, IMAGELIST_LABEL, JOB_LABEL, type ImageJob } from '../src/core/erase/api/types.js';
 import { installCrds } from '../src/core/kube/crd-install.js';

@@ -6,7 +6,7 @@
 // figures; never fails on timing.
 import { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../src/core/erase/controllers.js';
-import { submitErase, waitForJob } from '../src/core/erase/requester/request.js';
+import { submitErase, waitForJob } from '../src/core/erase-request/request.js';
 import { IMAGEJOBS_PATH, JOB_LABEL, type ImageJob } from '../src/core/erase/api/types.js';
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';

@@ -1,19 +1,19 @@
 // Benchmark: the cost of a scheduled threshold check (spec.imageFs) at 1,000 harness nodes when
 // no node is full. The harness Nodes are Node objects in the real API server whose status says
 // what a kubelet's would (a few images with their sizes, the ephemeral-storage capacity); the
-// controller's screen (src/core/erase/imagejob/nodes/prescreen.ts) reads them from the cache it
+// controller's screen (src/core/erase/nodes/prescreen.ts) reads them from the cache it
 // already keeps. Reports worker Pods created, the controllers' API requests for the run, and
 // the same run with the screen off (every node gets a worker; the harness marks them finished,
 // as bench/erase.ts does). Prints figures; never fails on timing.
 import { KubeConfig } from '@kubernetes/client-node';
 import { EraseControllers } from '../src/core/erase/controllers.js';
-import { submitErase, waitForJob } from '../src/core/erase/requester/request.js';
+import { submitErase, waitForJob } from '../src/core/erase-request/request.js';
 import { JOB_LABEL, type ImageJob } from '../src/core/erase/api/types.js';
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
 import { forEachConcurrent } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
-import { PRUNE_ALL } from '../src/core/erase/api/images.js';
+import { PRUNE_ALL } from '../src/core/erase/spec/images.js';
 import { decodeNodes } from '../src/core/erase/api/node-status.js';
 import { sleep } from './_wait.js';
 import { createReadyNodes, succeedWorker, type HarnessPod } from './_harness.js';

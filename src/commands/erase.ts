@@ -17,10 +17,10 @@ import { ERASE_DESCRIPTION, ERASE_EXAMPLES, ERASE_USAGE } from '../cli/erase/hel
 import { exitOnInterrupt, setInterruptHint } from '../cli/process/interrupt.js';
 import { confirm } from '../cli/process/prompt.js';
 import { renderScheduled, renderSubmitted } from '../cli/erase/render.js';
-import { PRUNE_ALL } from '../core/erase/api/images.js';
+import { PRUNE_ALL } from '../core/erase/spec/images.js';
 import { IMAGELISTS_PATH, type ImageList } from '../core/erase/api/types.js';
-import { DEFAULT_TIME_ZONE, nextTick } from '../core/erase/imagelist/schedule.js';
-import { nodeSummary } from '../core/erase/requester/node-summary.js';
+import { DEFAULT_TIME_ZONE, nextTick } from '../core/erase/spec/schedule.js';
+import { nodeSummary } from '../core/erase-request/node-summary.js';
 import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
 
 export default class Erase extends Command {
@@ -44,7 +44,7 @@ export default class Erase extends Command {
     const problems = validateErase(options, unread);
     if (problems.length) failFlags(this, problems);
     const session = EraseSession.open(this, flags);
-    const { EraseRequestError, ScheduledListError } = await import('../core/erase/requester/request.js');
+    const { EraseRequestError, ScheduledListError } = await import('../core/erase-request/request.js');
     await session.run(
       this,
       'erase',
@@ -62,7 +62,7 @@ export default class Erase extends Command {
   private async submit(session: EraseSession, o: EraseOptions): Promise<void> {
     const { flags, images, output } = o;
     const { rest } = session;
-    const { submitErase, refuseScheduledList } = await import('../core/erase/requester/request.js');
+    const { submitErase, refuseScheduledList } = await import('../core/erase-request/request.js');
     // Without the CRDs nothing else matters: one line naming the missing CRD (exit 2).
     if (!flags.standalone) await requireCrds(rest, ERASE_CRDS);
     // A one-off request on a scheduled list is refused whoever runs it: say so before the rest.
@@ -124,7 +124,7 @@ export default class Erase extends Command {
     let job: string | undefined;
     setInterruptHint(() => interruptHint(flags.name, generation, job, flags.standalone));
     if (!o.wait) {
-      const { buildReport } = await import('../core/erase/requester/report.js');
+      const { buildReport } = await import('../core/erase-request/report.js');
       const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${flags.name}`);
       const report = buildReport(list, { generation, submitted: true });
       if (output === 'table' || output === 'wide')
@@ -132,7 +132,7 @@ export default class Erase extends Command {
       else printReport(report, output, {});
       return;
     }
-    const { requestSnapshot, FollowTimeoutError } = await import('../core/erase/requester/follow.js');
+    const { requestSnapshot, FollowTimeoutError } = await import('../core/erase-request/follow.js');
     let report;
     try {
       report = await followWithProgress(rest, () => requestSnapshot(rest, flags.name, generation), {

@@ -1,5 +1,5 @@
 // Edit distance for "did you mean": a mistyped command (hooks/command-not-found.ts), an erase
-// target the inventory never saw (erase/requester/referenced-targets.ts).
+// target the inventory never saw (erase-request/referenced-targets.ts).
 
 /** Edit distance (insertions, deletions, substitutions). */
 export function distance(a: string, b: string): number {

@@ -1,12 +1,12 @@
 // Every metric the daemon registers, read from the registries themselves (never written out): the
 // inventory's (observability/metrics.ts), the cache's (watch/cache-metrics.ts and
 // watch/cache-health-metrics.ts), the servers'
-// (observability/server-metrics.ts) and the erase controllers' (erase/metrics.ts), on one empty
+// (observability/server-metrics.ts) and the erase controllers' (erase/metrics/metrics.ts), on one empty
 // registry without prom-client's process metrics. docs/daemon.md's table is generated from it and
 // the docs' and chart's metric names and labels are checked against it.
 import { createMetrics } from '../core/observability/metrics.js';
 import { registerServerMetrics } from '../core/observability/server-metrics.js';
-import { createEraseMetrics } from '../core/erase/metrics.js';
+import { createEraseMetrics } from '../core/erase/metrics/metrics.js';
 import { registerCacheMetrics } from '../core/watch/cache-metrics.js';
 import { registerCacheHealthMetrics } from '../core/watch/cache-health-metrics.js';
 import { table } from './regions.js';

@@ -9,8 +9,8 @@ import { stringify } from 'yaml';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
-import { loadExclusions } from '../../src/core/erase/config/settings.js';
-import { parseExclusionData } from '../../src/core/erase/api/images.js';
+import { loadExclusions } from '../../src/core/erase/cluster/settings.js';
+import { parseExclusionData } from '../../src/core/erase/spec/images.js';
 import { SOURCE_KINDS_CONFIGMAP, SOURCE_KINDS_KEY } from '../../src/core/inventory/declared-kinds.js';
 import { readSourceKindsConfigMap } from '../../src/core/inventory/source-kinds-configmap.js';
 import {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { waitFor } from '../support/cri.js';
 import { EraseEnv, eraseEnvPerTest } from './helpers.js';
 import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
-import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';
+import { EVENT_NAMESPACE } from '../../src/core/erase/cluster/events.js';
 
 describe('erase: the bound on running jobs (maxConcurrentJobs)', function () {
   this.timeout(120_000);

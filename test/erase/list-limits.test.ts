@@ -1,5 +1,5 @@
 // An ImageList that could never run is refused up front, in the same words at each door
-// (src/core/erase/list-limits.ts): a name over 63 characters (a label value on its jobs) and
+// (src/core/erase/api/list-limits.ts): a name over 63 characters (a label value on its jobs) and
 // targets over 1,000,000 bytes of JSON (one ConfigMap for the workers, at most 1 MiB).
 // - the CRD's CEL rules, on the real API server (and they agree with the TypeScript at the
 //   boundary: 1,000,000 bytes pass, 1,000,001 do not);

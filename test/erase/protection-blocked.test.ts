@@ -4,8 +4,8 @@
 // the cluster-wide LIST (even at a page of one object); the prune still waits (fail closed), and
 // the job's message says whose Deployment and why, where it used to say only that a LIST failed.
 import assert from 'node:assert/strict';
-import { ImageJobController } from '../../src/core/erase/imagejob/controller.js';
-import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
+import { ImageJobController } from '../../src/core/erase/imagejob-controller.js';
+import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
 import { ScanProtection } from '../../src/core/erase/worker/inventory-protection.js';
 import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { KubeRest } from '../../src/core/kube/rest.js';

@@ -15,9 +15,9 @@ import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { EraseControllers } from '../../src/core/erase/controllers.js';
-import { createEraseMetrics } from '../../src/core/erase/metrics.js';
+import { createEraseMetrics } from '../../src/core/erase/metrics/metrics.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config/config.js';
-import { submitErase, type EraseRequest } from '../../src/core/erase/requester/request.js';
+import { submitErase, type EraseRequest } from '../../src/core/erase-request/request.js';
 import {
   IMAGEJOBS_PATH,
   IMAGELIST_LABEL,

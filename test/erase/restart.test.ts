@@ -8,9 +8,9 @@ import path from 'node:path';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
 import { EraseEnv, eraseEnvPerTest, results, sleep } from './helpers.js';
-import { requestState } from '../../src/core/erase/requester/request.js';
+import { requestState } from '../../src/core/erase-request/request.js';
 import { IMAGEJOBS_PATH } from '../../src/core/erase/api/types.js';
-import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
+import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
 
 // Small deterministic PRNG so a failing run can be replayed with ERASE_SEED.
 function rng(seed: number) {

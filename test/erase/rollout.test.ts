@@ -7,7 +7,7 @@ import path from 'node:path';
 import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
 import { EraseEnv, eraseEnvPerTest, results, sleep } from './helpers.js';
-import { requestState } from '../../src/core/erase/requester/request.js';
+import { requestState } from '../../src/core/erase-request/request.js';
 import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { decodeInventory } from '../../src/core/apply-inventory/item-lines.js';
 

@@ -10,7 +10,7 @@ import { EraseEnv, eraseEnvPerTest, results, sleep } from './helpers.js';
 import { IMAGEJOBS_PATH } from '../../src/core/erase/api/types.js';
 import { decodeInventory } from '../../src/core/apply-inventory/item-lines.js';
 import { Registry } from 'prom-client';
-import { createEraseMetrics } from '../../src/core/erase/metrics.js';
+import { createEraseMetrics } from '../../src/core/erase/metrics/metrics.js';
 
 describe('erase: scenarios', function () {
   this.timeout(120_000);

@@ -6,8 +6,8 @@
 // Job phases are written by the test (no ImageJob controller runs): only the list's decisions
 // are under test here; test/nodes/schedule.test.ts runs the whole thing on real nodes.
 import assert from 'node:assert/strict';
-import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
-import { ScheduledListError, submitErase } from '../../src/core/erase/requester/request.js';
+import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
+import { ScheduledListError, submitErase } from '../../src/core/erase-request/request.js';
 import { SKIP_EVENT_REASON } from '../../src/core/erase/imagelist/schedule-events.js';
 import {
   IMAGEJOBS_PATH,

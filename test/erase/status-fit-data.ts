@@ -7,7 +7,7 @@ import { MAX_TARGETS_BYTES } from '../../src/core/erase/api/list-limits.js';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import type { JobContext } from '../../src/core/erase/imagejob/context.js';
-import { RestReader } from '../../src/core/erase/reader.js';
+import { RestReader } from '../../src/core/erase/cluster/reader.js';
 import { readCrds } from '../../src/core/kube/crd-install.js';
 import { noopLogger } from '../../src/core/observability/logger.js';
 import type { EraseEnv } from './helpers.js';

@@ -18,7 +18,7 @@ import { encodeNodes } from '../../src/core/erase/api/node-status.js';
 import { pendingResult, resultFromPod, type NodeResult } from '../../src/core/contract/results.js';
 import { ETCD_REQUEST_LIMIT, statusNodes } from '../../src/core/erase/api/status-budget.js';
 import { IMAGEJOBS_PATH, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
-import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';
+import { EVENT_NAMESPACE } from '../../src/core/erase/cluster/events.js';
 import { beginPass, putStatus, recordStatus } from '../../src/core/erase/imagejob/pass.js';
 import { failRefused, refusal } from '../../src/core/erase/imagejob/status-refused.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';

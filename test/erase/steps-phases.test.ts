@@ -3,8 +3,8 @@
 // finalizer (cleanup.ts). No controllers, no kubelet: where a kubelet would finish a terminating
 // Pod, the test deletes it with a zero grace period.
 import assert from 'node:assert/strict';
-import { ImageJobController } from '../../src/core/erase/imagejob/controller.js';
-import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
+import { ImageJobController } from '../../src/core/erase/imagejob-controller.js';
+import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
 import { isNotFound } from '../../src/core/kube/rest.js';

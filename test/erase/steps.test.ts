@@ -3,10 +3,10 @@
 // checks them exactly, as component-operator-runtime's tests check the inventory. Nothing runs
 // in the background: no controllers, no kubelet; the test writes the worker Pods' status itself.
 import assert from 'node:assert/strict';
-import { ImageJobController } from '../../src/core/erase/imagejob/controller.js';
-import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
+import { ImageJobController } from '../../src/core/erase/imagejob-controller.js';
+import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
 import { decodeNodes } from '../../src/core/erase/api/node-status.js';
-import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';
+import { EVENT_NAMESPACE } from '../../src/core/erase/cluster/events.js';
 import { IMAGEJOBS_PATH, podNames, type ImageJob } from '../../src/core/erase/api/types.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
 import { decodeInventory } from '../../src/core/apply-inventory/item-lines.js';

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../support/paths.js';
 import { EraseEnv } from './helpers.js';
-import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
+import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
 import {
   IMAGEJOBS_PATH,
   IMAGELISTS_PATH,

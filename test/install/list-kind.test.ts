@@ -12,7 +12,7 @@ import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.
 import { repoRoot } from '../support/paths.js';
 import { until } from '../watch/helpers.js';
 import { decodeNodes, encodeNodes } from '../../src/core/erase/api/node-status.js';
-import { buildReport } from '../../src/core/erase/requester/report.js';
+import { buildReport } from '../../src/core/erase-request/report.js';
 import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 
 interface CrdDoc {

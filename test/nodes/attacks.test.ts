@@ -15,14 +15,14 @@
 //      still run a targeted erase end to end, but cannot run another user's list again.
 import assert from 'node:assert/strict';
 import { CONFIG_KEY, CONFIG_MAP_NAME, DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
-import { EVENT_NAMESPACE } from '../../src/core/erase/events.js';
-import { ImageListController } from '../../src/core/erase/imagelist/controller.js';
-import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
+import { EVENT_NAMESPACE } from '../../src/core/erase/cluster/events.js';
+import { ImageListController } from '../../src/core/erase/imagelist-controller.js';
+import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
 import { EXCLUDE_ROLE, IMAGES_ROLE, listContent, protectedRole } from '../../src/core/erase/worker/inputs.js';
 import { policyProblem } from '../../src/core/erase/config/policy.js';
 import { EMPTY_CHUNK } from '../../src/core/contract/protected-set.js';
-import { submitErase } from '../../src/core/erase/requester/request.js';
-import { moveCommand } from '../../src/core/erase/config/settings.js';
+import { submitErase } from '../../src/core/erase-request/request.js';
+import { moveCommand } from '../../src/core/erase/cluster/settings.js';
 import {
   excludeConfigMapName,
   IMAGEJOBS_PATH,

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
+import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
 import { ScanProtection } from '../../src/core/erase/worker/inventory-protection.js';
 import { parseSourceKinds } from '../../src/core/inventory/declared-kinds.js';
 import { imagesPath, type ImageResource } from '../../src/core/inventory/image-resource.js';

@@ -6,8 +6,8 @@
 // workerStartGrace naming the socket and the setting.
 import assert from 'node:assert/strict';
 import { groupImages, renderEraseReport } from '../../src/cli/erase/render.js';
-import { buildReport } from '../../src/core/erase/requester/report.js';
-import { workerPods } from '../../src/core/erase/requester/follow.js';
+import { buildReport } from '../../src/core/erase-request/report.js';
+import { workerPods } from '../../src/core/erase-request/follow.js';
 import { IMAGELISTS_PATH, type ImageJob, type ImageList } from '../../src/core/erase/api/types.js';
 import { kubectl, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv, results } from './helpers.js';

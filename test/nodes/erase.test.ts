@@ -3,7 +3,7 @@
 // each node's own containerd, and the results come back through real termination messages.
 import assert from 'node:assert/strict';
 import { podNames } from '../../src/core/erase/api/types.js';
-import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
+import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
 import { WORKER_NODE_OPTIONS } from '../../src/core/erase/worker/pod-spec.js';
 import { kubectl, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv, results } from './helpers.js';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { CONFIG_KEY, CONFIG_MAP_NAME } from '../../src/core/erase/config/config.js';
 import { EraseControllers } from '../../src/core/erase/controllers.js';
 import type { ProtectionSource } from '../../src/core/erase/worker/inventory-protection.js';
-import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase/requester/request.js';
+import { submitErase, waitForJob, type EraseRequest } from '../../src/core/erase-request/request.js';
 import type { NodeResult } from '../../src/core/contract/results.js';
 import { decodeNodes } from '../../src/core/erase/api/node-status.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH, JOB_LABEL, type ImageJob } from '../../src/core/erase/api/types.js';

@@ -4,7 +4,7 @@
 // and run nowhere; the prune keeps them (outcome protected, with the reason) and removes an
 // unreferenced image, and the bytes it reports are what the runtime listed for what went.
 import assert from 'node:assert/strict';
-import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
+import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
 import { kubectl, nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, NodeEraseEnv, results } from './helpers.js';
 import { reportFromLogs } from '../support/worker-logs.js';

@@ -6,7 +6,7 @@
 // status.users; a `*` prune during the paused rollout keeps app:v1 on the node where no old Pod
 // runs (outcome protected), as the inventory says it is used.
 import assert from 'node:assert/strict';
-import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
+import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
 import { imagesPath, type ImageResource } from '../../src/core/inventory/image-resource.js';
 import { runCli } from '../cli/run-cli.js';
 import { kubectl, nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PRUNE_ALL } from '../../src/core/erase/api/images.js';
+import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
 import { nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
 import { repoRoot } from '../support/paths.js';
 import {

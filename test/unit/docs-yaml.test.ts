@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { parseExclusionData } from '../../src/core/erase/api/images.js';
+import { parseExclusionData } from '../../src/core/erase/spec/images.js';
 import { parseConfig } from '../../src/core/erase/config/config.js';
 import { parseSourceKinds } from '../../src/core/inventory/declared-kinds.js';
 import { acceptedConfigKeys } from '../../src/docs/config-table.js';

@@ -1,4 +1,4 @@
-// Pure: the limits an ImageList must meet to be able to run (src/core/erase/list-limits.ts).
+// Pure: the limits an ImageList must meet to be able to run (src/core/erase/api/list-limits.ts).
 import assert from 'node:assert/strict';
 import {
   jobSizeProblem,

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { groupImages, renderEraseReport } from '../../src/cli/erase/render.js';
 import { decodeNode, decodeNodes, encodeNodes, toNodeStatus } from '../../src/core/erase/api/node-status.js';
 import { encodeResult, pendingResult, resultFromPod } from '../../src/core/contract/results.js';
-import { buildReport, notPresentAnywhere, type NodeReport } from '../../src/core/erase/requester/report.js';
+import { buildReport, notPresentAnywhere, type NodeReport } from '../../src/core/erase-request/report.js';
 import type { ImageJob, ImageList } from '../../src/core/erase/api/types.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
-import { unseenTargets } from '../../src/core/erase/requester/referenced-targets.js';
+import { unseenTargets } from '../../src/core/erase-request/referenced-targets.js';
 import { imageCounts, imageNames, type Result } from '../../src/core/noderemove/types.js';
 
 const ID = `sha256:${'a'.repeat(64)}`;

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { progressDue } from '../../src/cli/erase/common.js';
 import { formatElapsed, progressLine, renderEraseReport, shortImageId } from '../../src/cli/erase/render.js';
-import { foreignJob, ownedWorker } from '../../src/core/erase/requester/cancel.js';
-import { summarizeImages } from '../../src/core/erase/api/images.js';
-import { leaseHolder, neededPermissions } from '../../src/core/erase/requester/preflight.js';
-import { buildReport, podImages, type WorkerPod } from '../../src/core/erase/requester/report.js';
+import { foreignJob, ownedWorker } from '../../src/core/erase-request/cancel.js';
+import { summarizeImages } from '../../src/core/erase/spec/images.js';
+import { leaseHolder, neededPermissions } from '../../src/core/erase-request/preflight.js';
+import { buildReport, podImages, type WorkerPod } from '../../src/core/erase-request/report.js';
 import type { ImageJob, ImageList } from '../../src/core/erase/api/types.js';
 
 const list = (dryRun = false): ImageList => ({

@@ -1,7 +1,7 @@
 // Pure: spec.rollout's validation, its resolution for a job of n nodes, and how many workers a
-// pass may create (src/core/erase/api/rollout.ts); the `inv erase` flags that write it.
+// pass may create (src/core/erase/spec/rollout.ts); the `inv erase` flags that write it.
 import assert from 'node:assert/strict';
-import { admissions, resolveRollout, rolloutProblems } from '../../src/core/erase/api/rollout.js';
+import { admissions, resolveRollout, rolloutProblems } from '../../src/core/erase/spec/rollout.js';
 import { completeErase, validateErase, type EraseFlags } from '../../src/cli/erase/options.js';
 import { ConfigError, parseConfig } from '../../src/core/erase/config/config.js';
 

@@ -15,7 +15,7 @@ import {
   type ScheduleSpec,
   type ScheduleStatus,
   type SkippedTick,
-} from '../../src/core/erase/imagelist/schedule.js';
+} from '../../src/core/erase/spec/schedule.js';
 
 const t = (s: string) => new Date(s);
 

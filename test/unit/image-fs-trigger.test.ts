@@ -23,10 +23,10 @@ import { pendingResult, resultFromPod } from '../../src/core/contract/results.js
 import { imageFsSummary } from '../../src/core/contract/trigger-results.js';
 import { decodeNode, toNodeStatus } from '../../src/core/erase/api/node-status.js';
 import type { Decision } from '../../src/core/noderemove/types.js';
-import { parseQuantity, prescreenFacts, surelyBelow } from '../../src/core/erase/imagejob/nodes/prescreen.js';
-import { selectNodes } from '../../src/core/erase/imagejob/nodes/selection.js';
+import { parseQuantity, prescreenFacts, surelyBelow } from '../../src/core/erase/nodes/prescreen.js';
+import { selectNodes } from '../../src/core/erase/nodes/selection.js';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
-import { stripNode } from '../../src/core/erase/reader.js';
+import { stripNode } from '../../src/core/erase/cluster/reader.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-12-01T12:00:00Z');

@@ -13,12 +13,30 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core/contract', 'core/controller'],
   ['core/apply-inventory', 'core/inventory'],
   ['core/report', 'core/erase'],
+  ['core/erase-request'], // the client side of erase: what `inv erase` runs on the user's machine
   ['core/noderemove', 'core/scanner', 'core/check', 'core/install', 'core/watch'],
   ['cli', 'hooks'],
   ['commands', 'bundle', 'docs'],
 ];
 
+/**
+ * The same inside core/erase, bottom first ('.' is its root): the words of the ImageList spec, the
+ * administrator's configuration (which a job snapshots), the API, what the controllers build on,
+ * the controllers' pieces, and at the top the controllers themselves.
+ */
+const ERASE_LAYERS: readonly (readonly string[])[] = [
+  ['spec'],
+  ['config'],
+  ['api'],
+  ['worker', 'nodes', 'metrics'],
+  ['cluster'],
+  ['imagejob', 'imagelist'],
+  ['imagejob/admission'],
+  ['.'],
+];
+
 const src = path.join(repoRoot, 'src');
+const erase = path.join(src, 'core', 'erase');
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -83,6 +101,49 @@ describe('the import graph of src/', () => {
       }
     }
     assert.deepEqual(bad, []);
+  });
+
+  it('keeps the layers inside core/erase (ERASE_LAYERS): no import upward or sideways between its folders', () => {
+    const eraseRank = new Map(ERASE_LAYERS.flatMap((layer, i) => layer.map((f) => [f, i] as const)));
+    const inner = (f: string) => path.relative(erase, path.dirname(f)).split(path.sep).join('/') || '.';
+    const inErase = [...graph].filter(([f]) => !path.relative(erase, f).startsWith('..'));
+    const unplaced = [...new Set(inErase.map(([f]) => inner(f)))].filter((d) => !eraseRank.has(d));
+    assert.deepEqual(
+      unplaced,
+      [],
+      'add new folders of core/erase to ERASE_LAYERS here and in ARCHITECTURE.md',
+    );
+    const bad: string[] = [];
+    for (const [f, deps] of inErase) {
+      for (const d of deps) {
+        if (path.relative(erase, d).startsWith('..')) continue;
+        const [from, to] = [inner(f), inner(d)];
+        if (to !== from && !(eraseRank.get(to)! < eraseRank.get(from)!))
+          bad.push(`${rel(f)} (${from}) -> ${rel(d)} (${to})`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it("ARCHITECTURE.md's two layer tables say LAYERS and ERASE_LAYERS, row by row", () => {
+    // Each table row's rooms, by the README each one links to; the erase table's last row is its root.
+    const doc = fs.readFileSync(path.join(repoRoot, 'ARCHITECTURE.md'), 'utf8');
+    const rows = (header: string, room: (link: string) => string | undefined) => {
+      const start = doc.indexOf(header);
+      assert.ok(start >= 0, `ARCHITECTURE.md has a table headed ${header}`);
+      const table = doc.slice(start).split('\n\n')[0]!.split('\n').slice(2);
+      return table.map((row) => {
+        const links = [...row.matchAll(/\]\(src\/([^)]+)\/README\.md\)/g)].map((m) => room(m[1]!));
+        const rooms = links.filter((r): r is string => r !== undefined);
+        return row.includes('| the root |') ? [...rooms, '.'] : rooms;
+      });
+    };
+    const top = rows('| layer | rooms |', (dir) => (dir.split('/').length <= 2 ? dir : undefined));
+    assert.deepEqual(top, LAYERS);
+    const inner = rows('| layer | folders of `core/erase` |', (dir) =>
+      dir.startsWith('core/erase/') ? dir.slice('core/erase/'.length) : undefined,
+    );
+    assert.deepEqual(inner, ERASE_LAYERS);
   });
 
   it('has no cycle between files', () => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { NODE_OUTCOMES } from '../../src/core/contract/node-outcomes.js';
-import { reportNodeTraits } from '../../src/core/erase/requester/report.js';
+import { reportNodeTraits } from '../../src/core/erase-request/report.js';
 import { repoRoot } from '../support/paths.js';
 
 /** The enum of the first `outcome` property whose object also has `node`, searched depth first. */

@@ -10,7 +10,7 @@ import {
   ProtectedIndex,
   unpackProtectedSet,
 } from '../../src/core/contract/protected-set.js';
-import { referencedTargets } from '../../src/core/erase/requester/referenced-targets.js';
+import { referencedTargets } from '../../src/core/erase-request/referenced-targets.js';
 import { protectionRetryMs } from '../../src/core/erase/imagejob/plan.js';
 import { countResults, decodeResult, encodeResult, resultFromPod } from '../../src/core/contract/results.js';
 import { decodeNode, toNodeStatus } from '../../src/core/erase/api/node-status.js';

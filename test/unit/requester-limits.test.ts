@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Registry } from 'prom-client';
-import { createEraseMetrics } from '../../src/core/erase/metrics.js';
+import { createEraseMetrics } from '../../src/core/erase/metrics/metrics.js';
 import { repoRoot } from '../support/paths.js';
 import { ConfigError, parseConfig } from '../../src/core/erase/config/config.js';
 import { limitsOf, requesterLimitProblem } from '../../src/core/erase/config/requester-limits.js';
 import { queuedMessage, queuePlace } from '../../src/core/erase/imagejob/admission/queue.js';
-import { queueSample } from '../../src/core/erase/imagejob/admission/queue-metrics.js';
+import { queueSample } from '../../src/core/erase/metrics/queue-metrics.js';
 import { shownPhase, type ImageJob } from '../../src/core/erase/api/types.js';
 
 const job = (name: string, list: string, at: string, status: ImageJob['status'] = {}) =>

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { pendingResult } from '../../src/core/contract/results.js';
-import { createEraseMetrics } from '../../src/core/erase/metrics.js';
+import { createEraseMetrics } from '../../src/core/erase/metrics/metrics.js';
 
 describe('erase scan metrics', () => {
   it('inv_erase_scan_failures_total counts the failed nodes of scan-mode jobs only', async () => {

@@ -4,7 +4,7 @@
 // scan's results become in scan-results.test.ts.
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { scanProblems } from '../../src/core/erase/api/vuln-scan.js';
+import { scanProblems } from '../../src/core/erase/spec/vuln-scan.js';
 import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../src/core/erase/config/config.js';
 import { unknownScanner } from '../../src/core/erase/config/scanners.js';
 import { workerPodSpec } from '../../src/core/erase/worker/pod-spec.js';

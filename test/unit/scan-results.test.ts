@@ -3,10 +3,10 @@
 // that fails stops the wait after a grace); status.nodes keeps the scan counts within its budget.
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { createEraseMetrics } from '../../src/core/erase/metrics.js';
+import { createEraseMetrics } from '../../src/core/erase/metrics/metrics.js';
 import { pendingResult, resultFromPod } from '../../src/core/contract/results.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
-import { podImages } from '../../src/core/erase/requester/report.js';
+import { podImages } from '../../src/core/erase-request/report.js';
 import { scannerExit, workerPhase, type PodLike } from '../../src/core/erase/imagejob/pod.js';
 import { decodeNodes, encodeNodes, NODES_BUDGET } from '../../src/core/erase/api/node-status.js';
 import { id } from './scan-fixtures.js';

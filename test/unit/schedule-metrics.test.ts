@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import type { ImageList } from '../../src/core/erase/api/types.js';
-import { createEraseMetrics } from '../../src/core/erase/metrics.js';
+import { createEraseMetrics } from '../../src/core/erase/metrics/metrics.js';
 
 const list = (
   name: string,

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { OUTCOME_COUNTS, OUTCOMES } from '../../src/core/contract/worker-summary.js';
 import { resultFromPod } from '../../src/core/contract/results.js';
-import { podImages } from '../../src/core/erase/requester/report.js';
+import { podImages } from '../../src/core/erase-request/report.js';
 import { terminationSummary } from '../../src/core/noderemove/summary.js';
 import type { Report, Result } from '../../src/core/noderemove/types.js';
 import { repoRoot } from '../support/paths.js';

@@ -3,7 +3,7 @@
 // `inv watch --leader-elect` runs with that token, cluster-wide: it passes inv check, is denied
 // what the ClusterRole does not grant, reconciles every kind, runs the erase controllers and
 // releases its Lease on SIGTERM, with no request denied. The bundle's files: deploy.test.ts.
-import { submitErase, waitForJob } from '../../src/core/erase/requester/request.js';
+import { submitErase, waitForJob } from '../../src/core/erase-request/request.js';
 import { connect, criEndpoint } from '../support/cri.js';
 import { addImages } from '../support/oci.js';
 import { createNodes, FakeKubelet } from '../erase/kubelet.js';

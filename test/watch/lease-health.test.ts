@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { HEARTBEAT_LABEL } from '../../src/core/controller/heartbeat.js';
 import { daemonCheck } from '../../src/core/check/checks.js';
-import { heartbeatHolder, preflight } from '../../src/core/erase/requester/preflight.js';
+import { heartbeatHolder, preflight } from '../../src/core/erase-request/preflight.js';
 import { setupEnv, type Env } from '../inventory/helpers.js';
 import { newNamespace } from '../support/kube.js';
 import { adminKubeconfigPath, killDaemon, spawnDaemon, until, type ChildDaemon } from './helpers.js';

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { submitErase } from '../../src/core/erase/requester/request.js';
+import { submitErase } from '../../src/core/erase-request/request.js';
 import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js';
 import { daemonAccessCheck } from '../../src/core/check/daemon-access.js';
 import { imagesPath, type ImageResource } from '../../src/core/inventory/image-resource.js';

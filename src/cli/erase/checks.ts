@@ -6,10 +6,10 @@ import type { Command } from '@oclif/core';
 import { failLine } from '../process/fail.js';
 import { confirm } from '../process/prompt.js';
 import { colors, spinner } from '../output/style.js';
-import { preflight, type PreflightResult } from '../../core/erase/requester/preflight.js';
+import { preflight, type PreflightResult } from '../../core/erase-request/preflight.js';
 import { KubeTransportError, type KubeRest } from '../../core/kube/rest.js';
 
-/** The preflight (src/core/erase/requester/preflight.ts): every problem at once, exit 2. */
+/** The preflight (src/core/erase-request/preflight.ts): every problem at once, exit 2. */
 export async function runPreflight(
   cmd: Command,
   rest: KubeRest,
@@ -71,7 +71,7 @@ export async function warnReferenced(
   where: () => Promise<string>,
 ): Promise<void> {
   if (targets.length === 0) return;
-  const { inventoryTargets } = await import('../../core/erase/requester/referenced-targets.js');
+  const { inventoryTargets } = await import('../../core/erase-request/referenced-targets.js');
   let found;
   try {
     const seen = await inventoryTargets(rest, targets);

@@ -3,8 +3,8 @@
 // progress line on stderr at least every 30 s (no TTY), and what ^C leaves behind.
 import { Flags } from '@oclif/core';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { follow, type FollowOptions, type RequestSnapshot } from '../../core/erase/requester/follow.js';
-import type { EraseReport } from '../../core/erase/requester/report.js';
+import { follow, type FollowOptions, type RequestSnapshot } from '../../core/erase-request/follow.js';
+import type { EraseReport } from '../../core/erase-request/report.js';
 import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE } from '../../core/erase/api/types.js';
 import type { KubeRest } from '../../core/kube/rest.js';
 import type { SourceKindSpec } from '../../core/inventory/source-kinds.js';

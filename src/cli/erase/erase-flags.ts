@@ -5,7 +5,7 @@ import { Flags } from '@oclif/core';
 import { eraseOutputFlags, standaloneFlag, workersNamespaceFlag } from './common.js';
 import { kubeFlags } from '../flags.js';
 import { DEFAULT_IMAGELIST } from '../../core/erase/api/types.js';
-import { DEFAULT_CONTROLLER_LEASE } from '../../core/erase/requester/preflight.js';
+import { DEFAULT_CONTROLLER_LEASE } from '../../core/erase-request/preflight.js';
 
 export const eraseFlags = {
   images: Flags.string({

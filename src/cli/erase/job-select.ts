@@ -3,7 +3,7 @@
 // to the newest job (showing is harmless); cancel asks for one of the two (stopping someone
 // else's newest job by accident is not).
 import { Args, Flags } from '@oclif/core';
-import { newestJob } from '../../core/erase/requester/follow.js';
+import { newestJob } from '../../core/erase-request/follow.js';
 import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
 

@@ -4,13 +4,13 @@
 // names all three. Nothing here talks to the cluster: connecting comes after, in the command.
 import fs from 'node:fs';
 import { parseDurationMs } from '../../core/duration.js';
-import { PRUNE_ALL, validateImages } from '../../core/erase/api/images.js';
+import { PRUNE_ALL, validateImages } from '../../core/erase/spec/images.js';
 import { listLimitProblems } from '../../core/erase/api/list-limits.js';
-import { DEFAULT_SCANNER, scanProblems, type ScanSpec } from '../../core/erase/api/vuln-scan.js';
-import { parseSelector } from '../../core/erase/api/selector.js';
+import { DEFAULT_SCANNER, scanProblems, type ScanSpec } from '../../core/erase/spec/vuln-scan.js';
+import { parseSelector } from '../../core/erase/spec/selector.js';
 import { parseDuration } from '../../core/erase/config/config.js';
-import { scheduleProblems } from '../../core/erase/imagelist/schedule.js';
-import { rolloutProblems, type RolloutSpec } from '../../core/erase/api/rollout.js';
+import { scheduleProblems } from '../../core/erase/spec/schedule.js';
+import { rolloutProblems, type RolloutSpec } from '../../core/erase/spec/rollout.js';
 import { attempt as attemptFlag } from '../flag-problems.js';
 import type { EraseOutput } from './common.js';
 import { completeTrigger, type TriggerSpec } from './trigger.js';

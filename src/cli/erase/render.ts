@@ -3,13 +3,13 @@
 // one-line progress the spinner and non-TTY stderr show while a job runs.
 import type { Outcome } from '../../core/contract/worker-summary.js';
 import { printOut } from '../output/wrap.js';
-import type { JobEvent } from '../../core/erase/requester/follow.js';
+import type { JobEvent } from '../../core/erase-request/follow.js';
 import {
   reportNodeTraits,
   type EraseReport,
   type ImageOutcome,
   type NodeReport,
-} from '../../core/erase/requester/report.js';
+} from '../../core/erase-request/report.js';
 import { formatBytes } from '../../core/size.js';
 import { renderTable, terminalWidth, type Column } from '../output/table.js';
 import { usagePercent } from '../../core/contract/trigger-results.js';

@@ -2,7 +2,7 @@
 // the same names `inv node-remove` takes, read into the ImageList's spec.imageFs and
 // spec.minUnusedAge, every problem named at once with the other flag rules (erase-options.ts).
 import { parseDurationMs } from '../../core/duration.js';
-import { PRUNE_ALL } from '../../core/erase/api/images.js';
+import { PRUNE_ALL } from '../../core/erase/spec/images.js';
 import type { ImageFsSpec } from '../../core/erase/api/types.js';
 
 export interface TriggerFlags {

@@ -1,5 +1,5 @@
 // `inv erase cancel JOB`: stops a running erase job now. Only inv's own jobs and their own
-// worker Pods are touched (src/core/erase/requester/cancel.ts).
+// worker Pods are touched (src/core/erase-request/cancel.ts).
 import { printErr, printOut } from '../../cli/output/wrap.js';
 import { parseDurationMs } from '../../core/duration.js';
 import { attempt } from '../../cli/flag-problems.js';
@@ -14,7 +14,7 @@ import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
 import { renderCancel } from '../../cli/erase/render.js';
 import { spinner } from '../../cli/output/style.js';
-import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase/requester/cancel.js';
+import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase-request/cancel.js';
 import { isNotFound } from '../../core/kube/rest.js';
 
 export default class EraseCancel extends Command {

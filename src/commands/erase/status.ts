@@ -28,9 +28,9 @@ import {
   requestSnapshot,
   workerPods,
   type RequestSnapshot,
-} from '../../core/erase/requester/follow.js';
-import { buildReport } from '../../core/erase/requester/report.js';
-import { EraseRequestError } from '../../core/erase/requester/request.js';
+} from '../../core/erase-request/follow.js';
+import { buildReport } from '../../core/erase-request/report.js';
+import { EraseRequestError } from '../../core/erase-request/request.js';
 import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
 

@@ -3,8 +3,8 @@
 // a result (never an exception), so one broken part cannot hide the state of the others.
 import { daemonAccessCheck } from './daemon-access.js';
 import { CONFIG_MAP_NAME, ConfigError } from '../erase/config/config.js';
-import { loadConfig, missingConfigMessage, strayExclusionLists } from '../erase/config/settings.js';
-import { heartbeatHolder, neededPermissions } from '../erase/requester/preflight.js';
+import { loadConfig, missingConfigMessage, strayExclusionLists } from '../erase/cluster/settings.js';
+import { heartbeatHolder, neededPermissions } from '../erase-request/preflight.js';
 import { DEFAULT_CONFIG_NAMESPACE, DEFAULT_NAMESPACE as WORKERS_NAMESPACE } from '../erase/api/types.js';
 import { OUR_CRDS, CrdMissingError, type OurCrd } from '../kube/crds.js';
 import { KubeApiError, isNotFound, type KubeRest } from '../kube/rest.js';

@@ -7,8 +7,8 @@
 // check's own, so that a rerun after a check that could not clean up (killed) replaces it,
 // while a list of that name that someone else made is never touched.
 import { sleep } from '../concurrency.js';
-import { PRUNE_ALL } from '../erase/api/images.js';
-import { submitErase, waitForJob } from '../erase/requester/request.js';
+import { PRUNE_ALL } from '../erase/spec/images.js';
+import { submitErase, waitForJob } from '../erase-request/request.js';
 import { statusNodes } from '../erase/api/status-budget.js';
 import { IMAGELISTS_PATH, type ImageList } from '../erase/api/types.js';
 import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';

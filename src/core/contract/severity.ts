@@ -1,5 +1,5 @@
 // The severity words a scanner's answer and the worker's summary use (Trivy's, as Eraser's
-// scanners name them), ranked: what spec.scan.severities accepts (erase/api/vuln-scan.ts) and how
+// scanners name them), ranked: what spec.scan.severities accepts (erase/spec/vuln-scan.ts) and how
 // the worker picks a node's highest (noderemove/vuln-scan/). PURE.
 
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN'] as const;

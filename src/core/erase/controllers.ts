@@ -12,12 +12,12 @@ import { runReconciler } from '../controller/reconcile.js';
 import { WorkQueue } from '../controller/workqueue.js';
 import { KubeRest } from '../kube/rest.js';
 import { noopLogger, type Logger } from '../observability/logger.js';
-import { ImageJobController } from './imagejob/controller.js';
-import { ImageListController } from './imagelist/controller.js';
+import { ImageJobController } from './imagejob-controller.js';
+import { ImageListController } from './imagelist-controller.js';
 import type { ProtectionSource } from './worker/inventory-protection.js';
-import type { EraseMetrics } from './metrics.js';
-import { EraseCache } from './reader.js';
-import { DEFAULT_CONFIG_NAMESPACE } from './config/settings.js';
+import type { EraseMetrics } from './metrics/metrics.js';
+import { EraseCache } from './cluster/reader.js';
+import { DEFAULT_CONFIG_NAMESPACE } from './cluster/settings.js';
 import { IMAGELIST_LABEL, JOB_LABEL, type ImageJob } from './api/types.js';
 
 export interface EraseControllersOptions {

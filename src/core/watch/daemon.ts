@@ -15,7 +15,7 @@ import { CrdGuard } from './crd-guard.js';
 import { registerCacheHealthMetrics } from './cache-health-metrics.js';
 import { eraseRunnable } from './erase-runnable.js';
 import { CacheProtection } from '../erase/worker/inventory-protection.js';
-import { createEraseMetrics } from '../erase/metrics.js';
+import { createEraseMetrics } from '../erase/metrics/metrics.js';
 import {
   Manager,
   type LeaderElectionConfig,

@@ -6,7 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeRest } from '../kube/rest.js';
 import { EraseControllers } from '../erase/controllers.js';
 import type { ProtectionSource } from '../erase/worker/inventory-protection.js';
-import type { EraseMetrics } from '../erase/metrics.js';
+import type { EraseMetrics } from '../erase/metrics/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import { ERASE_CRDS } from '../kube/crds.js';
 import type { CrdGuard } from './crd-guard.js';

@@ -2,10 +2,10 @@
 // the names and labels of the objects a job creates.
 import { createHash } from 'node:crypto';
 import type { EraseConfig } from '../config/config.js';
-import type { ScheduleStatus } from '../imagelist/schedule.js';
-import type { RolloutSpec, RolloutStatus } from './rollout.js';
+import type { ScheduleStatus } from '../spec/schedule.js';
+import type { RolloutSpec, RolloutStatus } from '../spec/rollout.js';
 import type { NodeStatus } from './node-status.js';
-import type { ScanSpec } from './vuln-scan.js';
+import type { ScanSpec } from '../spec/vuln-scan.js';
 
 /** A status condition, as the Kubernetes API conventions describe it (set by conditions.ts). */
 export interface Condition {

@@ -43,8 +43,8 @@ import { isObj } from '../../guards.js';
 import { parse } from 'yaml';
 import { DEFAULT_RUNTIME_SOCKET } from '../../constants.js';
 import { parseDurationMs } from '../../duration.js';
-import { parseSelector } from '../api/selector.js';
-import { rolloutProblems, type RolloutSpec } from '../api/rollout.js';
+import { parseSelector } from '../spec/selector.js';
+import { rolloutProblems, type RolloutSpec } from '../spec/rollout.js';
 import { parseScanners, ScannerConfigError, type ScannerConfig } from './scanners.js';
 import { defaultRequesterLimits, parseRequesterLimits, type RequesterLimits } from './requester-limits.js';
 
@@ -87,7 +87,7 @@ export interface EraseConfig {
   imageFsPath: string;
   /** Skip threshold-run nodes whose Node status shows them surely under the high mark. */
   imageFsPrescreen: boolean;
-  /** Rollout waves of a list without spec.rollout (../api/rollout.ts); absent: every node at once. */
+  /** Rollout waves of a list without spec.rollout (../spec/rollout.ts); absent: every node at once. */
   rollout?: RolloutSpec;
   worker: WorkerConfig;
   /** Scan mode's scanners by name (scanners.ts); absent: none configured. */

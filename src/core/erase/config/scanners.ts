@@ -1,6 +1,6 @@
 // The administrator's scanners (inv-erase-config `scanners:`): what may run beside the worker in
 // scan mode. Only this file's values decide images, environment, resources and host paths; an
-// ImageList picks a scanner by name (api/vuln-scan.ts) and sets policy.
+// ImageList picks a scanner by name (../spec/vuln-scan.ts) and sets policy.
 //
 //   scanners:
 //     trivy:
@@ -15,7 +15,7 @@
 //         timeout: {total: 30m, perImage: 5m}
 import { isObj } from '../../guards.js';
 import { parseDurationMs } from '../../duration.js';
-import { SCANNER_NAME } from '../api/vuln-scan.js';
+import { SCANNER_NAME } from '../spec/vuln-scan.js';
 
 export interface ScannerConfig {
   image: string;

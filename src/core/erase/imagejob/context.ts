@@ -3,10 +3,10 @@
 import type { KubeRest } from '../../kube/rest.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ProtectionSource } from '../worker/inventory-protection.js';
-import type { EraseMetrics } from '../metrics.js';
-import type { EraseReader, RestReader } from '../reader.js';
-import type { AdminSettingsSource } from '../config/settings.js';
-import type { NodeReadiness } from './nodes/node-readiness.js';
+import type { EraseMetrics } from '../metrics/metrics.js';
+import type { EraseReader, RestReader } from '../cluster/reader.js';
+import type { AdminSettingsSource } from '../cluster/settings.js';
+import type { NodeReadiness } from './node-readiness.js';
 import type { MountCheck } from './mount-check.js';
 import type { InputContents } from './input-contents.js';
 

@@ -1,9 +1,9 @@
-// The content of each job's inputs by role (../inputs.ts: the image list, the exclusions, the
+// The content of each job's inputs by role (../worker/inputs.ts: the image list, the exclusions, the
 // protected-set chunks), computed at plan time and kept, by job UID, until their ConfigMaps
 // exist: the protected set of a `*` prune is computed once per job, not at every reconcile.
 // Forgotten once the job has finished.
 import { isApplyPending, type InventoryItem } from '../../apply-inventory/apply-inventory.js';
-import type { AdminSettings } from '../config/settings.js';
+import type { AdminSettings } from '../cluster/settings.js';
 import { inputContents } from '../worker/inputs.js';
 import { sha256Hex } from '../../contract/sha256.js';
 import type { ImageJob } from '../api/types.js';

@@ -1,6 +1,6 @@
-// Events on the ImageJob: one per thing reported, named after it (../events.ts), so a repeated
+// Events on the ImageJob: one per thing reported, named after it (../cluster/events.ts), so a repeated
 // pass writes no second Event; node failures aggregated per pass and bounded per job.
-import { writeEvent } from '../events.js';
+import { writeEvent } from '../cluster/events.js';
 import type { NodeResult } from '../../contract/results.js';
 import type { ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';

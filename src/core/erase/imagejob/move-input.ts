@@ -1,5 +1,5 @@
 // An input ConfigMap whose name is taken by an object this controller did not create is never
-// used: the input moves to a fresh, unguessable name (at most MAX_RENAMES times, ../inputs.ts),
+// used: the input moves to a fresh, unguessable name (at most MAX_RENAMES times, ../worker/inputs.ts),
 // with a Warning Event.
 import { renamed, renames, type JobInput } from '../worker/inputs.js';
 import { inputsOf } from '../worker/pod-spec.js';

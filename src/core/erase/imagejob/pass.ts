@@ -8,7 +8,7 @@ import { canonical } from '../../apply-inventory/same-content.js';
 import type { KubeObject, Owner } from '../../apply-inventory/objects.js';
 import type { InventoryItem } from '../../apply-inventory/apply-inventory.js';
 import { jobConditions } from '../api/conditions.js';
-import type { AdminSettings } from '../config/settings.js';
+import type { AdminSettings } from '../cluster/settings.js';
 import { countResults, type NodeResult } from '../../contract/results.js';
 import { fitNodes, nodesAtomic, roomForNodes } from '../api/status-budget.js';
 import { cleanText } from '../../contract/report-check.js';

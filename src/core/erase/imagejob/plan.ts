@@ -4,9 +4,9 @@
 // and records how many ConfigMaps carry it; without that set the job waits (fail closed), and
 // fails with the reason, having removed nothing, at its deadline or after the administrator's
 // protectionWait (inv-erase-config), whichever comes first.
-import { PRUNE_ALL } from '../api/images.js';
+import { PRUNE_ALL } from '../spec/images.js';
 import { formatDurationMs } from '../../duration.js';
-import { selectNodes } from './nodes/selection.js';
+import { selectNodes } from '../nodes/selection.js';
 import { pendingResult } from '../../contract/results.js';
 import type { ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';

@@ -1,4 +1,4 @@
-// Rollout waves (spec.rollout, see ../api/rollout.ts): which worker Pods apply may create in this
+// Rollout waves (spec.rollout, see ../spec/rollout.ts): which worker Pods apply may create in this
 // pass (rolloutGate, before apply), and after observe the failure budget, the pause before the
 // next wave and when to look again (rolloutProgress). A job without spec.rollout is untouched.
 //
@@ -8,7 +8,7 @@
 // creating Pods but before recording them admits the same items again, and apply adopts them
 // (same name, owner label and digest): no node runs twice, none is passed over.
 import { itemKey, ApplyInventory, type InventoryItem } from '../../apply-inventory/apply-inventory.js';
-import { admissions, resolveRollout, ROLLOUT_STOPPED, type RolloutStatus } from '../api/rollout.js';
+import { admissions, resolveRollout, ROLLOUT_STOPPED, type RolloutStatus } from '../spec/rollout.js';
 import type { JobContext } from './context.js';
 import { jobEvent } from './job-events.js';
 import { timeAfter } from '../../timestamps.js';

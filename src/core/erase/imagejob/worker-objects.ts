@@ -3,7 +3,7 @@
 // wave 1, deleted first), each with the digest of its manifest.
 import { itemKey, type DesiredItem } from '../../apply-inventory/apply-inventory.js';
 import { manifestDigest, type KubeObject, type Owner } from '../../apply-inventory/objects.js';
-import type { AdminSettings } from '../config/settings.js';
+import type { AdminSettings } from '../cluster/settings.js';
 import { GROUP, podNames, type ImageJob } from '../api/types.js';
 import { inputConfigMap, inputsOf, podTemplate, workerPod, type WorkerSettings } from '../worker/pod-spec.js';
 

@@ -6,11 +6,11 @@
 // list's status either way.
 import { createHash } from 'node:crypto';
 import type { KubeRest } from '../../kube/rest.js';
-import { writeEvent } from '../events.js';
-import type { SkippedTick } from './schedule.js';
+import { writeEvent } from '../cluster/events.js';
+import type { SkippedTick } from '../spec/schedule.js';
 import type { ImageList } from '../api/types.js';
 
-export { EVENT_NAMESPACE } from '../events.js';
+export { EVENT_NAMESPACE } from '../cluster/events.js';
 export const SKIP_EVENT_REASON = 'ScheduledRunSkipped';
 const COMPONENT = 'inv-erase-imagelist-controller';
 
@@ -22,7 +22,7 @@ export function skipEventName(list: ImageList, skip: SkippedTick): string {
   return `${list.metadata.name.slice(0, 200)}.skip-${h}`;
 }
 
-/** Creates the Event (events.ts); returns an error text instead of throwing. */
+/** Creates the Event (../cluster/events.ts); returns an error text instead of throwing. */
 export function reportSkip(rest: KubeRest, list: ImageList, skip: SkippedTick): Promise<string | undefined> {
   return writeEvent(rest, {
     name: skipEventName(list, skip),

@@ -13,7 +13,7 @@ import {
   recordStart,
   ScheduleError,
   type SkippedTick,
-} from './schedule.js';
+} from '../spec/schedule.js';
 import {
   isFinished,
   SCHEDULE_TIME_ANNOTATION,

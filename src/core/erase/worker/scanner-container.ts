@@ -7,7 +7,7 @@
 import { isObj } from '../../guards.js';
 import { stringify } from 'yaml';
 import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
-import { severitiesOf, type ScanSpec } from '../api/vuln-scan.js';
+import { severitiesOf, type ScanSpec } from '../spec/vuln-scan.js';
 import { DEFAULT_SCAN_TOTAL, type ScannerConfig } from '../config/scanners.js';
 import { CRI_SOCKET_IN_SCANNER, SHARED_DIR } from '../../contract/scanner-contract.js';
 import type { WorkerArgs } from '../../contract/worker-command.js';

@@ -7,7 +7,7 @@
 // (specProblem): a copy of a live dry-run list's owner and UID that asks for other images, or
 // for a real run, is refused.
 import { isDeepStrictEqual } from 'node:util';
-import type { EraseReader } from '../../reader.js';
+import type { EraseReader } from '../../cluster/reader.js';
 import { parseDuration } from '../../config/config.js';
 import { API_VERSION, type ImageJob, type ImageList } from '../../api/types.js';
 
@@ -27,7 +27,7 @@ export function ownerProblem(job: ImageJob): string | undefined {
 
 /**
  * Pure: where the job's request differs from what the ImageList controller makes of the list
- * (imagelist/controller.ts), or undefined. Settings the administrator's configuration supplies
+ * (imagelist-controller.ts), or undefined. Settings the administrator's configuration supplies
  * (exclusions, which only keep images; a default rollout, which only slows a job) are not the
  * list's to decide and are not compared; the worker's settings are never read from a job.
  */

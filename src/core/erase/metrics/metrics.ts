@@ -1,11 +1,11 @@
 // Prometheus metrics of the erase controllers, registered on the daemon's registry. Counted once
 // per finished job, by the reconcile that records the finish (a job is finished once).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { JobCounts, NodeResult } from '../contract/results.js';
-import type { ImageJob, ImageList } from './api/types.js';
-import { nodeFailureReason, SCAN_FAILURE_REASONS } from '../contract/scan-failures.js';
-import { scheduleSamples } from './imagelist/schedule-metrics.js';
-import { queueSample } from './imagejob/admission/queue-metrics.js';
+import type { JobCounts, NodeResult } from '../../contract/results.js';
+import type { ImageJob, ImageList } from '../api/types.js';
+import { nodeFailureReason, SCAN_FAILURE_REASONS } from '../../contract/scan-failures.js';
+import { scheduleSamples } from './schedule-metrics.js';
+import { queueSample } from './queue-metrics.js';
 
 export interface EraseMetrics {
   /** A job reached Completed or Failed; removals and bytes count only when it was not a dry run. */

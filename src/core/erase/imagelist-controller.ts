@@ -7,29 +7,29 @@
 // A finished job's phase and counts are copied into the list's status.
 // A list with spec.schedule is different: its generations start nothing, its ticks do
 // (scheduled-runs.ts); removing the schedule is not a request either, the next generation is.
-import { rfc3339 } from '../../timestamps.js';
-import { isAlreadyExists, isTransient, type KubeRest } from '../../kube/rest.js';
+import { rfc3339 } from '../timestamps.js';
+import { isAlreadyExists, isTransient, type KubeRest } from '../kube/rest.js';
 import {
   requeueAfter,
   TerminalError,
   type ReconcileResult,
   type Reconciler,
-} from '../../controller/reconcile.js';
-import { noopLogger, type Logger } from '../../observability/logger.js';
-import { listConditions } from '../api/conditions.js';
-import { ConfigError, parseDuration, type EraseConfig } from '../config/config.js';
-import { summarizeImages, validateImages } from '../api/images.js';
-import { scanProblems } from '../api/vuln-scan.js';
-import { unknownScanner } from '../config/scanners.js';
-import { jobSizeProblem, listLimitProblems } from '../api/list-limits.js';
-import { RestReader, type EraseReader } from '../reader.js';
-import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from '../config/settings.js';
-import { parseSelector } from '../api/selector.js';
-import { policyProblem } from '../config/policy.js';
-import { limitsOf, requesterLimitProblem } from '../config/requester-limits.js';
-import { reconcileScheduled } from './scheduled-runs.js';
-import { reportSkip } from './schedule-events.js';
-import { rolloutProblems } from '../api/rollout.js';
+} from '../controller/reconcile.js';
+import { noopLogger, type Logger } from '../observability/logger.js';
+import { listConditions } from './api/conditions.js';
+import { ConfigError, parseDuration, type EraseConfig } from './config/config.js';
+import { summarizeImages, validateImages } from './spec/images.js';
+import { scanProblems } from './spec/vuln-scan.js';
+import { unknownScanner } from './config/scanners.js';
+import { jobSizeProblem, listLimitProblems } from './api/list-limits.js';
+import { RestReader, type EraseReader } from './cluster/reader.js';
+import { DEFAULT_CONFIG_NAMESPACE, loadConfig, loadExclusions } from './cluster/settings.js';
+import { parseSelector } from './spec/selector.js';
+import { policyProblem } from './config/policy.js';
+import { limitsOf, requesterLimitProblem } from './config/requester-limits.js';
+import { reconcileScheduled } from './imagelist/scheduled-runs.js';
+import { reportSkip } from './imagelist/schedule-events.js';
+import { rolloutProblems } from './spec/rollout.js';
 import {
   API_VERSION,
   CANCELLED_ANNOTATION,
@@ -45,7 +45,7 @@ import {
   type ImageJob,
   type ImageList,
   type ImageListStatus,
-} from '../api/types.js';
+} from './api/types.js';
 
 export interface ListControllerOptions {
   /** Writes (and confirming reads the cache cannot answer) go here. */

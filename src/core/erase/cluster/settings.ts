@@ -7,9 +7,9 @@
 // them from it. They were once read from the workers' namespace, where creating a ConfigMap is
 // a much smaller right: a configuration found only there is refused, never read.
 import { KubeRest } from '../../kube/rest.js';
-import { CONFIG_KEY, CONFIG_MAP_NAME, ConfigError, parseConfig, type EraseConfig } from './config.js';
-import { parseExclusionData } from '../api/images.js';
-import { RestReader, type EraseReader } from '../reader.js';
+import { CONFIG_KEY, CONFIG_MAP_NAME, ConfigError, parseConfig, type EraseConfig } from '../config/config.js';
+import { parseExclusionData } from '../spec/images.js';
+import { RestReader, type EraseReader } from './reader.js';
 
 export { DEFAULT_CONFIG_NAMESPACE } from '../api/types.js';
 

@@ -19,39 +19,39 @@
 // worker-objects.ts (worker objects as inventory items), input-contents.ts, nodes/ (selection, readiness, prescreen),
 // live.ts, job-events.ts. The inventory's waves are walked by ApplyInventory
 // (src/core/apply-inventory/apply-inventory.ts), never here.
-import { unknownScanner } from '../config/scanners.js';
-import type { KubeRest } from '../../kube/rest.js';
-import { requeueAfter, type ReconcileResult, type Reconciler } from '../../controller/reconcile.js';
-import { noopLogger, type Logger } from '../../observability/logger.js';
-import { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
-import { ScanProtection, type ProtectionSource } from '../worker/inventory-protection.js';
-import type { EraseMetrics } from '../metrics.js';
-import { RestReader, type EraseReader } from '../reader.js';
-import { statusNodes } from '../api/status-budget.js';
-import { ConfigError } from '../config/config.js';
-import { AdminSettingsSource, DEFAULT_CONFIG_NAMESPACE } from '../config/settings.js';
-import { policyProblem } from '../config/policy.js';
-import { limitsOf, requesterLimitProblem } from '../config/requester-limits.js';
-import { apply } from './apply.js';
-import { cleanUp, finalize } from './cleanup.js';
-import type { JobContext } from './context.js';
-import { finish } from './finish.js';
-import { reportFailures } from './job-events.js';
-import { NodeReadiness } from './nodes/node-readiness.js';
-import { MountCheck } from './mount-check.js';
-import { observe } from './observe.js';
-import { beginPass, recordStatus, type Pass } from './pass.js';
-import { plan } from './plan.js';
-import { isQueued, waitInQueue } from './admission/queue.js';
-import { prepare } from './prepare.js';
-import { rolloutApplied, rolloutGate, rolloutProgress } from './rollout.js';
-import { InputContents } from './input-contents.js';
-import { checkTrust, refuse } from './admission/trust-check.js';
-import { jobOwner } from './worker-objects.js';
-import { failRefused, refusal } from './status-refused.js';
-import { reportTooLarge } from './status-too-large.js';
+import { unknownScanner } from './config/scanners.js';
+import type { KubeRest } from '../kube/rest.js';
+import { requeueAfter, type ReconcileResult, type Reconciler } from '../controller/reconcile.js';
+import { noopLogger, type Logger } from '../observability/logger.js';
+import { ApplyInventory } from '../apply-inventory/apply-inventory.js';
+import { ScanProtection, type ProtectionSource } from './worker/inventory-protection.js';
+import type { EraseMetrics } from './metrics/metrics.js';
+import { RestReader, type EraseReader } from './cluster/reader.js';
+import { statusNodes } from './api/status-budget.js';
+import { ConfigError } from './config/config.js';
+import { AdminSettingsSource, DEFAULT_CONFIG_NAMESPACE } from './cluster/settings.js';
+import { policyProblem } from './config/policy.js';
+import { limitsOf, requesterLimitProblem } from './config/requester-limits.js';
+import { apply } from './imagejob/apply.js';
+import { cleanUp, finalize } from './imagejob/cleanup.js';
+import type { JobContext } from './imagejob/context.js';
+import { finish } from './imagejob/finish.js';
+import { reportFailures } from './imagejob/job-events.js';
+import { NodeReadiness } from './imagejob/node-readiness.js';
+import { MountCheck } from './imagejob/mount-check.js';
+import { observe } from './imagejob/observe.js';
+import { beginPass, recordStatus, type Pass } from './imagejob/pass.js';
+import { plan } from './imagejob/plan.js';
+import { isQueued, waitInQueue } from './imagejob/admission/queue.js';
+import { prepare } from './imagejob/prepare.js';
+import { rolloutApplied, rolloutGate, rolloutProgress } from './imagejob/rollout.js';
+import { InputContents } from './imagejob/input-contents.js';
+import { checkTrust, refuse } from './imagejob/admission/trust-check.js';
+import { jobOwner } from './imagejob/worker-objects.js';
+import { failRefused, refusal } from './imagejob/status-refused.js';
+import { reportTooLarge } from './imagejob/status-too-large.js';
 
-export { protectsInventory } from './plan.js';
+export { protectsInventory } from './imagejob/plan.js';
 
 export interface JobControllerOptions {
   /** Writes (and confirming reads the cache cannot answer) go here. */

@@ -1,9 +1,9 @@
 // What a prompt says about the nodes a request touches: "3 of 5 node(s) matching pool=gpu
 // (2 skipped: cordoned, not ready)", by the same selection the ImageJob controller makes, over
 // the cluster's configuration (every default when there is none).
-import { KubeApiError, type KubeRest } from '../../kube/rest.js';
-import { DEFAULT_CONFIG, type EraseConfig } from '../config/config.js';
-import { selectNodes, type NodeLike } from '../imagejob/nodes/selection.js';
+import { KubeApiError, type KubeRest } from '../kube/rest.js';
+import { DEFAULT_CONFIG, type EraseConfig } from '../erase/config/config.js';
+import { selectNodes, type NodeLike } from '../erase/nodes/selection.js';
 
 /** The summary, or undefined when Nodes may not be read (403). */
 export async function nodeSummary(

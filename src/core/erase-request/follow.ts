@@ -1,8 +1,8 @@
 // Following a request or a job until it finishes: one poll a second of the ImageList and its
 // ImageJob, and every few seconds of the job's worker Pods (which Pods run, which wait, and at
 // the end each node's image list). Everything the caller shows comes as an EraseReport.
-import { sleep } from '../../concurrency.js';
-import { isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
+import { sleep } from '../concurrency.js';
+import { isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import { buildReport, type EraseReport, type WorkerPod } from './report.js';
 import { requestState } from './request.js';
 import {
@@ -12,7 +12,7 @@ import {
   JOB_LABEL,
   type ImageJob,
   type ImageList,
-} from '../api/types.js';
+} from '../erase/api/types.js';
 
 export interface RequestSnapshot {
   list: ImageList;

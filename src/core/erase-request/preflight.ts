@@ -2,14 +2,14 @@
 // A few GETs and SelfSubjectAccessReviews, each with the client's deadline, so a request that
 // could only wait until --timeout (no controller, no workers' namespace, no configuration, a
 // missing permission) fails in seconds with every reason at once.
-import type { KubeRest } from '../../kube/rest.js';
-import { isNotFound, KubeApiError } from '../../kube/rest.js';
-import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig, type EraseConfig } from '../config/config.js';
-import { policyProblem, type PolicyRequest } from '../config/policy.js';
-import { limitsOf, requesterLimitProblem, type RequestDurations } from '../config/requester-limits.js';
-import { missingConfigMessage, moveCommand } from '../config/settings.js';
-import { DEFAULT_CONFIG_NAMESPACE, GROUP, IMAGELISTS_PATH } from '../api/types.js';
-import { HEARTBEAT_LABEL, leasesPath } from '../../controller/heartbeat.js';
+import type { KubeRest } from '../kube/rest.js';
+import { isNotFound, KubeApiError } from '../kube/rest.js';
+import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig, type EraseConfig } from '../erase/config/config.js';
+import { policyProblem, type PolicyRequest } from '../erase/config/policy.js';
+import { limitsOf, requesterLimitProblem, type RequestDurations } from '../erase/config/requester-limits.js';
+import { missingConfigMessage, moveCommand } from '../erase/cluster/settings.js';
+import { DEFAULT_CONFIG_NAMESPACE, GROUP, IMAGELISTS_PATH } from '../erase/api/types.js';
+import { HEARTBEAT_LABEL, leasesPath } from '../controller/heartbeat.js';
 
 /** The Lease `inv watch --leader-elect` holds (and the shipped Deployment runs with). */
 export const DEFAULT_CONTROLLER_LEASE = 'image-inventory-system/image-inventory-controller';

@@ -4,10 +4,10 @@
 // node) and, while they exist, the job's worker Pods, whose termination messages carry each
 // node's list of targets, images and outcomes (the worker's compact summary,
 // src/core/noderemove/summary.ts). Removed and would-remove are separate numbers.
-import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../../contract/worker-summary.js';
-import { nodeTraitsOf, type NodeOutcome, type NodeOutcomeTraits } from '../../contract/node-outcomes.js';
-import { statusNodes } from '../api/status-budget.js';
-import { shownPhase, type ImageJob, type ImageList } from '../api/types.js';
+import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../contract/worker-summary.js';
+import { nodeTraitsOf, type NodeOutcome, type NodeOutcomeTraits } from '../contract/node-outcomes.js';
+import { statusNodes } from '../erase/api/status-budget.js';
+import { shownPhase, type ImageJob, type ImageList } from '../erase/api/types.js';
 
 export const REPORT_API_VERSION = 'cli.imageinventory.dev/v1';
 

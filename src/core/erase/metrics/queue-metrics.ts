@@ -2,7 +2,7 @@
 // a place among maxConcurrentJobs, or for what planning needs): how many, and how long the oldest
 // has waited. A queue that only grows, or an oldest age past a night, means the places are held:
 // by long jobs, or by requesters (requesterLimits, ../../config/requester-limits.ts).
-import { isFinished, type ImageJob } from '../../api/types.js';
+import { isFinished, type ImageJob } from '../api/types.js';
 
 export interface QueueSample {
   queued: number;

@@ -18,7 +18,7 @@ export const NODE_STATUS_MAX_IMAGES = 50;
 /** Unpacked bytes per listed (compressed) byte assumed at most. */
 export const PRESCREEN_FACTOR = 5;
 
-/** What the erase cache keeps of a Node for the screen (reader.ts stripNode). */
+/** What the erase cache keeps of a Node for the screen (../cluster/reader.ts stripNode). */
 export interface PrescreenFacts {
   /** Sum of status.images[].sizeBytes. */
   listedBytes: number;

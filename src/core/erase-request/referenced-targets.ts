@@ -2,11 +2,11 @@
 // references? The removal goes ahead (the user named the image on purpose), but `inv erase`
 // names the users first, and asks on a TTY. Reads the Image resources; a cluster without the
 // Image CRD has no inventory to consult.
-import { isNotFound, type KubeRest } from '../../kube/rest.js';
-import { imagesPath, type ImageResource } from '../../inventory/image-resource.js';
-import { normalizeRef, parseDigestOrId } from '../../refs/normalize.js';
-import { distance } from '../../edit-distance.js';
-import { summarizeImages } from '../api/images.js';
+import { isNotFound, type KubeRest } from '../kube/rest.js';
+import { imagesPath, type ImageResource } from '../inventory/image-resource.js';
+import { normalizeRef, parseDigestOrId } from '../refs/normalize.js';
+import { distance } from '../edit-distance.js';
+import { summarizeImages } from '../erase/spec/images.js';
 
 export interface ReferencedTarget {
   target: string;

@@ -14,14 +14,14 @@
 //   - absence: a worker object missing from the cache may be one we created a moment ago.
 //     Callers that would act on "it is gone" (drop it from the inventory, fail its node) confirm
 //     with `confirmGone`, one GET, only in that rare case.
-import { withFanOut } from '../concurrency.js';
-import { isNotFound, type KubeRest } from '../kube/rest.js';
-import type { Logger } from '../observability/logger.js';
-import type { KubeObject } from '../apply-inventory/objects.js';
-import { Informer, type CachedObject } from '../controller/informer.js';
-import type { NodeLike } from './imagejob/nodes/selection.js';
-import { prescreenFacts, type PrescreenFacts } from './imagejob/nodes/prescreen.js';
-import { matches, parseSelector } from './api/selector.js';
+import { withFanOut } from '../../concurrency.js';
+import { isNotFound, type KubeRest } from '../../kube/rest.js';
+import type { Logger } from '../../observability/logger.js';
+import type { KubeObject } from '../../apply-inventory/objects.js';
+import { Informer, type CachedObject } from '../../controller/informer.js';
+import type { NodeLike } from '../nodes/selection.js';
+import { prescreenFacts, type PrescreenFacts } from '../nodes/prescreen.js';
+import { matches, parseSelector } from '../spec/selector.js';
 import {
   IMAGEJOBS_PATH,
   IMAGELIST_LABEL,
@@ -29,7 +29,7 @@ import {
   JOB_LABEL,
   type ImageJob,
   type ImageList,
-} from './api/types.js';
+} from '../api/types.js';
 
 export interface ConfigMapLike {
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
@@ -40,7 +40,7 @@ export interface ConfigMapLike {
 export interface ErasedNode extends NodeLike {
   metadata: { name: string; labels?: Record<string, string> };
   status?: { conditions?: { type?: string; status?: string; reason?: string; message?: string }[] };
-  /** For threshold runs: the node's listed images and capacity, summed (imagejob/nodes/prescreen.ts). */
+  /** For threshold runs: the node's listed images and capacity, summed (../nodes/prescreen.ts). */
   prescreen?: PrescreenFacts;
 }
 

@@ -1,8 +1,8 @@
 // Which nodes a job targets: only nodes matching the request's --node-selector are part of the
 // job at all; among those, the configured node filter (include: only nodes matching any
 // selector; exclude: nodes matching any selector are skipped), then NotReady and cordoned nodes, which are skipped with a reason (by default).
-import type { EraseConfig } from '../../config/config.js';
-import { matches, parseSelector } from '../../api/selector.js';
+import type { EraseConfig } from '../config/config.js';
+import { matches, parseSelector } from '../spec/selector.js';
 import { surelyBelow, type PrescreenFacts } from './prescreen.js';
 
 export interface NodeLike {

@@ -4,8 +4,8 @@
 // namespace. Order: the job is deleted first (its deletionTimestamp stops the controller from
 // starting more workers; its finalizer makes the controller delete the job's ConfigMaps and
 // PodTemplate), then its running workers, so removal stops now even when no controller runs.
-import { rfc3339 } from '../../timestamps.js';
-import { isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
+import { rfc3339 } from '../timestamps.js';
+import { isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import {
   CANCELLED_ANNOTATION,
   IMAGEJOBS_PATH,
@@ -15,7 +15,7 @@ import {
   MANAGED_BY,
   MANAGED_BY_LABEL,
   type ImageJob,
-} from '../api/types.js';
+} from '../erase/api/types.js';
 
 export class CancelRefusedError extends Error {}
 

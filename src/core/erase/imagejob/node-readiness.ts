@@ -1,9 +1,9 @@
 // Whether an overdue worker's node is still there and Ready. Node readiness comes from one LIST
 // shared by every job, at most every 5 s by the injected clock, and only while some worker is
 // overdue, so healthy jobs cost no extra request.
-import type { EraseReader } from '../../reader.js';
-import type { StartFailure } from '../../worker/start-failure.js';
-import type { PodLike } from '../pod.js';
+import type { EraseReader } from '../cluster/reader.js';
+import type { StartFailure } from '../worker/start-failure.js';
+import type { PodLike } from './pod.js';
 
 const MEMO_MS = 5000;
 

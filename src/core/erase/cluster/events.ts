@@ -4,8 +4,8 @@
 // what the Event reports), so a reconcile that reports the same thing again finds the Event
 // there instead of writing a second one: Events stay bounded by what happened, not by how often
 // it was looked at. Writing an Event never fails a reconcile: the status says the same.
-import { isAlreadyExists, type KubeRest } from '../kube/rest.js';
-import { API_VERSION } from './api/types.js';
+import { isAlreadyExists, type KubeRest } from '../../kube/rest.js';
+import { API_VERSION } from '../api/types.js';
 
 export const EVENT_NAMESPACE = 'default';
 

@@ -2,10 +2,10 @@
 // (a new generation, so the same list run twice starts two jobs), then follow its job. A
 // scheduled request writes the schedule instead and carries no request id: its ticks start the
 // jobs, and writing the same schedule twice changes nothing.
-import { sleep } from '../../concurrency.js';
+import { sleep } from '../concurrency.js';
 import { randomUUID } from 'node:crypto';
-import type { ScanSpec } from '../api/vuln-scan.js';
-import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../../kube/rest.js';
+import type { ScanSpec } from '../erase/spec/vuln-scan.js';
+import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import {
   API_VERSION,
   IMAGEJOBS_PATH,
@@ -15,8 +15,8 @@ import {
   type ImageList,
   type ImageFsSpec,
   type ImageListSpec,
-} from '../api/types.js';
-import type { RolloutSpec } from '../api/rollout.js';
+} from '../erase/api/types.js';
+import type { RolloutSpec } from '../erase/spec/rollout.js';
 
 export interface EraseRequest {
   name: string;
