@@ -157,7 +157,7 @@ describe('erase attacks by RBAC-limited users (whole cluster; workers and config
       };
       // (An object with exactly the real content would be adopted: its bytes are the ones the
       // controller writes, see src/core/apply-inventory/same-content.ts and
-      // test/erase/adopt-unrecorded.test.ts. Every forgery here carries the attacker's content.)
+      // test/apply-inventory/adopt-unrecorded.test.ts. Every forgery here carries the attacker's content.)
       const bodies = [
         forge(IMAGES_ROLE, imagesConfigMapName(jobName), listContent([PRUNE_ALL]), listContent([ref('x')])),
         forge(EXCLUDE_ROLE, excludeConfigMapName(jobName), listContent([ref('x')]), listContent([])),

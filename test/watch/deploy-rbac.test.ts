@@ -160,7 +160,7 @@ describe('deploy/ install bundle', function () {
     it('reconciles every kind, writes Events and holds the Lease, with no request denied', async () => {
       // Cluster-wide on the suite's shared API server, which holds every earlier file's
       // namespaces: paced at the default write rate, the first build of all of them takes longer
-      // than this test waits (the pacing has its own tests: test/foundation/rate-limit.test.ts).
+      // than this test waits (the pacing has its own tests: test/kube/rate-limit.test.ts).
       d = spawnDaemon([
         '--kubeconfig',
         kubeconfig,
