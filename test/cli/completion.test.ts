@@ -11,9 +11,10 @@ import path from 'node:path';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH } from '../../src/core/erase/api/types.js';
-import { adminConfig, kubeconfigPath, newNamespace } from '../support/kube.js';
+import { adminConfig, kubeconfigPath } from '../support/kube.js';
 import { createDryRunListAndJob } from '../support/erase-objects.js';
 import { kubectlBin, repoRoot } from '../support/paths.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 
@@ -56,10 +57,10 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     return shell('bash', ['-c', script]).split('\n').filter(Boolean);
   };
 
+  useNamespace('habits-compl', (n) => (ns = n));
   before(async () => {
     const rest = new KubeRest(adminConfig());
     await installCrds(rest);
-    ns = await newNamespace('habits-compl');
     list = `complete-${ns.slice(-6)}`;
     job = `${list}-1-fghij`;
     await createDryRunListAndJob(rest, list, job);

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { kubeconfigPath, newNamespace } from '../support/kube.js';
+import { kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
 import { setupEnv, template, type Env } from '../inventory/helpers.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 const DEPLOYMENTS = 4;
 const PER = 500;
@@ -34,9 +35,9 @@ describe('exit with output pending in a slow pipe (the shipped bundle)', functio
   let env: Env;
   let ns: string;
 
+  useNamespace('drain', (n) => (ns = n));
   before(async () => {
     env = await setupEnv();
-    ns = await newNamespace('drain');
     // Each Deployment: 250 valid refs and 250 invalid ones (upper case in the repository).
     for (let d = 0; d < DEPLOYMENTS; d++) {
       const images = Array.from({ length: PER }, (_, i) =>

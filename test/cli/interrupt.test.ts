@@ -4,59 +4,15 @@
 // left running in the cluster) are in test/erase/interrupt.test.ts.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import http from 'node:http';
-import type net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { EXIT_INTERRUPTED } from '../../src/cli/process/exit-codes.js';
 import { repoRoot } from '../support/paths.js';
 import { CTRL_C, runOnPty } from '../support/pty.js';
-
-/** An API server that accepts every request and never answers. */
-async function silentApiServer(): Promise<{
-  kubeconfig: string;
-  requests(): number;
-  close(): Promise<void>;
-}> {
-  const sockets = new Set<net.Socket>();
-  let requests = 0;
-  const server = http.createServer(() => void requests++);
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-sigint-'));
-  const kubeconfig = path.join(dir, 'config');
-  fs.writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        { name: 'hung', cluster: { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } },
-      ],
-      users: [{ name: 'u', user: { token: 't' } }],
-      contexts: [{ name: 'hung', context: { cluster: 'hung', user: 'u' } }],
-      'current-context': 'hung',
-    }),
-  );
-  return {
-    kubeconfig,
-    requests: () => requests,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+import { silentApiServer, type SilentApiServer } from '../support/silent-apiserver.js';
 
 describe('Ctrl-C (real pseudo-terminal)', function () {
   this.timeout(60_000);
-  let hung: Awaited<ReturnType<typeof silentApiServer>>;
+  let hung: SilentApiServer;
   before(async () => {
     hung = await silentApiServer();
   });

@@ -9,9 +9,10 @@ import * as k8s from '@kubernetes/client-node';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { IMAGEJOBS_PATH, IMAGELISTS_PATH } from '../../src/core/erase/api/types.js';
-import { adminConfig, kubeconfigPath, newNamespace } from '../support/kube.js';
+import { adminConfig, kubeconfigPath } from '../support/kube.js';
 import { createDryRunListAndJob } from '../support/erase-objects.js';
 import { runCli } from './run-cli.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 describe('kubectl output habits against the API server: jsonpath, custom-columns, --sort-by', function () {
   this.timeout(120_000);
@@ -26,11 +27,11 @@ describe('kubectl output habits against the API server: jsonpath, custom-columns
     return r;
   };
 
+  useNamespace('habits-out', (n) => (ns = n));
   before(async () => {
     const rest = new KubeRest(adminConfig());
     await installCrds(rest);
     kc = kubeconfigPath();
-    ns = await newNamespace('habits-out');
     const core = adminConfig().makeApiClient(k8s.CoreV1Api);
     // Three images with 1, 2 and 3 users, created in an order that sorts no way by itself.
     const pods: [string, string][] = [

@@ -10,8 +10,9 @@ import { parse as parseYaml } from 'yaml';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { repoRoot } from '../support/paths.js';
-import { adminConfig, kubeconfigPath, newNamespace } from '../support/kube.js';
+import { adminConfig, kubeconfigPath } from '../support/kube.js';
 import { runCli } from './run-cli.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 const schemaDir = path.join(repoRoot, 'docs', 'schemas');
 const kinds = fs
@@ -37,12 +38,12 @@ function validate(kind: string, args: string[], expectStatus = 0): Record<string
 describe('JSON output documents (docs/schemas)', () => {
   let ns: string;
   let kc: string;
+  useNamespace('schemas', (n) => (ns = n));
   before(async () => {
     const rest = new KubeRest(adminConfig());
     await installCrds(rest);
     rest.close();
     kc = kubeconfigPath();
-    ns = await newNamespace('schemas');
     const core = adminConfig().makeApiClient(k8s.CoreV1Api);
     await core.createNamespacedPod({
       namespace: ns,

@@ -5,11 +5,10 @@
 // colour escape under NO_COLOR. Piped output stays whole.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
-import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { CTRL_C, runOnPty as driveOnPty } from '../support/pty.js';
+import { silentApiServer, type SilentApiServer } from '../support/silent-apiserver.js';
 import { runOnPty } from './pty.js';
 import { runCli } from './run-cli.js';
 
@@ -93,35 +92,14 @@ describe('80 columns on a terminal (pseudo-terminal)', function () {
   });
 
   describe('the spinner (inv check against an API server that never answers)', () => {
-    let server: http.Server;
+    let hung: SilentApiServer;
     let kubeconfig: string;
-    const sockets = new Set<net.Socket>();
     before(async () => {
-      server = http.createServer(() => undefined);
-      server.on('connection', (s) => {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-      });
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      const port = (server.address() as net.AddressInfo).port;
-      kubeconfig = path.join(dir, 'hung');
-      fs.writeFileSync(
-        kubeconfig,
-        JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [
-            { name: 'h', cluster: { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } },
-          ],
-          users: [{ name: 'u', user: { token: 't' } }],
-          contexts: [{ name: 'h', context: { cluster: 'h', user: 'u' } }],
-          'current-context': 'h',
-        }),
-      );
+      hung = await silentApiServer();
+      kubeconfig = hung.kubeconfig;
     });
     after(async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
+      await hung.close();
     });
     const spin = (env: NodeJS.ProcessEnv) =>
       driveOnPty(['check', '--kubeconfig', kubeconfig], {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { kubeconfigPath } from '../support/kube.js';
 import { envFlags, inv } from './cli-helpers.js';
 import { EraseEnv, eraseEnvPerTest } from './helpers.js';
+import { serviceAccountToken } from '../support/service-account.js';
 
 describe('inv erase lifecycle (CLI, real API server)', function () {
   this.timeout(150_000);
@@ -137,22 +138,12 @@ describe('inv erase lifecycle (CLI, real API server)', function () {
     await env.rest.request('POST', `/api/v1/namespaces/${env.namespace}/serviceaccounts`, {
       body: { metadata: { name: sa } },
     });
-    const tok = await env.rest.request<{ status: { token: string } }>(
-      'POST',
-      `/api/v1/namespaces/${env.namespace}/serviceaccounts/${sa}/token`,
-      {
-        body: {
-          apiVersion: 'authentication.k8s.io/v1',
-          kind: 'TokenRequest',
-          spec: { expirationSeconds: 600 },
-        },
-      },
-    );
+    const token = await serviceAccountToken(env.rest, env.namespace, sa, 600);
     const admin = fs.readFileSync(kubeconfigPath(), 'utf8');
     const kc = JSON.parse(JSON.stringify((await import('yaml')).parse(admin))) as {
       users: { name: string; user: Record<string, unknown> }[];
     };
-    for (const u of kc.users) u.user = { token: tok.status.token };
+    for (const u of kc.users) u.user = { token };
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-sa-'));
     const file = path.join(dir, 'config');
     fs.writeFileSync(file, JSON.stringify(kc));

@@ -30,9 +30,9 @@ import { KubeRest } from '../../src/core/kube/rest.js';
 import { adminConfig, kubeconfigPath } from '../support/kube.js';
 import { waitFor } from '../support/cri.js';
 import { applyBundle, SA, SYSTEM_NS, WORKERS_NS } from '../watch/deploy-helpers.js';
-import { writeTokenKubeconfig } from '../watch/helpers.js';
 import { createNodes } from './kubelet.js';
 import { inv } from './cli-helpers.js';
+import { serviceAccountToken, writeTokenKubeconfig } from '../support/service-account.js';
 
 const tag = randomBytes(3).toString('hex');
 const configPath = `/api/v1/namespaces/${SYSTEM_NS}/configmaps/${CONFIG_MAP_NAME}`;
@@ -63,20 +63,10 @@ describe('erase: requesters cannot hold the cleanup (shipped RBAC)', function ()
       },
     });
     await createNodes(rest, [{ name: `rl-${tag}`, labels: { 'erase-test': tag } }]);
-    const tr = await rest.request<{ status: { token: string } }>(
-      'POST',
-      `/api/v1/namespaces/${SYSTEM_NS}/serviceaccounts/${SA}/token`,
-      {
-        body: {
-          apiVersion: 'authentication.k8s.io/v1',
-          kind: 'TokenRequest',
-          spec: { expirationSeconds: 3600 },
-        },
-      },
-    );
+    const token = await serviceAccountToken(rest, SYSTEM_NS, SA);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-rl-'));
     const kc = new k8s.KubeConfig();
-    kc.loadFromFile(writeTokenKubeconfig(adminConfig(), tr.status.token, path.join(dir, 'kubeconfig')));
+    kc.loadFromFile(writeTokenKubeconfig(adminConfig(), token, path.join(dir, 'kubeconfig')));
     controllers = new EraseControllers({
       kubeConfig: kc,
       namespace: WORKERS_NS,

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
+import { serviceAccountToken } from '../support/service-account.js';
 
 interface VersionReport {
   server?: { version: string };
@@ -41,18 +42,7 @@ describe('the bundled program authenticates as client-node does', function () {
       await rest.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
         body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'exec-user' } },
       });
-      const tr = await rest.request<{ status: { token: string } }>(
-        'POST',
-        `/api/v1/namespaces/${ns}/serviceaccounts/exec-user/token`,
-        {
-          body: {
-            apiVersion: 'authentication.k8s.io/v1',
-            kind: 'TokenRequest',
-            spec: { expirationSeconds: 600 },
-          },
-        },
-      );
-      token = tr.status.token;
+      token = await serviceAccountToken(rest, ns, 'exec-user', 600);
     } finally {
       rest.close();
     }

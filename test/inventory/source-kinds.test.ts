@@ -12,10 +12,11 @@ import { parseSourceKinds } from '../../src/core/inventory/declared-kinds.js';
 import { discoverKinds } from '../../src/core/inventory/discover-kinds.js';
 import type { ImageResource } from '../../src/core/inventory/image-resource.js';
 import { runCli } from '../cli/run-cli.js';
-import { kubeconfigPath, newNamespace } from '../support/kube.js';
+import { kubeconfigPath } from '../support/kube.js';
 import { startDaemon, until } from '../watch/helpers.js';
 import { inventory, listImages, setupEnv, type Env } from './helpers.js';
 import { docs, installRollouts, KINDS_FILE, ROLLOUTS, type Obj } from './source-kinds-helpers.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 const BLUE = 'docker.io/argoproj/rollouts-demo:blue';
 const GREEN = 'docker.io/argoproj/rollouts-demo:green';
@@ -52,10 +53,10 @@ describe('declared source kinds (Argo Rollouts, real API server)', function () {
     };
   };
 
+  useNamespace('kinds-argo', (n) => (ns = n));
   before(async () => {
     env = await setupEnv();
     const dir = await installRollouts(env);
-    ns = await newNamespace('kinds-argo');
     // Two of Argo's own examples: a Rollout with its template, and one referencing a Deployment.
     const examples = [
       ...docs(path.join(dir, 'examples', 'rollout-canary.yaml')),

@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { repoRoot } from '../support/paths.js';
 import type { NodeEraseEnv } from './helpers.js';
+import { serviceAccountToken } from '../support/service-account.js';
 
 export interface Rule {
   apiGroups: string[];
@@ -80,22 +81,12 @@ export async function makeUser(
       subjects,
     });
   }
-  const tr = await rest.request<{ status: { token: string } }>(
-    'POST',
-    `/api/v1/namespaces/${home}/serviceaccounts/${name}/token`,
-    {
-      body: {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 3600 },
-      },
-    },
-  );
+  const token = await serviceAccountToken(rest, home, name);
   const cluster = env.kc.getCurrentCluster()!;
   const kc = new k8s.KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'c', server: cluster.server, caData: cluster.caData, caFile: cluster.caFile }],
-    users: [{ name, token: tr.status.token }],
+    users: [{ name, token }],
     contexts: [{ name, cluster: 'c', user: name }],
     currentContext: name,
   });

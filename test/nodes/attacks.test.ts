@@ -34,10 +34,11 @@ import {
 } from '../../src/core/erase/api/types.js';
 import { inputConfigMap } from '../../src/core/erase/worker/pod-spec.js';
 import { manifestDigest, stamp } from '../../src/core/apply-inventory/objects.js';
-import { until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { until, type WholeCluster } from '../support/nodes.js';
 import { dropUser, inv, makeUser, roles, statusOf, tmpDir, type User } from './attacks-helpers.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv } from './helpers.js';
 import fs from 'node:fs';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 const EVIL_CONFIG = 'runtimeSocket: /run/evil.sock\nworker:\n  image: evil.example/rootkit:1\n';
 
@@ -82,9 +83,9 @@ describe('erase attacks by RBAC-limited users (whole cluster; workers and config
     started = true;
   };
 
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000);
-    c = await wholeCluster();
     env = await new NodeEraseEnv(c).setup({ separateConfig: true });
     W = env.namespace;
     C = env.configNamespace;
@@ -156,7 +157,7 @@ describe('erase attacks by RBAC-limited users (whole cluster; workers and config
       };
       // (An object with exactly the real content would be adopted: its bytes are the ones the
       // controller writes, see src/core/apply-inventory/same-content.ts and
-      // test/erase/adopt-unrecorded.test.ts. Every forgery here carries the attacker's content.)
+      // test/apply-inventory/adopt-unrecorded.test.ts. Every forgery here carries the attacker's content.)
       const bodies = [
         forge(IMAGES_ROLE, imagesConfigMapName(jobName), listContent([PRUNE_ALL]), listContent([ref('x')])),
         forge(EXCLUDE_ROLE, excludeConfigMapName(jobName), listContent([ref('x')]), listContent([])),

@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { runCli } from '../cli/run-cli.js';
-import { wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { type WholeCluster } from '../support/nodes.js';
 import { killDaemon, spawnDaemon, type ChildDaemon } from '../watch/helpers.js';
 import { NodeEraseEnv } from './helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 describe('inv check --nodes on real nodes', function () {
   this.timeout(300_000);
@@ -16,9 +17,9 @@ describe('inv check --nodes on real nodes', function () {
   const lease = `inv-check-${randomBytes(3).toString('hex')}`;
   let flags: string[];
 
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000); // the first suite to ask starts the whole cluster
-    c = await wholeCluster();
     env = await new NodeEraseEnv(c).setup();
     // Workers mount the CRI socket: their namespace runs at the privileged level.
     await env.rest.request('PATCH', `/api/v1/namespaces/${env.namespace}`, {

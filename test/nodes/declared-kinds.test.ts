@@ -16,9 +16,10 @@ import { imagesPath, type ImageResource } from '../../src/core/inventory/image-r
 import { SourceKinds } from '../../src/core/inventory/source-kinds.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { runCli } from '../cli/run-cli.js';
-import { kubectl, nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { kubectl, nodeCri, until, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, NodeEraseEnv, nodeImageIds, results } from './helpers.js';
 import { reportFromLogs } from '../support/worker-logs.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 const crd = (group: string, kind: string) => ({
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -50,9 +51,9 @@ describe('Pods of an undeclared kind and a declared kind on the whole cluster (r
   let env: NodeEraseEnv;
   let dir: string;
   let group: string;
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000);
-    c = await wholeCluster();
     env = await new NodeEraseEnv(c).setup();
     // CRDs are cluster-wide: a group of this run's own.
     group = `k${env.tag}.e2e.imageinventory.dev`;

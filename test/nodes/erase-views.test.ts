@@ -9,8 +9,9 @@ import { groupImages, renderEraseReport } from '../../src/cli/erase/render.js';
 import { buildReport } from '../../src/core/erase-request/report.js';
 import { workerPods } from '../../src/core/erase-request/follow.js';
 import { IMAGELISTS_PATH, type ImageJob, type ImageList } from '../../src/core/erase/api/types.js';
-import { kubectl, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { kubectl, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv, results } from './helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 describe('erase names what it removes; the kubectl views (real nodes)', function () {
   this.timeout(180_000);
@@ -18,9 +19,9 @@ describe('erase names what it removes; the kubectl views (real nodes)', function
   let env: NodeEraseEnv;
   let n1: string;
   let n2: string;
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000); // the first suite to ask starts the whole cluster
-    c = await wholeCluster();
     [n1, n2] = c.nodes.map((n) => n.name) as [string, string];
   });
   beforeEach(async () => {

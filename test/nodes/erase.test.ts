@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { podNames } from '../../src/core/erase/api/types.js';
 import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
 import { WORKER_NODE_OPTIONS } from '../../src/core/erase/worker/pod-spec.js';
-import { kubectl, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { kubectl, nodesScript, until, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv, results } from './helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 describe('erase on real nodes (kubelet + containerd per node)', function () {
   this.timeout(180_000);
@@ -14,9 +15,9 @@ describe('erase on real nodes (kubelet + containerd per node)', function () {
   let env: NodeEraseEnv;
   let n1: string;
   let n2: string;
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000); // the first suite to ask starts the whole cluster
-    c = await wholeCluster();
     [n1, n2] = c.nodes.map((n) => n.name) as [string, string];
   });
   beforeEach(async () => {

@@ -17,16 +17,10 @@ import { installCrds } from '../../src/core/kube/crd-install.js';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
 import { createLogger } from '../../src/core/observability/logger.js';
 import { buildImagesArchive, type BuiltImage, type ImageInput } from '../support/oci.js';
-import {
-  clusterConfig,
-  newClusterNamespace,
-  nodeCri,
-  until,
-  wholeCluster,
-  type WholeCluster,
-} from '../support/nodes.js';
+import { clusterConfig, newClusterNamespace, nodeCri, until, type WholeCluster } from '../support/nodes.js';
 import { repoRoot } from '../support/paths.js';
 import { imageJob } from '../erase/helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 interface OciModule {
   importArchive(opts: { address: string; file: string; snapshotter?: string }): void;
@@ -281,10 +275,7 @@ export const results = (job: ImageJob): Record<string, NodeResult> =>
 export function nodeEraseEnvPerTest(set: (c: WholeCluster, env: NodeEraseEnv) => void): void {
   let c: WholeCluster;
   let env: NodeEraseEnv;
-  before(async function () {
-    this.timeout(600_000);
-    c = await wholeCluster();
-  });
+  useWholeCluster((x) => (c = x));
   beforeEach(async () => {
     env = await new NodeEraseEnv(c).setup();
     env.startControllers();

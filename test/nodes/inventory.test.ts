@@ -6,15 +6,9 @@ import assert from 'node:assert/strict';
 import { imagesPath, type ImageResource } from '../../src/core/inventory/image-resource.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
-import {
-  clusterConfig,
-  kubectl,
-  newClusterNamespace,
-  until,
-  wholeCluster,
-  type WholeCluster,
-} from '../support/nodes.js';
+import { clusterConfig, kubectl, newClusterNamespace, until, type WholeCluster } from '../support/nodes.js';
 import { startDaemon, type InProcessDaemon } from '../watch/helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 interface Owned {
   metadata: {
@@ -31,9 +25,9 @@ describe('inventory under inv watch with real controllers and nodes', function (
   let rest: KubeRest;
   let ns: string;
   let daemon: InProcessDaemon;
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000);
-    c = await wholeCluster();
     rest = new KubeRest(clusterConfig(c));
     await installCrds(rest);
     ns = await newClusterNamespace(c, 'inv-real');

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { readCrds } from '../../src/core/kube/crd-install.js';
 import { runCli } from '../cli/run-cli.js';
-import { kubectl, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { kubectl, until, type WholeCluster } from '../support/nodes.js';
 import { NodeEraseEnv } from './helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 interface Column {
   name: string;
@@ -27,9 +28,9 @@ describe('CRD printer columns under kubectl get (real API server)', function () 
   this.timeout(180_000);
   let c: WholeCluster;
   let env: NodeEraseEnv;
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000);
-    c = await wholeCluster();
     env = await new NodeEraseEnv(c).setup();
     env.startControllers();
   });

@@ -5,9 +5,10 @@
 // unreferenced image, and the bytes it reports are what the runtime listed for what went.
 import assert from 'node:assert/strict';
 import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
-import { kubectl, nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { kubectl, nodeCri, until, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, NodeEraseEnv, results } from './helpers.js';
 import { reportFromLogs } from '../support/worker-logs.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 /** Image ID → size, as node i's runtime lists them. */
 async function listed(c: WholeCluster, i: number): Promise<Map<string, number>> {
@@ -23,9 +24,9 @@ describe('erase --all-unused keeps what the inventory references (real nodes)', 
   this.timeout(300_000);
   let c: WholeCluster;
   let env: NodeEraseEnv;
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000);
-    c = await wholeCluster();
     env = await new NodeEraseEnv(c).setup();
     env.startControllers();
   });

@@ -6,10 +6,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { isNotFound } from '../../src/core/kube/rest.js';
-import { nodeCri, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { nodeCri, type WholeCluster } from '../support/nodes.js';
 import { ctrFor, pullSecret, registryScript, type Registry } from '../support/registry.js';
 import { NodeEraseEnv, results } from './helpers.js';
 import { forgetPullRecords, removeRefs } from './pull-records.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 const SECRET = 'inv-worker-pull';
 
@@ -22,9 +23,9 @@ describe('worker image pull secrets (a registry that requires credentials)', fun
   let ctr = '';
   const criAddress = (i: number) => c.nodes[i]!.criEndpoint.replace(/^unix:\/\//, '');
 
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000); // the first suite to ask starts the whole cluster
-    c = await wholeCluster();
     const registry = await registryScript();
     const started = Date.now();
     reg = await registry.start({ timeoutMs: 30_000 });

@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
 import { imagesPath, type ImageResource } from '../../src/core/inventory/image-resource.js';
 import { runCli } from '../cli/run-cli.js';
-import { kubectl, nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { kubectl, nodeCri, until, type WholeCluster } from '../support/nodes.js';
 import { reportFromLogs } from '../support/worker-logs.js';
 import { importToNodes, NodeEraseEnv, nodeImageIds } from './helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 interface PodView {
   metadata: { name: string; ownerReferences?: { kind: string; name: string }[] };
@@ -55,9 +56,9 @@ describe('every running revision counts (real nodes)', function () {
     return { users: img?.status?.users, kinds: img?.status?.kinds };
   };
 
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(900_000);
-    c = await wholeCluster();
     env = await new NodeEraseEnv(c).setup();
     ns = env.namespace;
     env.startControllers();

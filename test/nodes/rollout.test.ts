@@ -1,8 +1,9 @@
 // Rollout waves on real nodes: with spec.rollout.maxParallel 1, a 2-node erase runs the nodes one
 // after the other, as the real kubelets' container start and finish times show.
 import assert from 'node:assert/strict';
-import { wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { type WholeCluster } from '../support/nodes.js';
 import { NodeEraseEnv, results } from './helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 interface Terminated {
   startedAt?: string;
@@ -13,10 +14,7 @@ describe('erase rollout waves on real nodes', function () {
   this.timeout(180_000);
   let c: WholeCluster;
   let env: NodeEraseEnv;
-  before(async function () {
-    this.timeout(600_000); // the first suite to ask starts the whole cluster
-    c = await wholeCluster();
-  });
+  useWholeCluster((x) => (c = x));
   beforeEach(async () => {
     env = await new NodeEraseEnv(c).setup();
     env.startControllers();

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
-import { nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { nodeCri, until, type WholeCluster } from '../support/nodes.js';
 import { repoRoot } from '../support/paths.js';
 import {
   CLEAN_BASH,
@@ -25,6 +25,7 @@ import {
 } from '../support/scan.js';
 import { runCli } from '../cli/run-cli.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv, results } from './helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 /** Imports a scanner image archive into every node. */
 async function importScanner(c: WholeCluster, img: ScannerImage): Promise<void> {
@@ -69,9 +70,9 @@ describe('erase --vulnerable with Trivy on real nodes (inv node-scan, and Eraser
   let tmp: string;
   let dbHost: string;
   let brokenHost: string;
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(1_200_000);
-    c = await wholeCluster();
     const [inv, eraser] = [await invScannerImage(), await eraserScannerImage()];
     await importScanner(c, inv);
     await importScanner(c, eraser);

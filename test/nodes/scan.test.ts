@@ -11,9 +11,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
-import { nodeCri, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { nodeCri, until, type WholeCluster } from '../support/nodes.js';
 import { repoRoot } from '../support/paths.js';
 import { importToNodes, nodeImageIds, NodeEraseEnv, results } from './helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 interface ScannerImage {
   ref: string;
@@ -77,9 +78,9 @@ describe('erase --vulnerable on real nodes (a scanner container beside the worke
   let c: WholeCluster;
   let env: NodeEraseEnv;
   let scanner: ScannerImage;
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000);
-    c = await wholeCluster();
     scanner = await importTestScanner(c);
     env = await new NodeEraseEnv(c).setup();
     env.startControllers();

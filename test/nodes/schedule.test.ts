@@ -16,8 +16,9 @@ import {
   type ImageList,
 } from '../../src/core/erase/api/types.js';
 import { killDaemon, leaderFlags, spawnDaemon, type ChildDaemon } from '../watch/helpers.js';
-import { kubectl, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { kubectl, until, type WholeCluster } from '../support/nodes.js';
 import { NodeEraseEnv } from './helpers.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 describe('erase: a schedule of every minute under inv watch, SIGKILLed between ticks (real nodes)', function () {
   this.timeout(480_000);
@@ -25,9 +26,9 @@ describe('erase: a schedule of every minute under inv watch, SIGKILLed between t
   let env: NodeEraseEnv;
   let daemon: ChildDaemon | undefined;
   let name = '';
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000);
-    c = await wholeCluster();
     env = await new NodeEraseEnv(c).setup();
     name = `every-minute-${env.tag}`;
     env.lists.push(name);

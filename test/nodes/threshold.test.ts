@@ -11,9 +11,10 @@ import { PRUNE_ALL } from '../../src/core/erase/spec/images.js';
 import { STATE_FILE } from '../../src/core/noderemove/trigger/unused-state-file.js';
 import { hundredths } from '../../src/core/contract/trigger-results.js';
 import { podImages, type WorkerPod } from '../../src/core/erase-request/report.js';
-import { kubectl, nodeCri, nodesScript, until, wholeCluster, type WholeCluster } from '../support/nodes.js';
+import { kubectl, nodeCri, nodesScript, until, type WholeCluster } from '../support/nodes.js';
 import { importToNodes, NodeEraseEnv, nodeImageIds, results } from './helpers.js';
 import { reportFromLogs } from '../support/worker-logs.js';
+import { useWholeCluster } from '../support/suite-hooks.js';
 
 const MiB = 1024 * 1024;
 const DAY = 86_400_000;
@@ -39,9 +40,9 @@ describe('erase by need: image-fs thresholds and a minimum unused age (real node
   let c: WholeCluster;
   let env: NodeEraseEnv;
   let names: string[];
+  useWholeCluster((x) => (c = x));
   before(async function () {
     this.timeout(600_000);
-    c = await wholeCluster();
     names = c.nodes.map((n) => n.name);
     env = await new NodeEraseEnv(c).setup();
     // The record in a folder each node has of its own (under the common CRI path every node

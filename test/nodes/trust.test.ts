@@ -11,6 +11,7 @@ import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { until, type WholeCluster } from '../support/nodes.js';
 import { NodeEraseEnv, nodeEraseEnvPerTest } from './helpers.js';
+import { serviceAccountToken } from '../support/service-account.js';
 
 interface Pod {
   metadata: { name: string; namespace: string };
@@ -194,22 +195,12 @@ describe('erase trust boundary and cleanup (whole cluster)', function () {
       },
     });
     try {
-      const tr = await env.rest.request<{ status: { token: string } }>(
-        'POST',
-        `/api/v1/namespaces/${env.namespace}/serviceaccounts/${sa}/token`,
-        {
-          body: {
-            apiVersion: 'authentication.k8s.io/v1',
-            kind: 'TokenRequest',
-            spec: { expirationSeconds: 3600 },
-          },
-        },
-      );
+      const token = await serviceAccountToken(env.rest, env.namespace, sa);
       const cluster = env.kc.getCurrentCluster()!;
       const kc = new k8s.KubeConfig();
       kc.loadFromOptions({
         clusters: [{ name: 'c', server: cluster.server, caData: cluster.caData }],
-        users: [{ name: sa, token: tr.status.token }],
+        users: [{ name: sa, token }],
         contexts: [{ name: 'x', cluster: 'c', user: sa }],
         currentContext: 'x',
       });

@@ -7,6 +7,7 @@ import { runCli } from '../cli/run-cli.js';
 import { setupEnv, template, podSpec, type Env } from '../inventory/helpers.js';
 import { kubeconfigPath, newNamespace } from '../support/kube.js';
 import { startDaemon, until, type InProcessDaemon } from '../watch/helpers.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 describe('Image users and inv images (real API server)', function () {
   this.timeout(120_000);
@@ -27,9 +28,9 @@ describe('Image users and inv images (real API server)', function () {
       },
     });
 
+  useNamespace('users', (n) => (ns = n));
   before(async () => {
     env = await setupEnv();
-    ns = await newNamespace('users');
     d = await startDaemon(env.kc, { namespaces: [ns], logLevel: 'info' });
   });
   after(async () => {

@@ -25,9 +25,9 @@ import {
   scrape,
   spawnDaemon,
   until,
-  writeTokenKubeconfig,
   type ChildDaemon,
 } from './helpers.js';
+import { serviceAccountToken, writeTokenKubeconfig } from '../support/service-account.js';
 
 /**
  * A log line that reports a denied request: a 403 or "forbidden" in one of its text fields (a
@@ -62,19 +62,9 @@ describe('deploy/ install bundle', function () {
     before(async () => {
       env = await setupEnv();
       await applyBundle(env.rest);
-      const tr = await env.rest.request<{ status: { token: string } }>(
-        'POST',
-        `/api/v1/namespaces/${SYSTEM_NS}/serviceaccounts/${SA}/token`,
-        {
-          body: {
-            apiVersion: 'authentication.k8s.io/v1',
-            kind: 'TokenRequest',
-            spec: { expirationSeconds: 3600 },
-          },
-        },
-      );
+      const token = await serviceAccountToken(env.rest, SYSTEM_NS, SA);
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-sa-'));
-      kubeconfig = writeTokenKubeconfig(env.kc, tr.status.token, path.join(dir, 'kubeconfig'));
+      kubeconfig = writeTokenKubeconfig(env.kc, token, path.join(dir, 'kubeconfig'));
       const kc = new k8s.KubeConfig();
       kc.loadFromFile(kubeconfig);
       saRest = new KubeRest(kc);
@@ -170,7 +160,7 @@ describe('deploy/ install bundle', function () {
     it('reconciles every kind, writes Events and holds the Lease, with no request denied', async () => {
       // Cluster-wide on the suite's shared API server, which holds every earlier file's
       // namespaces: paced at the default write rate, the first build of all of them takes longer
-      // than this test waits (the pacing has its own tests: test/foundation/rate-limit.test.ts).
+      // than this test waits (the pacing has its own tests: test/kube/rate-limit.test.ts).
       d = spawnDaemon([
         '--kubeconfig',
         kubeconfig,

@@ -2,7 +2,6 @@
 // (`node bin/run.js watch ...`), metric scraping, and polling helpers.
 import * as k8s from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { imagesPath, type ImageResource } from '../../src/core/inventory/image-resource.js';
 import type { KubeRest } from '../../src/core/kube/rest.js';
@@ -246,20 +245,6 @@ export async function inventory(rest: KubeRest, ns: string): Promise<Record<stri
 
 export const sameInventory = (a: Record<string, string>, b: Record<string, string>) =>
   JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
-
-/** A kubeconfig file for `server`/CA of the admin config with a bearer token. */
-export function writeTokenKubeconfig(admin: k8s.KubeConfig, token: string, file: string): string {
-  const cluster = admin.getCurrentCluster()!;
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: cluster.server, caData: cluster.caData }],
-    users: [{ name: 'u', token }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
-  fs.writeFileSync(file, kc.exportConfig(), { mode: 0o600 });
-  return file;
-}
 
 export function adminKubeconfigPath(): string {
   return process.env.INV_TEST_KUBECONFIG!;

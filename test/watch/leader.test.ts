@@ -21,6 +21,7 @@ import {
   until,
   type ChildDaemon,
 } from './helpers.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 describe('inv watch with leader election (child processes)', function () {
   this.timeout(120_000);
@@ -29,10 +30,10 @@ describe('inv watch with leader election (child processes)', function () {
   let leaseNs: string;
   const daemons: ChildDaemon[] = [];
 
+  useNamespace('watch-le', (n) => (ns = n));
+  useNamespace('watch-le-lease', (n) => (leaseNs = n));
   before(async () => {
     env = await setupEnv();
-    ns = await newNamespace('watch-le');
-    leaseNs = await newNamespace('watch-le-lease');
     await env.apps.createNamespacedDeployment({ namespace: ns, body: deployment('app', ['app:1']) });
   });
 

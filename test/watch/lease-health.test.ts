@@ -12,6 +12,7 @@ import { heartbeatHolder, preflight } from '../../src/core/erase-request/preflig
 import { setupEnv, type Env } from '../inventory/helpers.js';
 import { newNamespace } from '../support/kube.js';
 import { adminKubeconfigPath, killDaemon, spawnDaemon, until, type ChildDaemon } from './helpers.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 describe('inv watch: Lease failures and the heartbeat without leader election', function () {
   this.timeout(90_000);
@@ -19,9 +20,9 @@ describe('inv watch: Lease failures and the heartbeat without leader election', 
   let watched: string;
   const daemons: ChildDaemon[] = [];
 
+  useNamespace('lease-health', (n) => (watched = n));
   before(async () => {
     env = await setupEnv();
-    watched = await newNamespace('lease-health');
   });
   afterEach(async () => {
     await Promise.all(daemons.splice(0).map((d) => killDaemon(d)));

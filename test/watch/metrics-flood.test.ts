@@ -13,17 +13,10 @@ import path from 'node:path';
 import { CONNECTION_LIMITS } from '../../src/core/observability/connection-guard.js';
 import { setupEnv, type Env } from '../inventory/helpers.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
-import {
-  deployment,
-  images,
-  killDaemon,
-  metric,
-  spawnDaemon,
-  until,
-  writeTokenKubeconfig,
-  type ChildDaemon,
-} from './helpers.js';
+import { deployment, images, killDaemon, metric, spawnDaemon, until, type ChildDaemon } from './helpers.js';
 import { get, metricsAccounts } from './metrics-helpers.js';
+import { writeTokenKubeconfig } from '../support/service-account.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 /** The resident memory of a process, in MB. */
 function rssMb(pid: number): number {
@@ -41,9 +34,9 @@ describe('secure metrics under hostile clients (child daemon, shipped RBAC, real
   const watched: string[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-metrics-flood-'));
 
+  useNamespace('metrics-flood', (n) => (ns = n));
   before(async () => {
     env = await setupEnv();
-    ns = await newNamespace('metrics-flood');
     accounts = await metricsAccounts(env.rest, ns);
     for (const p of ['writes-base', 'writes-flood']) watched.push(await newNamespace(p));
     const kubeconfig = writeTokenKubeconfig(

@@ -6,6 +6,7 @@ import https from 'node:https';
 import { readBundle } from '../../src/core/install/bundle.js';
 import { applyObject, type KubeObject } from '../../src/core/kube/apply.js';
 import type { KubeRest } from '../../src/core/kube/rest.js';
+import { serviceAccountToken } from '../support/service-account.js';
 
 export interface Answer {
   status: number;
@@ -51,20 +52,7 @@ export function get(
  */
 export async function metricsAccounts(admin: KubeRest, ns: string) {
   const bindings: string[] = [];
-  const token = async (sa: string) =>
-    (
-      await admin.request<{ status: { token: string } }>(
-        'POST',
-        `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`,
-        {
-          body: {
-            apiVersion: 'authentication.k8s.io/v1',
-            kind: 'TokenRequest',
-            spec: { expirationSeconds: 3600 },
-          },
-        },
-      )
-    ).status.token;
+  const token = (sa: string) => serviceAccountToken(admin, ns, sa);
   const bind = async (sa: string, role: string) => {
     const name = `${ns}-${sa}`;
     bindings.push(name);

@@ -22,15 +22,8 @@ import { conversionWebhook, POISON } from '../support/conversion-webhook.js';
 import { setupEnv, type Env } from '../inventory/helpers.js';
 import { newNamespace } from '../support/kube.js';
 import { applyBundle, bundle, SA, SYSTEM_NS } from './deploy-helpers.js';
-import {
-  killDaemon,
-  metric,
-  scrape,
-  spawnDaemon,
-  until,
-  writeTokenKubeconfig,
-  type ChildDaemon,
-} from './helpers.js';
+import { killDaemon, metric, scrape, spawnDaemon, until, type ChildDaemon } from './helpers.js';
+import { serviceAccountToken, writeTokenKubeconfig } from '../support/service-account.js';
 
 const GROUP = 'poison.example.com';
 const KIND = `Gadget.${GROUP}`;
@@ -120,18 +113,8 @@ describe('a poisoned declared kind under the shipped RBAC: the daemon says so, a
       path.join(dir, 'kinds.yaml'),
       `apiVersion: cli.imageinventory.dev/v1\nkind: SourceKinds\nkinds:\n  - {group: ${GROUP}, version: v2, kind: Gadget, plural: gadgets, podTemplates: [spec.template]}\n`,
     );
-    const tr = await env.rest.request<{ status: { token: string } }>(
-      'POST',
-      `/api/v1/namespaces/${SYSTEM_NS}/serviceaccounts/${SA}/token`,
-      {
-        body: {
-          apiVersion: 'authentication.k8s.io/v1',
-          kind: 'TokenRequest',
-          spec: { expirationSeconds: 3600 },
-        },
-      },
-    );
-    writeTokenKubeconfig(env.kc, tr.status.token, path.join(dir, 'kubeconfig'));
+    const token = await serviceAccountToken(env.rest, SYSTEM_NS, SA);
+    writeTokenKubeconfig(env.kc, token, path.join(dir, 'kubeconfig'));
     await until('v2 served through the webhook', () =>
       env.rest.list(`/apis/${GROUP}/v2/gadgets`).then(
         () => true,

@@ -14,9 +14,11 @@ import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { CONNECTION_LIMITS } from '../../src/core/observability/connection-guard.js';
 import { selfSignedCertificate } from '../../src/core/observability/self-signed.js';
-import { adminConfig, newNamespace } from '../support/kube.js';
-import { startDaemon, until, writeTokenKubeconfig, type InProcessDaemon } from './helpers.js';
+import { adminConfig } from '../support/kube.js';
+import { startDaemon, until, type InProcessDaemon } from './helpers.js';
 import { get, metricsAccounts } from './metrics-helpers.js';
+import { writeTokenKubeconfig } from '../support/service-account.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 describe('secure metrics (--metrics-secure) against the real API server', function () {
   this.timeout(120_000);
@@ -28,9 +30,9 @@ describe('secure metrics (--metrics-secure) against the real API server', functi
   const token = (sa: string) => accounts!.token(sa);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-secure-metrics-'));
 
+  useNamespace('secure-metrics', (n) => (ns = n));
   before(async () => {
     admin = new KubeRest(adminConfig());
-    ns = await newNamespace('secure-metrics');
     await installCrds(admin);
     accounts = await metricsAccounts(admin, ns);
     tokens = accounts.tokens;

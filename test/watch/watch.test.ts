@@ -15,7 +15,6 @@ import {
   type Env,
 } from '../inventory/helpers.js';
 import { imageResourceName } from '../../src/core/inventory/naming.js';
-import { newNamespace } from '../support/kube.js';
 import {
   images,
   inventory,
@@ -28,6 +27,7 @@ import {
   until,
   type InProcessDaemon,
 } from './helpers.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 describe('inv watch (in process, real API server)', function () {
   this.timeout(120_000);
@@ -36,10 +36,10 @@ describe('inv watch (in process, real API server)', function () {
   let other: string;
   let d: InProcessDaemon;
 
+  useNamespace('watch', (n) => (ns = n));
+  useNamespace('watch-other', (n) => (other = n));
   before(async () => {
     env = await setupEnv();
-    ns = await newNamespace('watch');
-    other = await newNamespace('watch-other');
     // Something in the other namespace, for the --namespaces test.
     await env.apps.createNamespacedDeployment({
       namespace: other,

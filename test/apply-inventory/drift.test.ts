@@ -22,7 +22,8 @@ import {
   type KubeObject,
   type Owner,
 } from '../../src/core/apply-inventory/objects.js';
-import { adminConfig, newNamespace } from '../support/kube.js';
+import { adminConfig } from '../support/kube.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 interface Pod extends KubeObject {
   status?: { phase?: string; startTime?: string };
@@ -34,12 +35,11 @@ describe('reconciler: drift of worker Pods (API server)', function () {
   let ns: string;
   const owner: Owner = { uid: randomUUID(), description: 'test/Drift/d' };
 
+  useNamespace('drift', (n) => (ns = n), { remove: true });
   before(async () => {
     rest = new KubeRest(adminConfig());
-    ns = await newNamespace('drift');
   });
   after(async () => {
-    await rest.request('DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
     rest.close();
   });
 

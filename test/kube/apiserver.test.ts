@@ -5,17 +5,18 @@ import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeApiError, KubeRest } from '../../src/core/kube/rest.js';
-import { adminConfig, newNamespace } from '../support/kube.js';
+import { adminConfig } from '../support/kube.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 describe('test API server (real kube-apiserver)', () => {
   let kc: k8s.KubeConfig;
   let rest: KubeRest;
   let ns: string;
 
+  useNamespace('smoke', (n) => (ns = n));
   before(async () => {
     kc = adminConfig();
     rest = new KubeRest(kc);
-    ns = await newNamespace('smoke');
   });
   after(() => rest.close());
 

@@ -9,8 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
-import { adminConfig, newNamespace } from '../support/kube.js';
+import { adminConfig } from '../support/kube.js';
 import { runCli, type CliResult } from '../cli/run-cli.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 // What `inv scan --dry-run` reads in a namespace: the source kinds, ReplicaSets, the Images.
 const READER_RULES: k8s.V1PolicyRule[] = [
@@ -52,13 +53,13 @@ describe('kubectl connection flags on the API server', function () {
   const scanned = (r: CliResult) => r.status === 0 && JSON.parse(r.stdout).namespaces?.length === 1;
   const forbidden = (ns: string) => `error: namespace ${ns}: forbidden: you may not list`;
 
+  useNamespace('connflags', (n) => (mine = n));
+  useNamespace('connflags-other', (n) => (other = n));
   before(async () => {
     const kc = adminConfig();
     const rest = new KubeRest(adminConfig());
     await installCrds(rest);
     rest.close();
-    mine = await newNamespace('connflags');
-    other = await newNamespace('connflags-other');
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
     for (const ns of [mine, other]) {

@@ -6,10 +6,6 @@
 // included: this server cannot report another version without a rebuild.)
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import type net from 'node:net';
-import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { apiServerChecks } from '../../src/core/check/checks.js';
 import type { VersionInfo } from '../../src/core/kube/kube-version.js';
@@ -18,6 +14,7 @@ import { SUPPORTED_RANGE, TESTED_KUBERNETES } from '../../src/core/kube/supporte
 import { runCli } from '../cli/run-cli.js';
 import { adminConfig, kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
+import { silentApiServer } from '../support/silent-apiserver.js';
 
 interface CheckDoc {
   passed: boolean;
@@ -100,29 +97,8 @@ describe('the server’s version in inv check and inv version (real API server)'
 
   it('inv version against a server that never answers: the Server line within --request-timeout, exit 0', async () => {
     // A socket that accepts and never answers, as a hung API server does.
-    const sockets = new Set<net.Socket>();
-    const server = http.createServer(() => undefined);
-    server.on('connection', (s) => {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as net.AddressInfo).port;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-hung-'));
-    const kc = path.join(dir, 'config');
-    fs.writeFileSync(
-      kc,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [
-          { name: 'hung', cluster: { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } },
-        ],
-        users: [{ name: 'u', user: { token: 't' } }],
-        contexts: [{ name: 'hung', context: { cluster: 'hung', user: 'u' } }],
-        'current-context': 'hung',
-      }),
-    );
+    const hung = await silentApiServer();
+    const kc = hung.kubeconfig;
     try {
       // The server runs in this process, so the CLI runs beside it, not blocking it.
       const started = Date.now();
@@ -142,9 +118,7 @@ describe('the server’s version in inv check and inv version (real API server)'
       assert.equal(lines.length, 2);
       assert.ok(ms < 15_000, `${ms} ms`);
     } finally {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-      fs.rmSync(dir, { recursive: true, force: true });
+      await hung.close();
     }
   });
 });

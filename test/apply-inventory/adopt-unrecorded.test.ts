@@ -15,7 +15,8 @@ import {
   type KubeObject,
   type Owner,
 } from '../../src/core/apply-inventory/objects.js';
-import { adminConfig, newNamespace } from '../support/kube.js';
+import { adminConfig } from '../support/kube.js';
+import { useNamespace } from '../support/suite-hooks.js';
 
 describe('reconciler: objects created before a crash, UID not recorded (API server)', function () {
   this.timeout(60_000);
@@ -23,12 +24,11 @@ describe('reconciler: objects created before a crash, UID not recorded (API serv
   let ns: string;
   const owner: Owner = { uid: randomUUID(), description: 'test/Adopt/a' };
 
+  useNamespace('adopt', (n) => (ns = n), { remove: true });
   before(async () => {
     rest = new KubeRest(adminConfig());
-    ns = await newNamespace('adopt');
   });
   after(async () => {
-    await rest.request('DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
     rest.close();
   });
 
