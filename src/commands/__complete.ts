@@ -106,14 +106,11 @@ async function lookup(
   }
   const { kc } = cluster(target);
   const { KubeRest, METADATA_LIST_ACCEPT } = await import('../core/kube/rest.js');
-  const { IMAGEJOBS_PATH, IMAGELISTS_PATH } = await import('../core/erase/api/types.js');
+  const { resourcePath } = await import('../core/kube/resources.js');
   startDeadline();
-  const path =
-    source === 'namespaces'
-      ? '/api/v1/namespaces'
-      : source === 'imagelists'
-        ? IMAGELISTS_PATH
-        : IMAGEJOBS_PATH;
+  const path = resourcePath(
+    source === 'namespaces' ? 'Namespace' : source === 'imagelists' ? 'ImageList' : 'ImageJob',
+  );
   const rest = new KubeRest(kc, { timeoutMs: REQUEST_MS, maxResponseBytes: MAX_RESPONSE_BYTES });
   try {
     const page = await rest.request<{ items?: { metadata?: { name?: string } }[] }>('GET', path, {

@@ -1,5 +1,6 @@
 // `inv erase`: writes an ImageList request and (unless --no-wait) follows its ImageJob.
 // Thin: validation, a call into src/core/erase, rendering.
+import * as resources from '../core/kube/resources.js';
 import { rfc3339 } from '../core/timestamps.js';
 import { eraseDryRunProblem } from '../cli/dry-run-flag.js';
 import { printOut } from '../cli/output/wrap.js';
@@ -18,7 +19,7 @@ import { exitOnInterrupt, setInterruptHint } from '../cli/process/interrupt.js';
 import { confirm } from '../cli/process/prompt.js';
 import { renderScheduled, renderSubmitted } from '../cli/erase/render.js';
 import { PRUNE_ALL } from '../core/erase/spec/images.js';
-import { IMAGELISTS_PATH, type ImageList } from '../core/erase/api/types.js';
+import { type ImageList } from '../core/erase/api/types.js';
 import { DEFAULT_TIME_ZONE, nextTick } from '../core/erase/spec/schedule.js';
 import { nodeSummary } from '../core/erase-request/node-summary.js';
 import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
@@ -125,7 +126,7 @@ export default class Erase extends Command {
     setInterruptHint(() => interruptHint(flags.name, generation, job, flags.standalone));
     if (!o.wait) {
       const { buildReport } = await import('../core/erase-request/report.js');
-      const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${flags.name}`);
+      const list = await resources.get<ImageList>(rest, 'ImageList', undefined, flags.name);
       const report = buildReport(list, { generation, submitted: true });
       if (output === 'table' || output === 'wide')
         printOut(renderSubmitted(this.config.bin, flags.name, generation));

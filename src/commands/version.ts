@@ -1,5 +1,6 @@
 // `inv version`: the client's version always; the server's and the installed CRD versions when
 // a cluster is reachable. `inv --version` stays the fast, offline form (oclif's own flag).
+import * as resources from '../core/kube/resources.js';
 import { Command, Flags } from '@oclif/core';
 import { failLine } from '../cli/process/fail.js';
 import { kubeFlags, outputFlag, type KubeFlagValues, type Output } from '../cli/flags.js';
@@ -107,9 +108,9 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
     report.crds = {};
     for (const crd of OUR_CRDS) {
       try {
-        const cur = await rest.get<{
+        const cur = await resources.get<{
           spec: { versions: { name: string; served: boolean; storage: boolean }[] };
-        }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.name}`);
+        }>(rest, 'CustomResourceDefinition', undefined, crd.name);
         report.crds[crd.name] = cur.spec.versions
           .filter((x) => x.served)
           .map((x) => `${x.name}${x.storage ? ' (storage)' : ''}`)

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
 import { install } from '../../src/core/install/install.js';
 import { readBundle } from '../../src/core/install/bundle.js';
-import { objectPath, type KubeObject } from '../../src/core/kube/apply.js';
+import { bundlePath as objectPath, type KubeObject } from '../../src/core/kube/apply.js';
 import { NO_INVENTORY_NOTE, OUR_CRDS } from '../../src/core/kube/crds.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { createLogger } from '../../src/core/observability/logger.js';

@@ -12,7 +12,7 @@ import {
   writtenByInv,
 } from '../../src/core/install/ownership.js';
 import { othersManage } from '../../src/core/install/uninstall.js';
-import { displayName, objectPath, type KubeObject } from '../../src/core/kube/apply.js';
+import { displayName, bundlePath as objectPath, type KubeObject } from '../../src/core/kube/apply.js';
 import { installObjects } from '../../src/core/install/install.js';
 import { deploymentImage, followDaemon } from '../../src/core/install/worker-image.js';
 import { DEFAULT_CONFIG, parseConfig } from '../../src/core/erase/config/config.js';

@@ -1,7 +1,8 @@
-// The kind registry (src/core/kube/kinds.ts): every path inv builds comes from it.
+// The kind registry (src/core/kube/kinds.ts): every path inv builds comes from it (through
+// src/core/kube/resources.ts).
 import assert from 'node:assert/strict';
-import { kindCollectionPath, kindInfo, splitApiVersion } from '../../src/core/kube/kinds.js';
-import { collectionPath, objectPath } from '../../src/core/apply-inventory/objects.js';
+import { kindInfo, splitApiVersion } from '../../src/core/kube/kinds.js';
+import { collectionPath, kindCollectionPath, objectPath } from '../../src/core/kube/resources.js';
 import { BUILTIN } from '../../src/core/inventory/source-kinds.js';
 import { collectionPath as sourceCollection } from '../../src/core/inventory/sources.js';
 

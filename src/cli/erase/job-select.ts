@@ -2,9 +2,10 @@
 // argument, or --name LIST for that ImageList's last job; never both. Status alone falls back
 // to the newest job (showing is harmless); cancel asks for one of the two (stopping someone
 // else's newest job by accident is not).
+import * as resources from '../../core/kube/resources.js';
 import { Args, Flags } from '@oclif/core';
 import { newestJob } from '../../core/erase-request/follow.js';
-import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/api/types.js';
+import { type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
 
 export const jobArg = (what: string) => ({
@@ -30,7 +31,7 @@ export function jobSelectProblem(
 export async function lastJobOf(rest: KubeRest, list: string): Promise<{ job?: string; problem?: string }> {
   let l: ImageList;
   try {
-    l = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${list}`);
+    l = await resources.get<ImageList>(rest, 'ImageList', undefined, list);
   } catch (e) {
     if (isNotFound(e)) return { problem: `imagelist ${list} not found` };
     throw e;

@@ -1,6 +1,7 @@
 // `inv erase status [JOB]`: one erase job as people read it, at any moment: what it was asked,
 // its phase and timing, one row per node with its reason, each node's images; --follow
 // re-attaches to a running job as `inv erase` does.
+import * as resources from '../../core/kube/resources.js';
 import { Command, Flags } from '@oclif/core';
 import { jobArg, jobNameFlag } from '../../cli/erase/job-select.js';
 import { completeStatusOptions, type StatusOptions } from '../../cli/erase/status-options.js';
@@ -31,7 +32,7 @@ import {
 } from '../../core/erase-request/follow.js';
 import { buildReport } from '../../core/erase-request/report.js';
 import { EraseRequestError } from '../../core/erase-request/request.js';
-import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/api/types.js';
+import { type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
 
 export default class EraseStatus extends Command {
@@ -160,7 +161,7 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
     if (list) {
       let l: ImageList;
       try {
-        l = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${list}`);
+        l = await resources.get<ImageList>(rest, 'ImageList', undefined, list);
       } catch (e) {
         if (isNotFound(e)) failLine(this, `imagelist ${list} not found`);
         throw e;

@@ -28,7 +28,7 @@ import {
 } from './items.js';
 import { forEachConcurrent } from '../concurrency.js';
 import { canonical, sameAsCreated } from './same-content.js';
-import { kindCollectionPath } from '../kube/kinds.js';
+import { collectionPath, objectPath } from '../kube/resources.js';
 
 export const OWNER_LABEL = 'imageinventory.dev/owner';
 export const OWNER_ANNOTATION = 'imageinventory.dev/owner';
@@ -57,14 +57,9 @@ export interface KubeObject {
   [k: string]: unknown;
 }
 
-// Paths come from the kind registry: a kind the registry does not declare is an error here, not a
-// guessed plural that 404s later.
-export function collectionPath(ref: Omit<ObjectRef, 'name'>): string {
-  return kindCollectionPath(ref.group, ref.kind, ref.namespace || undefined, ref.version);
-}
-
-export const objectPath = (ref: ObjectRef): string =>
-  `${collectionPath(ref)}/${encodeURIComponent(ref.name)}`;
+// Paths come from the kind registry (kube/resources.ts): a kind the registry does not declare is an
+// error there, not a guessed plural that 404s later.
+export { collectionPath, objectPath };
 
 /** 16 hex digits (64 bits) of SHA-256: plenty to detect drift, compact in the inventory. */
 export const manifestDigest = (manifest: unknown): string =>

@@ -1,6 +1,7 @@
 // `inv check`: a preflight and health report, one result per check, in the manner of
 // `linkerd check`. Each check makes its own calls with a deadline and turns every failure into
 // a result (never an exception), so one broken part cannot hide the state of the others.
+import * as resources from '../kube/resources.js';
 import { daemonAccessCheck } from './daemon-access.js';
 import { CONFIG_MAP_NAME, ConfigError } from '../erase/config/config.js';
 import { loadConfig, missingConfigMessage, strayExclusionLists } from '../erase/cluster/settings.js';
@@ -75,11 +76,7 @@ export async function crdCheck(rest: KubeRest, crd: OurCrd): Promise<CheckResult
   });
   let cur: Crd;
   try {
-    cur = await rest.request<Crd>(
-      'GET',
-      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.name}`,
-      T,
-    );
+    cur = await resources.get<Crd>(rest, 'CustomResourceDefinition', undefined, crd.name, T);
   } catch (e) {
     if (isNotFound(e)) return fail(new CrdMissingError(crd).message, '');
     if (e instanceof KubeApiError && e.code === 403) {
@@ -87,7 +84,7 @@ export async function crdCheck(rest: KubeRest, crd: OurCrd): Promise<CheckResult
       try {
         const list = await rest.request<{ resources?: { name: string }[] }>(
           'GET',
-          `/apis/${crd.group}/${crd.version}`,
+          resources.groupVersionPath(crd.group, crd.version),
           T,
         );
         if ((list.resources ?? []).some((r) => r.name === crd.plural))
@@ -154,18 +151,17 @@ export async function accessCheck(rest: KubeRest, command: string, needs: Access
   try {
     const answers = await Promise.all(
       needs.map((a) =>
-        rest
-          .request<{ status?: { allowed?: boolean } }>(
-            'POST',
-            '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        resources
+          .create<{ status?: { allowed?: boolean } }>(
+            rest,
+            'SelfSubjectAccessReview',
+            undefined,
             {
-              body: {
-                apiVersion: 'authorization.k8s.io/v1',
-                kind: 'SelfSubjectAccessReview',
-                spec: { resourceAttributes: { ...a, group: a.group ?? '' } },
-              },
-              ...T,
+              apiVersion: 'authorization.k8s.io/v1',
+              kind: 'SelfSubjectAccessReview',
+              spec: { resourceAttributes: { ...a, group: a.group ?? '' } },
             },
+            T,
           )
           .then((r) => (r.status?.allowed ? undefined : describeAccess(a))),
       ),
@@ -213,11 +209,7 @@ export async function daemonCheck(
   };
   let lease: Lease;
   try {
-    lease = await rest.request<Lease>(
-      'GET',
-      `/apis/coordination.k8s.io/v1/namespaces/${opts.daemonNamespace}/leases/${opts.leaseName}`,
-      T,
-    );
+    lease = await resources.get<Lease>(rest, 'Lease', opts.daemonNamespace, opts.leaseName, T);
   } catch (e) {
     if (isNotFound(e))
       return (
@@ -256,9 +248,11 @@ export async function daemonCheck(
 export async function workersNamespaceCheck(rest: KubeRest, ns: string): Promise<CheckResult> {
   const name = `namespace ${ns} exists at the privileged Pod Security level`;
   try {
-    const cur = await rest.request<{ metadata: { labels?: Record<string, string> } }>(
-      'GET',
-      `/api/v1/namespaces/${ns}`,
+    const cur = await resources.get<{ metadata: { labels?: Record<string, string> } }>(
+      rest,
+      'Namespace',
+      undefined,
+      ns,
       T,
     );
     const level = cur.metadata.labels?.['pod-security.kubernetes.io/enforce'];
@@ -292,12 +286,10 @@ export async function eraseConfigCheck(rest: KubeRest, ns: string, workersNs?: s
   // it is the only one, and says how to move it).
   let legacy = false;
   if (workersNs && workersNs !== ns)
-    legacy = await rest
-      .request('GET', `/api/v1/namespaces/${workersNs}/configmaps/${CONFIG_MAP_NAME}`, T)
-      .then(
-        () => true,
-        () => false,
-      );
+    legacy = await resources.get(rest, 'ConfigMap', workersNs, CONFIG_MAP_NAME, T).then(
+      () => true,
+      () => false,
+    );
   let cfg;
   try {
     cfg = await loadConfig(rest, ns, workersNs);

@@ -4,6 +4,8 @@
 // namespace at a time (controller/namespace-list.ts) and its inventory freezes everywhere.
 // Asked with SubjectAccessReviews for the ServiceAccount, so it checks the daemon's rights, not
 // the caller's; skipped when the ServiceAccount does not exist (no daemon installed).
+import * as resources from '../kube/resources.js';
+import { KINDS } from '../kube/kinds.js';
 import { readKinds } from '../inventory/sources.js';
 import { isNotFound, type KubeRest } from '../kube/rest.js';
 import type { CheckResult } from './result.js';
@@ -14,7 +16,7 @@ const NAME = "the daemon's ServiceAccount may read the inventory's sources";
 /** Every read right of the daemon's cache: [group, resource, verb]. */
 export function daemonReadRights(): [string, string, string][] {
   const out: [string, string, string][] = [];
-  for (const k of [...readKinds(), { group: 'imageinventory.dev', plural: 'images' }])
+  for (const k of [...readKinds(), KINDS.Image])
     for (const verb of ['list', 'watch']) out.push([k.group, k.plural, verb]);
   out.push(['', 'namespaces', 'list']);
   return out;
@@ -22,13 +24,9 @@ export function daemonReadRights(): [string, string, string][] {
 
 export async function daemonAccessCheck(rest: KubeRest, daemonNamespace: string): Promise<CheckResult[]> {
   try {
-    await rest.request(
-      'GET',
-      `/api/v1/namespaces/${daemonNamespace}/serviceaccounts/${DAEMON_SERVICE_ACCOUNT}`,
-      {
-        timeoutMs: 10_000,
-      },
-    );
+    await resources.get(rest, 'ServiceAccount', daemonNamespace, DAEMON_SERVICE_ACCOUNT, {
+      timeoutMs: 10_000,
+    });
   } catch (e) {
     if (isNotFound(e)) return [];
     return [{ group: 'daemon', name: NAME, status: 'warn', detail: `cannot tell: ${(e as Error).message}` }];

@@ -6,16 +6,18 @@
 // ^C (the command calls removeOwnCheckList); the list carries a label that marks it as the
 // check's own, so that a rerun after a check that could not clean up (killed) replaces it,
 // while a list of that name that someone else made is never touched.
+import * as resources from '../kube/resources.js';
 import { sleep } from '../concurrency.js';
 import { PRUNE_ALL } from '../erase/spec/images.js';
 import { submitErase, waitForJob } from '../erase-request/request.js';
 import { statusNodes } from '../erase/api/status-budget.js';
-import { IMAGELISTS_PATH, type ImageList } from '../erase/api/types.js';
+import type { ImageList } from '../erase/api/types.js';
 import { isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import type { CheckResult } from './checks.js';
 import { runtimesByNode } from './node-runtime.js';
 
 export const CHECK_IMAGELIST = 'inv-check';
+const checkListPath = resources.resourcePath('ImageList', undefined, CHECK_IMAGELIST);
 /** The mark on the check's own list. */
 export const CHECK_LABEL = 'imageinventory.dev/created-by';
 export const CHECK_LABEL_VALUE = 'inv-check';
@@ -29,7 +31,7 @@ const isOwn = (l: ImageList): boolean => l.metadata.labels?.[CHECK_LABEL] === CH
 export async function removeOwnCheckList(rest: KubeRest, timeoutMs = 5_000): Promise<boolean> {
   let cur: ImageList;
   try {
-    cur = await rest.request<ImageList>('GET', `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`, { timeoutMs });
+    cur = await resources.get<ImageList>(rest, 'ImageList', undefined, CHECK_IMAGELIST, { timeoutMs });
   } catch (e) {
     if (isNotFound(e)) return false;
     throw e;
@@ -53,7 +55,7 @@ export async function nodesCheck(
         detail: 'not tried: the checks above must pass first (the daemon runs the workers)',
       },
     ];
-  const p = `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`;
+  const p = checkListPath;
   // Never overwrite (or later delete) an ImageList of that name that the check did not create.
   // The check's own leftover is run again (submitErase rewrites its request), or, when it is
   // being deleted (an interrupted check), awaited until gone.
@@ -132,7 +134,7 @@ async function nodeRuntimes(rest: KubeRest): Promise<Map<string, string>> {
   try {
     // Page by page, keeping only what the lines show; one deadline over every page.
     type NodeItem = Parameters<typeof runtimesByNode>[0][number];
-    const { items } = await rest.list<NodeItem, NodeItem>('/api/v1/nodes', {
+    const { items } = await resources.list<NodeItem, NodeItem>(rest, 'Node', undefined, {
       map: (n) => ({
         metadata: { name: n.metadata?.name },
         status: { nodeInfo: { containerRuntimeVersion: n.status?.nodeInfo?.containerRuntimeVersion } },
@@ -150,7 +152,7 @@ async function nodeRuntimes(rest: KubeRest): Promise<Map<string, string>> {
  * cleaned up its job (at most 60 s).
  */
 async function removeCheckList(rest: KubeRest, uid: string): Promise<void> {
-  const p = `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`;
+  const p = checkListPath;
   const deadline = Date.now() + 60_000;
   try {
     await deleteList(rest, uid, 10_000);
@@ -167,7 +169,7 @@ async function removeCheckList(rest: KubeRest, uid: string): Promise<void> {
 /** Deletes the check's list, only the one with this UID (a precondition). */
 async function deleteList(rest: KubeRest, uid: string, timeoutMs: number): Promise<void> {
   try {
-    await rest.request('DELETE', `${IMAGELISTS_PATH}/${CHECK_IMAGELIST}`, {
+    await resources.delete(rest, 'ImageList', undefined, CHECK_IMAGELIST, {
       query: { propagationPolicy: 'Foreground' },
       body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid } },
       timeoutMs,

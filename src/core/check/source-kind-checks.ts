@@ -1,5 +1,6 @@
 // `inv check`: the declared source kinds (the file given, or the daemon's ConfigMap): is each
 // one served, and may the daemon's ServiceAccount list and watch it? One result per kind.
+import * as resources from '../kube/resources.js';
 import { discoverKinds } from '../inventory/discover-kinds.js';
 import { readSourceKindsConfigMap } from '../inventory/source-kinds-configmap.js';
 import type { SourceKindSpec } from '../inventory/source-kinds.js';
@@ -17,21 +18,20 @@ export async function daemonMay(
   k: { group: string; plural: string },
   verb: string,
 ): Promise<boolean> {
-  const r = await rest.request<{ status?: { allowed?: boolean } }>(
-    'POST',
-    '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+  const r = await resources.create<{ status?: { allowed?: boolean } }>(
+    rest,
+    'SubjectAccessReview',
+    undefined,
     {
-      body: {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: `system:serviceaccount:${ns}:${DAEMON_SERVICE_ACCOUNT}`,
-          groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
-          resourceAttributes: { group: k.group, resource: k.plural, verb },
-        },
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: `system:serviceaccount:${ns}:${DAEMON_SERVICE_ACCOUNT}`,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
+        resourceAttributes: { group: k.group, resource: k.plural, verb },
       },
-      ...T,
     },
+    T,
   );
   return Boolean(r.status?.allowed);
 }

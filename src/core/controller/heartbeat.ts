@@ -10,6 +10,7 @@
 // It never touches the election Lease, so a leader-elected daemon elsewhere is undisturbed.
 // The heartbeat is removed on a clean stop; stale ones left by a crash are ignored by readers
 // (too old) and removed by the next heartbeat started for the same Lease.
+import { resourcePath } from '../kube/resources.js';
 import { sleep } from '../concurrency.js';
 import { createHash } from 'node:crypto';
 import { isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
@@ -23,8 +24,6 @@ export const HEARTBEAT_LABEL = 'imageinventory.dev/heartbeat-for';
 /** The heartbeat Lease's name for one process: the election Lease's name and a hash of the identity. */
 export const heartbeatName = (lease: string, identity: string): string =>
   `${lease.slice(0, 40)}-hb-${createHash('sha256').update(identity).digest('hex').slice(0, 10)}`;
-
-export const leasesPath = (ns: string) => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
 
 export interface HeartbeatOptions {
   rest: KubeRest;
@@ -50,7 +49,7 @@ export class Heartbeat {
 
   constructor(private readonly opts: HeartbeatOptions) {
     this.leaseName = heartbeatName(opts.lease, opts.identity);
-    this.path = leasesPath(opts.namespace);
+    this.path = resourcePath('Lease', opts.namespace);
   }
 
   ready(): boolean | string {
@@ -77,7 +76,9 @@ export class Heartbeat {
     }
     // Stopped: say so at once instead of letting readers wait out the duration.
     await this.opts.rest
-      .request('DELETE', `${this.path}/${this.leaseName}`, { signal: AbortSignal.timeout(5_000) })
+      .request('DELETE', resourcePath('Lease', this.opts.namespace, this.leaseName), {
+        signal: AbortSignal.timeout(5_000),
+      })
       .catch(() => undefined);
   }
 
@@ -92,10 +93,14 @@ export class Heartbeat {
     let verb = this.lease ? 'update' : 'create';
     try {
       if (this.lease) {
-        this.lease = await this.opts.rest.request<Lease>('PUT', `${this.path}/${this.leaseName}`, {
-          body: { ...this.lease, spec: { ...this.lease.spec, ...spec } },
-          signal,
-        });
+        this.lease = await this.opts.rest.request<Lease>(
+          'PUT',
+          resourcePath('Lease', this.opts.namespace, this.leaseName),
+          {
+            body: { ...this.lease, spec: { ...this.lease.spec, ...spec } },
+            signal,
+          },
+        );
       } else {
         try {
           this.lease = await this.opts.rest.request<Lease>('POST', this.path, {
@@ -115,9 +120,13 @@ export class Heartbeat {
           if (!(e instanceof KubeApiError && e.code === 409)) throw e;
           // Ours from a previous beat whose answer was lost: read it and update it next time.
           verb = 'read';
-          this.lease = await this.opts.rest.request<Lease>('GET', `${this.path}/${this.leaseName}`, {
-            signal,
-          });
+          this.lease = await this.opts.rest.request<Lease>(
+            'GET',
+            resourcePath('Lease', this.opts.namespace, this.leaseName),
+            {
+              signal,
+            },
+          );
           return;
         }
       }
@@ -158,7 +167,7 @@ export class Heartbeat {
         const ttl = (l.spec?.leaseDurationSeconds ?? 15) * 1000;
         if (l.metadata.name === this.leaseName || Date.now() - renewed < 10 * ttl) continue;
         await this.opts.rest
-          .request('DELETE', `${this.path}/${l.metadata.name}`, {
+          .request('DELETE', resourcePath('Lease', this.opts.namespace, l.metadata.name), {
             body: { preconditions: { resourceVersion: l.metadata.resourceVersion } },
             signal,
           })

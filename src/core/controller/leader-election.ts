@@ -21,6 +21,7 @@
 //
 // Transport: KubeRest, like every other API call (an overall deadline, a size cap, and the
 // AbortSignal of the attempt); client-node only loads the kubeconfig.
+import { resourcePath } from '../kube/resources.js';
 import { FIELD_MANAGER } from '../kube/apply.js';
 import { KubeRest } from '../kube/rest.js';
 import { leaseProblem, sleep, statusCode } from './lease-problem.js';
@@ -77,7 +78,7 @@ export class LeaderElector {
     if (!(this.retryPeriodMs > 0)) throw new Error('leader election: retryPeriod must be positive');
     this.ownsRest = !opts.rest;
     this.rest = opts.rest ?? new KubeRest(opts.kubeConfig);
-    this.path = `/apis/coordination.k8s.io/v1/namespaces/${opts.namespace}/leases`;
+    this.path = resourcePath('Lease', opts.namespace);
   }
 
   /** True while this candidate leads (between onStartedLeading and the abort of its signal). */
@@ -213,14 +214,16 @@ export class LeaderElector {
   }
 
   private readLease(signal: AbortSignal): Promise<Lease> {
-    return this.rest.request<Lease>('GET', `${this.path}/${this.opts.name}`, { signal });
+    return this.rest.request<Lease>('GET', resourcePath('Lease', this.opts.namespace, this.opts.name), {
+      signal,
+    });
   }
 
   /** An update carrying the resourceVersion read (409 when someone else wrote since). */
   private replaceLease(body: Lease, signal: AbortSignal): Promise<Lease> {
     // The field manager marks the Lease as inv's: `inv uninstall` may delete a namespace that
     // holds it.
-    return this.rest.request<Lease>('PUT', `${this.path}/${this.opts.name}`, {
+    return this.rest.request<Lease>('PUT', resourcePath('Lease', this.opts.namespace, this.opts.name), {
       body,
       signal,
       query: { fieldManager: FIELD_MANAGER },

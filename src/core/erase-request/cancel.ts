@@ -4,12 +4,11 @@
 // namespace. Order: the job is deleted first (its deletionTimestamp stops the controller from
 // starting more workers; its finalizer makes the controller delete the job's ConfigMaps and
 // PodTemplate), then its running workers, so removal stops now even when no controller runs.
+import * as resources from '../kube/resources.js';
 import { rfc3339 } from '../timestamps.js';
 import { isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import {
   CANCELLED_ANNOTATION,
-  IMAGEJOBS_PATH,
-  IMAGELISTS_PATH,
   isFinished,
   JOB_LABEL,
   MANAGED_BY,
@@ -57,7 +56,7 @@ export const ownedWorker = (pod: PodMeta, job: ImageJob): boolean =>
   );
 
 export async function cancelJob(rest: KubeRest, name: string): Promise<CancelResult> {
-  const job = await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`);
+  const job = await resources.get<ImageJob>(rest, 'ImageJob', undefined, name);
   const foreign = foreignJob(job);
   if (foreign)
     throw new CancelRefusedError(
@@ -69,7 +68,7 @@ export async function cancelJob(rest: KubeRest, name: string): Promise<CancelRes
   if (!job.metadata.deletionTimestamp) {
     await markCancelled(rest, job);
     try {
-      await rest.request('DELETE', `${IMAGEJOBS_PATH}/${name}`, {
+      await resources.delete(rest, 'ImageJob', undefined, name, {
         body: {
           kind: 'DeleteOptions',
           apiVersion: 'v1',
@@ -82,7 +81,7 @@ export async function cancelJob(rest: KubeRest, name: string): Promise<CancelRes
     }
   }
   const ns = job.spec.namespace;
-  const pods = await rest.list<PodMeta>(`/api/v1/namespaces/${ns}/pods`, {
+  const pods = await resources.list<PodMeta>(rest, 'Pod', ns, {
     query: { labelSelector: `${JOB_LABEL}=${name}` },
   });
   for (const p of pods.items) {
@@ -95,7 +94,7 @@ export async function cancelJob(rest: KubeRest, name: string): Promise<CancelRes
       continue;
     }
     try {
-      await rest.request('DELETE', `/api/v1/namespaces/${ns}/pods/${p.metadata.name}`, {
+      await resources.delete(rest, 'Pod', ns, p.metadata.name, {
         body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: p.metadata.uid } },
       });
       out.podsDeleted.push(p.metadata.name);
@@ -112,10 +111,11 @@ export async function cancelJob(rest: KubeRest, name: string): Promise<CancelRes
 /** Who the request is from, by a SelfSubjectReview; undefined when the server cannot say. */
 async function whoAmI(rest: KubeRest): Promise<string | undefined> {
   try {
-    const r = await rest.request<{ status?: { userInfo?: { username?: string } } }>(
-      'POST',
-      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
-      { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } },
+    const r = await resources.create<{ status?: { userInfo?: { username?: string } } }>(
+      rest,
+      'SelfSubjectReview',
+      undefined,
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
     );
     return r.status?.userInfo?.username || undefined;
   } catch {
@@ -136,10 +136,14 @@ async function markCancelled(rest: KubeRest, job: ImageJob): Promise<void> {
     at: rfc3339(new Date()),
   });
   try {
-    await rest.request('PATCH', `${IMAGELISTS_PATH}/${ref.name}`, {
-      body: { metadata: { uid: ref.uid, annotations: { [CANCELLED_ANNOTATION]: value } } },
-      contentType: 'application/merge-patch+json',
-    });
+    await resources.patch(
+      rest,
+      'ImageList',
+      undefined,
+      ref.name,
+      { metadata: { uid: ref.uid, annotations: { [CANCELLED_ANNOTATION]: value } } },
+      { contentType: 'application/merge-patch+json' },
+    );
   } catch (e) {
     if (!(e instanceof KubeApiError) || ![403, 404, 409, 422].includes(e.code)) throw e;
   }
@@ -148,7 +152,7 @@ async function markCancelled(rest: KubeRest, job: ImageJob): Promise<void> {
 /** Whether the job is gone (its cleanup finalizer done), or still there. */
 export async function jobGone(rest: KubeRest, name: string): Promise<boolean> {
   try {
-    await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`);
+    await resources.get<ImageJob>(rest, 'ImageJob', undefined, name);
     return false;
   } catch (e) {
     if (isNotFound(e)) return true;

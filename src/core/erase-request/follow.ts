@@ -1,18 +1,12 @@
 // Following a request or a job until it finishes: one poll a second of the ImageList and its
 // ImageJob, and every few seconds of the job's worker Pods (which Pods run, which wait, and at
 // the end each node's image list). Everything the caller shows comes as an EraseReport.
+import * as resources from '../kube/resources.js';
 import { sleep } from '../concurrency.js';
 import { isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import { buildReport, type EraseReport, type WorkerPod } from './report.js';
 import { requestState } from './request.js';
-import {
-  IMAGEJOBS_PATH,
-  IMAGELISTS_PATH,
-  isFinished,
-  JOB_LABEL,
-  type ImageJob,
-  type ImageList,
-} from '../erase/api/types.js';
+import { isFinished, JOB_LABEL, type ImageJob, type ImageList } from '../erase/api/types.js';
 
 export interface RequestSnapshot {
   list: ImageList;
@@ -24,7 +18,7 @@ export interface RequestSnapshot {
 /** The job's worker Pods; undefined when they cannot be read (forbidden) — the report then goes without. */
 export async function workerPods(rest: KubeRest, job: ImageJob): Promise<WorkerPod[] | undefined> {
   try {
-    const r = await rest.list<WorkerPod>(`/api/v1/namespaces/${job.spec.namespace}/pods`, {
+    const r = await resources.list<WorkerPod>(rest, 'Pod', job.spec.namespace, {
       query: { labelSelector: `${JOB_LABEL}=${job.metadata.name}` },
     });
     return r.items;
@@ -50,7 +44,7 @@ export class JobNotFoundError extends Error {}
 export async function jobSnapshot(rest: KubeRest, name: string): Promise<RequestSnapshot> {
   let job: ImageJob;
   try {
-    job = await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`);
+    job = await resources.get<ImageJob>(rest, 'ImageJob', undefined, name);
   } catch (e) {
     if (isNotFound(e)) throw new JobNotFoundError(`imagejob ${name} not found`);
     throw e;
@@ -58,7 +52,7 @@ export async function jobSnapshot(rest: KubeRest, name: string): Promise<Request
   const ref = job.spec.imageList;
   let list: ImageList;
   try {
-    list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${ref.name}`);
+    list = await resources.get<ImageList>(rest, 'ImageList', undefined, ref.name);
     if (list.metadata.uid !== ref.uid) throw new Error('replaced');
   } catch (e) {
     if (!isNotFound(e) && !(e instanceof Error && e.message === 'replaced')) throw e;
@@ -69,8 +63,10 @@ export async function jobSnapshot(rest: KubeRest, name: string): Promise<Request
 
 /** The newest ImageJob (of ImageList `list`, when given), or undefined when there is none. */
 export async function newestJob(rest: KubeRest, list?: string): Promise<string | undefined> {
-  const r = await rest.list<ImageJob>(
-    IMAGEJOBS_PATH,
+  const r = await resources.list<ImageJob>(
+    rest,
+    'ImageJob',
+    undefined,
     list ? { query: { labelSelector: `erase.imageinventory.dev/imagelist=${list}` } } : {},
   );
   const jobs = r.items.sort((a, b) =>
@@ -157,7 +153,7 @@ export async function jobEvents(rest: KubeRest, name: string, limit = 20): Promi
   let items: Ev[];
   try {
     items = (
-      await rest.list<Ev>('/api/v1/events', {
+      await resources.list<Ev>(rest, 'Event', undefined, {
         query: { fieldSelector: `involvedObject.kind=ImageJob,involvedObject.name=${name}` },
       })
     ).items;

@@ -1,6 +1,7 @@
 // What a prompt says about the nodes a request touches: "3 of 5 node(s) matching pool=gpu
 // (2 skipped: cordoned, not ready)", by the same selection the ImageJob controller makes, over
 // the cluster's configuration (every default when there is none).
+import * as resources from '../kube/resources.js';
 import { KubeApiError, type KubeRest } from '../kube/rest.js';
 import { DEFAULT_CONFIG, type EraseConfig } from '../erase/config/config.js';
 import { selectNodes, type NodeLike } from '../erase/nodes/selection.js';
@@ -12,7 +13,7 @@ export async function nodeSummary(
   selector: string | undefined,
 ): Promise<string | undefined> {
   try {
-    const nodes = await rest.list<NodeLike>('/api/v1/nodes');
+    const nodes = await resources.list<NodeLike>(rest, 'Node');
     const sel = selectNodes(nodes.items, config ?? DEFAULT_CONFIG, selector ?? '');
     const total = sel.selected.length + sel.skipped.length;
     const why = [...new Set(sel.skipped.map((s) => s.reason.replace('-', ' ')))].join(', ');

@@ -2,14 +2,16 @@
 // A few GETs and SelfSubjectAccessReviews, each with the client's deadline, so a request that
 // could only wait until --timeout (no controller, no workers' namespace, no configuration, a
 // missing permission) fails in seconds with every reason at once.
+import * as resources from '../kube/resources.js';
+import type { Permission } from '../kube/forbidden.js';
 import type { KubeRest } from '../kube/rest.js';
 import { isNotFound, KubeApiError } from '../kube/rest.js';
 import { CONFIG_KEY, CONFIG_MAP_NAME, parseConfig, type EraseConfig } from '../erase/config/config.js';
 import { policyProblem, type PolicyRequest } from '../erase/config/policy.js';
 import { limitsOf, requesterLimitProblem, type RequestDurations } from '../erase/config/requester-limits.js';
 import { missingConfigMessage, moveCommand } from '../erase/cluster/settings.js';
-import { DEFAULT_CONFIG_NAMESPACE, GROUP, IMAGELISTS_PATH } from '../erase/api/types.js';
-import { HEARTBEAT_LABEL, leasesPath } from '../controller/heartbeat.js';
+import { DEFAULT_CONFIG_NAMESPACE, GROUP } from '../erase/api/types.js';
+import { HEARTBEAT_LABEL } from '../controller/heartbeat.js';
 
 /** The Lease `inv watch --leader-elect` holds (and the shipped Deployment runs with). */
 export const DEFAULT_CONTROLLER_LEASE = 'image-inventory-system/image-inventory-controller';
@@ -61,7 +63,9 @@ export async function heartbeatHolder(
 ): Promise<string | undefined> {
   let list: { items?: LeaseLike[] };
   try {
-    list = await rest.get(leasesPath(namespace), { labelSelector: `${HEARTBEAT_LABEL}=${lease}` });
+    list = await rest.get(resources.resourcePath('Lease', namespace), {
+      labelSelector: `${HEARTBEAT_LABEL}=${lease}`,
+    });
   } catch (e) {
     if (isNotFound(e) || forbidden(e)) return undefined;
     throw e;
@@ -71,14 +75,6 @@ export async function heartbeatHolder(
     if (v.holder) return v.holder;
   }
   return undefined;
-}
-
-export interface Permission {
-  verb: string;
-  group: string;
-  resource: string;
-  namespace?: string;
-  subresource?: string;
 }
 
 const erase = (resource: string, verb: string, subresource?: string): Permission => ({
@@ -147,15 +143,14 @@ export const describePermission = (p: Permission): string =>
 export async function missingPermissions(rest: KubeRest, wanted: Permission[]): Promise<Permission[]> {
   const answers = await Promise.all(
     wanted.map(async (p) => {
-      const r = await rest.request<{ status?: { allowed?: boolean } }>(
-        'POST',
-        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      const r = await resources.create<{ status?: { allowed?: boolean } }>(
+        rest,
+        'SelfSubjectAccessReview',
+        undefined,
         {
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind: 'SelfSubjectAccessReview',
-            spec: { resourceAttributes: { ...p } },
-          },
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: { ...p } },
         },
       );
       return r.status?.allowed === true;
@@ -205,9 +200,7 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
         // Without leader election, a daemon's heartbeat Lease says it runs.
         const beating = () => heartbeatHolder(rest, leaseNs!, leaseName!, now);
         try {
-          const lease = await rest.get<LeaseLike>(
-            `/apis/coordination.k8s.io/v1/namespaces/${leaseNs}/leases/${leaseName}`,
-          );
+          const lease = await resources.get<LeaseLike>(rest, 'Lease', leaseNs, leaseName!);
           const v = leaseHolder(lease, now);
           if (!v.problem) out.holder = v.holder;
           else if (!(out.holder = await beating()))
@@ -229,7 +222,7 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
   checks.push(
     (async () => {
       try {
-        await rest.get(`/api/v1/namespaces/${ns}`);
+        await resources.get(rest, 'Namespace', undefined, ns);
       } catch (e) {
         if (isNotFound(e))
           out.problems.push(
@@ -243,8 +236,11 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
   checks.push(
     (async () => {
       try {
-        const cm = await rest.get<{ data?: Record<string, string> }>(
-          `/api/v1/namespaces/${cfgNs}/configmaps/${CONFIG_MAP_NAME}`,
+        const cm = await resources.get<{ data?: Record<string, string> }>(
+          rest,
+          'ConfigMap',
+          cfgNs,
+          CONFIG_MAP_NAME,
         );
         try {
           out.config = parseConfig(cm.data?.[CONFIG_KEY]);
@@ -274,7 +270,9 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
   );
   checks.push(
     (async () => {
-      const listExists = opts.listName ? await exists(rest, `${IMAGELISTS_PATH}/${opts.listName}`) : false;
+      const listExists = opts.listName
+        ? await exists(rest, resources.resourcePath('ImageList', undefined, opts.listName))
+        : false;
       const missing = await missingPermissions(
         rest,
         neededPermissions({
@@ -315,7 +313,7 @@ async function exists(rest: KubeRest, path: string): Promise<boolean> {
 async function missingConfigProblem(rest: KubeRest, cfgNs: string, workersNs: string): Promise<string> {
   if (
     workersNs !== cfgNs &&
-    (await exists(rest, `/api/v1/namespaces/${workersNs}/configmaps/${CONFIG_MAP_NAME}`))
+    (await exists(rest, resources.resourcePath('ConfigMap', workersNs, CONFIG_MAP_NAME)))
   )
     return `the erase configuration is read from ConfigMap ${cfgNs}/${CONFIG_MAP_NAME} now, not from the workers' namespace ${workersNs}, where anyone allowed to create ConfigMaps could have written it; check its content, then move it: ${moveCommand(workersNs, cfgNs)}`;
   return missingConfigMessage(cfgNs);

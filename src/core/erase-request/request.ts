@@ -2,14 +2,13 @@
 // (a new generation, so the same list run twice starts two jobs), then follow its job. A
 // scheduled request writes the schedule instead and carries no request id: its ticks start the
 // jobs, and writing the same schedule twice changes nothing.
+import * as resources from '../kube/resources.js';
 import { sleep } from '../concurrency.js';
 import { randomUUID } from 'node:crypto';
 import type { ScanSpec } from '../erase/spec/vuln-scan.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import {
   API_VERSION,
-  IMAGEJOBS_PATH,
-  IMAGELISTS_PATH,
   isFinished,
   type ImageJob,
   type ImageList,
@@ -51,7 +50,7 @@ const scheduledListMessage = (name: string, schedule: string) =>
 /** Throws ScheduledListError when ImageList `name` exists and runs on a schedule. */
 export async function refuseScheduledList(rest: KubeRest, name: string): Promise<void> {
   try {
-    const cur = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
+    const cur = await resources.get<ImageList>(rest, 'ImageList', undefined, name);
     if (cur.spec.schedule) throw new ScheduledListError(scheduledListMessage(name, cur.spec.schedule));
   } catch (e) {
     // Absent: nothing to refuse. Forbidden: the preflight names the missing permission.
@@ -82,23 +81,22 @@ export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<nu
   };
   for (let attempt = 0; ; attempt++) {
     try {
-      const cur = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${req.name}`);
+      const cur = await resources.get<ImageList>(rest, 'ImageList', undefined, req.name);
       if (cur.spec.schedule && !req.schedule)
         throw new ScheduledListError(scheduledListMessage(req.name, cur.spec.schedule));
-      const out = await rest.request<ImageList>('PUT', `${IMAGELISTS_PATH}/${req.name}`, {
-        body: { ...cur, spec },
+      const out = await resources.replace<ImageList>(rest, 'ImageList', undefined, req.name, {
+        ...cur,
+        spec,
       });
       return out.metadata.generation ?? 1;
     } catch (e) {
       if (isNotFound(e)) {
         try {
-          const out = await rest.request<ImageList>('POST', IMAGELISTS_PATH, {
-            body: {
-              apiVersion: API_VERSION,
-              kind: 'ImageList',
-              metadata: { name: req.name, ...(req.labels ? { labels: req.labels } : {}) },
-              spec,
-            },
+          const out = await resources.create<ImageList>(rest, 'ImageList', undefined, {
+            apiVersion: API_VERSION,
+            kind: 'ImageList',
+            metadata: { name: req.name, ...(req.labels ? { labels: req.labels } : {}) },
+            spec,
           });
           return out.metadata.generation ?? 1;
         } catch (e2) {
@@ -122,13 +120,13 @@ export async function requestState(
   name: string,
   generation: number,
 ): Promise<{ list: ImageList; job?: ImageJob; finished: boolean }> {
-  const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`);
+  const list = await resources.get<ImageList>(rest, 'ImageList', undefined, name);
   const s = list.status;
   if (s?.phase === 'Error' && (s.observedGeneration ?? 0) >= generation)
     throw new EraseRequestError(s.message ?? 'rejected');
   if (s?.lastJobGeneration !== generation || !s.lastJob) return { list, finished: false };
   try {
-    const job = await rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${s.lastJob}`);
+    const job = await resources.get<ImageJob>(rest, 'ImageJob', undefined, s.lastJob);
     return { list, job, finished: isFinished(job.status?.phase) };
   } catch (e) {
     if (!isNotFound(e)) throw e;

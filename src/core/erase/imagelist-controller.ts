@@ -7,6 +7,7 @@
 // A finished job's phase and counts are copied into the list's status.
 // A list with spec.schedule is different: its generations start nothing, its ticks do
 // (scheduled-runs.ts); removing the schedule is not a request either, the next generation is.
+import * as resources from '../kube/resources.js';
 import { rfc3339 } from '../timestamps.js';
 import { isAlreadyExists, isTransient, type KubeRest } from '../kube/rest.js';
 import {
@@ -34,9 +35,7 @@ import {
   API_VERSION,
   CANCELLED_ANNOTATION,
   CLEANUP_FINALIZER,
-  IMAGEJOBS_PATH,
   IMAGELIST_LABEL,
-  IMAGELISTS_PATH,
   isFinished,
   jobName,
   shownPhase,
@@ -166,10 +165,17 @@ export class ImageListController implements Reconciler {
     status.observedGeneration = gen;
     status.conditions = listConditions(status, gen, this.now());
     if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {
-      const updated = await rest.request<ImageList>('PUT', `${IMAGELISTS_PATH}/${name}/status`, {
-        body: { ...list, status },
-        signal,
-      });
+      const updated = await resources.replace<ImageList>(
+        rest,
+        'ImageList',
+        undefined,
+        name,
+        { ...list, status },
+        {
+          subresource: 'status',
+          signal,
+        },
+      );
       this.reader.wrote('ImageList', updated, list.metadata.resourceVersion);
     }
     if (problem) throw new TerminalError(`ImageList ${name} generation ${gen} rejected: ${problem}`);
@@ -181,7 +187,7 @@ export class ImageListController implements Reconciler {
    * that had one: a job created a moment ago may not have reached the cache yet.
    */
   private async jobGone(job: string | undefined): Promise<boolean> {
-    return !job || this.reader.confirmGone(`${IMAGEJOBS_PATH}/${job}`);
+    return !job || this.reader.confirmGone(resources.resourcePath('ImageJob', undefined, job));
   }
 
   private now(): Date {
@@ -304,7 +310,7 @@ export class ImageListController implements Reconciler {
     if (tooBig) return tooBig;
     let created: ImageJob;
     try {
-      created = await this.opts.rest.request<ImageJob>('POST', IMAGEJOBS_PATH, { body: job });
+      created = await resources.create<ImageJob>(this.opts.rest, 'ImageJob', undefined, job);
       this.log.info('job started', {
         imagelist: list.metadata.name,
         job: name,
@@ -312,7 +318,7 @@ export class ImageListController implements Reconciler {
       });
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
-      created = await this.opts.rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`);
+      created = await resources.get<ImageJob>(this.opts.rest, 'ImageJob', undefined, name);
     }
     this.copy(status, created);
     return undefined;

@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../kube/apply.js';
+import { crdDir } from '../kube/crd-install.js';
 import { packageRoot } from '../package-root.js';
 
-/** The package's deploy/ and crds/ folders (src/core/package-root.ts finds the package). */
+/** The package's deploy/ folder (src/core/package-root.ts finds the package; crds/ is kube's crdDir). */
 export const deployDir = path.join(packageRoot(), 'deploy');
-export const crdDir = path.join(packageRoot(), 'crds');
 
 /** Every object of the bundle carries this label; uninstall deletes nothing without it. */
 export const PART_OF_LABEL = 'app.kubernetes.io/part-of';

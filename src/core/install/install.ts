@@ -11,7 +11,15 @@
 // annotated create-only (the erase configuration) are created when missing and otherwise never
 // touched, whoever wrote them: the administrator's own configuration is not a conflict.
 import { deploymentImage, followDaemon, isEraseConfig, withDaemonImage } from './worker-image.js';
-import { applyObject, displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
+import {
+  applyObject,
+  bundlePath,
+  bundleRef,
+  displayName,
+  FIELD_MANAGER,
+  type KubeObject,
+} from '../kube/apply.js';
+import { collectionPath } from '../kube/resources.js';
 import { CONFIG_KEY } from '../erase/config/config.js';
 import { waitEstablished } from '../kube/crd-install.js';
 import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
@@ -95,7 +103,7 @@ export const noImageAdvice = (bin: string): string =>
 export async function installedDaemonImage(rest: KubeRest): Promise<DaemonImage | undefined> {
   const dep = readBundle().find((o) => o.kind === 'Deployment')!;
   try {
-    return deploymentImage(await rest.request<KubeObject>('GET', objectPath(dep), { timeoutMs: 15_000 }));
+    return deploymentImage(await rest.request<KubeObject>('GET', bundlePath(dep), { timeoutMs: 15_000 }));
   } catch (e) {
     if (isNotFound(e)) return undefined;
     throw e;
@@ -132,7 +140,7 @@ async function eraseConfigStep(
   if (rest) {
     const cur = p.current as KubeObject & { data?: Record<string, string> };
     try {
-      await rest.request('PUT', objectPath(cur), {
+      await rest.request('PUT', bundlePath(cur), {
         body: { ...cur, data: { ...cur.data, [CONFIG_KEY]: text } },
         query: { fieldManager: FIELD_MANAGER },
       });
@@ -150,7 +158,7 @@ async function eraseConfigStep(
  */
 async function createIfMissing(rest: KubeRest, o: KubeObject): Promise<'created' | 'unchanged'> {
   try {
-    await rest.request('POST', objectPath(o).replace(/\/[^/]+$/, ''), {
+    await rest.request('POST', collectionPath(bundleRef(o)), {
       body: o,
       query: { fieldManager: FIELD_MANAGER },
     });
@@ -172,7 +180,7 @@ export interface PlannedObject {
 
 async function planOne(rest: KubeRest, object: KubeObject): Promise<PlannedObject> {
   try {
-    const current = await rest.request<KubeObject>('GET', objectPath(object), { timeoutMs: 15_000 });
+    const current = await rest.request<KubeObject>('GET', bundlePath(object), { timeoutMs: 15_000 });
     return { object, current, foreign: isCreateOnly(object) ? undefined : foreignObject(current) };
   } catch (e) {
     if (isNotFound(e)) return { object };

@@ -7,6 +7,7 @@
 // group); each is listed as metadata only (PartialObjectMetadataList), page by page. A
 // resource that cannot be listed (forbidden, an aggregated API that is down) cannot be judged:
 // the namespace is kept and the resource named (fail closed).
+import { API_GROUPS_PATH, groupVersionPath, resourcePath } from '../kube/resources.js';
 import { forEachConcurrent } from '../concurrency.js';
 import { METADATA_LIST_ACCEPT, type KubeRest } from '../kube/rest.js';
 import type { NamespacedObject } from './namespace-leftovers.js';
@@ -57,18 +58,19 @@ export async function namespacedResources(
 ): Promise<{ resources: NamespacedResource[]; unreadable: string[] }> {
   const resources: NamespacedResource[] = [];
   const unreadable: string[] = [];
-  const core = await rest.request<{ resources?: ApiResource[] }>('GET', '/api/v1', { timeoutMs: 15_000 });
+  const core = await rest.request<{ resources?: ApiResource[] }>('GET', groupVersionPath('', 'v1'), {
+    timeoutMs: 15_000,
+  });
   for (const r of (core.resources ?? []).filter(listable))
     if (!CORE_SKIPPED.has(r.kind))
       resources.push({ group: '', version: 'v1', resource: r.name, kind: r.kind });
-  const groups = await rest.request<GroupList>('GET', '/apis', { timeoutMs: 15_000 });
+  const groups = await rest.request<GroupList>('GET', API_GROUPS_PATH, { timeoutMs: 15_000 });
   const wanted = (groups.groups ?? []).filter((g) => g.preferredVersion && !DERIVED_GROUPS.has(g.name));
   await forEachConcurrent(wanted, 8, async (g) => {
     const gv = g.preferredVersion!.groupVersion;
     try {
-      const list = await rest.request<{ resources?: ApiResource[] }>('GET', `/apis/${gv}`, {
-        timeoutMs: 15_000,
-      });
+      const path = groupVersionPath(g.name, g.preferredVersion!.version);
+      const list = await rest.request<{ resources?: ApiResource[] }>('GET', path, { timeoutMs: 15_000 });
       for (const r of (list.resources ?? []).filter(listable))
         resources.push({
           group: g.name,
@@ -92,10 +94,10 @@ export async function namespaceContents(
   const objects: NamespacedObject[] = [];
   const unreadable: string[] = [];
   await forEachConcurrent(resources, 8, async (r) => {
-    const base = r.group ? `/apis/${r.group}/${r.version}` : '/api/v1';
+    const type = { group: r.group, version: r.version, plural: r.resource, namespaced: true };
     try {
       const { items } = await rest.list<{ metadata?: NamespacedObject['metadata'] }, NamespacedObject>(
-        `${base}/namespaces/${encodeURIComponent(ns)}/${r.resource}`,
+        resourcePath(type, ns),
         {
           accept: METADATA_LIST,
           map: (it) => ({ group: r.group, kind: r.kind, metadata: it.metadata ?? { name: '' } }),

@@ -12,8 +12,10 @@
 //   and ImageJob with it; countInstances() says how many, for the confirmation. A CRD of our
 //   name that someone else installed (another tool, `kubectl apply -f crds/`) is kept too.
 // - A dry run reads everything the same way and deletes nothing.
+import * as resources from '../kube/resources.js';
+import { kindInfo } from '../kube/kinds.js';
 import { sleep } from '../concurrency.js';
-import { displayName, FIELD_MANAGER, objectPath, type KubeObject } from '../kube/apply.js';
+import { bundlePath, displayName, FIELD_MANAGER, type KubeObject } from '../kube/apply.js';
 import { OUR_CRDS, asCrdMissing, type OurCrd } from '../kube/crds.js';
 import { isConflict, isNotFound, KubeApiError, type KubeRest } from '../kube/rest.js';
 import { CLEANUP_FINALIZER } from '../erase/api/types.js';
@@ -22,8 +24,6 @@ import { namespaceContents, namespacedResources, type NamespacedResource } from 
 import { foreignObjects, type Uninstalled } from './namespace-leftovers.js';
 import { notOurs } from './ownership.js';
 import { installedDaemonImage, installObjects, isCreateOnly } from './install.js';
-
-const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 export type UninstallAction = 'deleted' | 'not found' | 'kept';
 
@@ -43,7 +43,7 @@ export async function countInstances(rest: KubeRest): Promise<Record<string, num
   const out: Record<string, number | undefined> = {};
   for (const crd of OUR_CRDS) {
     try {
-      const { items } = await rest.list<unknown, 0>(`/apis/${crd.group}/${crd.version}/${crd.plural}`, {
+      const { items } = await resources.list<unknown, 0>(rest, kindInfo(crd.group, crd.kind), undefined, {
         map: () => 0,
       });
       out[crd.kind] = items.length;
@@ -63,7 +63,7 @@ async function deleteIfOurs(
 ): Promise<UninstallStep> {
   const name = displayName(o);
   const namespace = o.metadata.namespace;
-  const p = objectPath(o);
+  const p = bundlePath(o);
   let cur: KubeObject;
   try {
     cur = await rest.request<KubeObject>('GET', p, { timeoutMs: 15_000 });
@@ -230,7 +230,7 @@ export async function uninstallCrds(
   for (const crd of deleting) {
     for (;;) {
       try {
-        await rest.request('GET', `${CRD_PATH}/${crd.name}`, { timeoutMs: 10_000 });
+        await resources.get(rest, 'CustomResourceDefinition', undefined, crd.name, { timeoutMs: 10_000 });
       } catch (e) {
         if (isNotFound(e)) break;
         throw e;
@@ -244,10 +244,9 @@ export async function uninstallCrds(
 }
 
 async function dropJobFinalizers(rest: KubeRest): Promise<void> {
-  const path = '/apis/erase.imageinventory.dev/v1alpha1/imagejobs';
   let items: KubeObject[];
   try {
-    items = (await rest.list<KubeObject>(path)).items;
+    items = (await resources.list<KubeObject>(rest, 'ImageJob')).items;
   } catch (e) {
     if (asCrdMissing(e) || isNotFound(e)) return;
     throw e;
@@ -255,10 +254,13 @@ async function dropJobFinalizers(rest: KubeRest): Promise<void> {
   for (const job of items) {
     const finalizers = (job.metadata.finalizers as string[] | undefined) ?? [];
     if (!finalizers.includes(CLEANUP_FINALIZER)) continue;
-    await rest
-      .request('PATCH', `${path}/${job.metadata.name}`, {
-        contentType: 'application/json-patch+json',
-        body: [
+    await resources
+      .patch(
+        rest,
+        'ImageJob',
+        undefined,
+        job.metadata.name,
+        [
           { op: 'test', path: '/metadata/resourceVersion', value: job.metadata.resourceVersion },
           {
             op: 'replace',
@@ -266,8 +268,8 @@ async function dropJobFinalizers(rest: KubeRest): Promise<void> {
             value: finalizers.filter((f) => f !== CLEANUP_FINALIZER),
           },
         ],
-        timeoutMs: 15_000,
-      })
+        { contentType: 'application/json-patch+json', timeoutMs: 15_000 },
+      )
       .catch((e: unknown) => {
         // Changed or gone meanwhile: the next pass of the wait loop looks again.
         if (!isNotFound(e) && !isConflict(e) && !(e instanceof KubeApiError && e.code === 422)) throw e;

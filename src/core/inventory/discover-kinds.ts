@@ -1,7 +1,8 @@
 // Which declared source kinds the API server serves: one discovery GET per group/version
-// (`/apis/argoproj.io/v1alpha1`). A kind whose CRD is not installed, or that is cluster-scoped,
+// (argoproj.io/v1alpha1's resource list). A kind whose CRD is not installed, or that is cluster-scoped,
 // is skipped with a reason (reported once by the caller), never an error that stops the scan or
 // the daemon. A failure other than 404 (a 403, a timeout) is thrown: then nobody knows.
+import { groupVersionPath } from '../kube/resources.js';
 import { isNotFound, type KubeRest } from '../kube/rest.js';
 import { SourceKinds, type SourceKindSpec } from './source-kinds.js';
 
@@ -28,10 +29,10 @@ export async function discoverKinds(
   declared: readonly SourceKindSpec[],
 ): Promise<DiscoveredKinds> {
   const lists = new Map<string, Promise<ApiResourceList | undefined>>();
-  const list = (gv: string) => {
+  const list = (gv: string, path: string) => {
     let p = lists.get(gv);
     if (!p) {
-      p = rest.get<ApiResourceList>(`/apis/${gv}`).catch((e: unknown) => {
+      p = rest.get<ApiResourceList>(path).catch((e: unknown) => {
         if (isNotFound(e)) return undefined;
         throw e;
       });
@@ -44,7 +45,7 @@ export async function discoverKinds(
   for (const k of declared) {
     const id = { kind: k.kind, group: k.group, version: k.version };
     const gv = `${k.group}/${k.version}`;
-    const rl = await list(gv);
+    const rl = await list(gv, groupVersionPath(k.group, k.version));
     const r = rl?.resources?.find((x) => x.kind === k.kind && x.name && !x.name.includes('/'));
     if (!r) {
       skipped.push({ ...id, reason: `${k.kind}.${gv} is not served (is its CRD installed?)` });

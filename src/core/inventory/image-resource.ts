@@ -1,7 +1,7 @@
 // The Image custom resource as the inventory reads and writes it.
-export const IMAGE_GROUP = 'imageinventory.dev';
-export const IMAGE_VERSION = 'v1alpha1';
-export const IMAGE_API_VERSION = `${IMAGE_GROUP}/${IMAGE_VERSION}`;
+import { apiVersionOf, KINDS } from '../kube/kinds.js';
+import { resourcePath } from '../kube/resources.js';
+export const IMAGE_API_VERSION = apiVersionOf(KINDS.Image);
 export { MANAGED_BY_LABEL } from '../constants.js';
 import { MANAGED_BY_LABEL } from '../constants.js';
 export const MANAGED_BY_VALUE = 'image-inventory-controller';
@@ -41,13 +41,9 @@ export function sameStatus(cur: ImageStatus | undefined, want: ImageStatus): boo
 export const isManaged = (img: ImageResource): boolean =>
   img.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE;
 
-export function imagesPath(namespace?: string, name?: string, sub?: 'status'): string {
-  let p = `/apis/${IMAGE_GROUP}/${IMAGE_VERSION}`;
-  p += namespace ? `/namespaces/${namespace}/images` : '/images';
-  if (name) p += `/${name}`;
-  if (sub) p += `/${sub}`;
-  return p;
-}
+/** Images of one namespace (all namespaces without one), or one Image, or its status. */
+export const imagesPath = (namespace?: string, name?: string, sub?: 'status'): string =>
+  resourcePath('Image', namespace, name, sub);
 
 /** Strips an Image to what the inventory compares, so large namespaces stay cheap to hold. */
 export function stripImage(o: ImageResource): ImageResource {

@@ -6,6 +6,7 @@
 // removing our label) gives 409, and the retry re-reads the object and decides again, so a
 // concurrent writer is never overwritten blindly and an Image that left our care is never
 // re-adopted by our own apply.
+import * as resources from '../kube/resources.js';
 import { isAlreadyExists, isConflict, isNotFound, type KubeRest } from '../kube/rest.js';
 import {
   IMAGE_API_VERSION,
@@ -151,24 +152,23 @@ export class ImageStore {
     fields: { spec: { image: string } } | { status: Required<ImageStatus> },
   ): Promise<ImageResource> {
     const isStatus = 'status' in fields;
-    const out = await this.rest.request<ImageResource>(
-      'PATCH',
-      imagesPath(namespace, name, isStatus ? 'status' : undefined),
+    const out = await resources.apply<ImageResource>(
+      this.rest,
+      'Image',
+      namespace,
+      name,
       {
-        contentType: 'application/apply-patch+yaml',
-        query: { fieldManager: INVENTORY_FIELD_MANAGER, force: 'true' },
-        body: {
-          apiVersion: IMAGE_API_VERSION,
-          kind: 'Image',
-          metadata: {
-            name,
-            namespace,
-            resourceVersion: cur.metadata.resourceVersion,
-            ...(isStatus ? {} : { labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } }),
-          },
-          ...fields,
+        apiVersion: IMAGE_API_VERSION,
+        kind: 'Image',
+        metadata: {
+          name,
+          namespace,
+          resourceVersion: cur.metadata.resourceVersion,
+          ...(isStatus ? {} : { labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } }),
         },
+        ...fields,
       },
+      { fieldManager: INVENTORY_FIELD_MANAGER, force: true, subresource: isStatus ? 'status' : undefined },
     );
     return stripImage(out);
   }

@@ -3,6 +3,7 @@
 // object, container and ref, so a rebuild that sees the same problem again finds the
 // existing Event (one read) instead of writing a new one: a rebuild of an unchanged
 // namespace stays write-free.
+import * as resources from '../kube/resources.js';
 import { createHash } from 'node:crypto';
 import { isAlreadyExists, isNamespaceTerminating, isNotFound, type KubeRest } from '../kube/rest.js';
 import { apiVersionOf, BUILTIN } from './source-kinds.js';
@@ -50,15 +51,14 @@ export class InvalidRefReporter {
   ): Promise<{ created: number; errors: string[] }> {
     let created = 0;
     const errors: string[] = [];
-    const path = `/api/v1/namespaces/${namespace}/events`;
     for (const ref of refs) {
       const uid = uidOf(ref.kind, ref.name);
       const name = invalidRefEventName(ref, uid);
       const key = `${namespace}/${name}`;
       if (this.known.has(key)) continue;
       try {
-        if (this.opts.createFirst || !(await this.exists(`${path}/${name}`))) {
-          await this.rest.request('POST', path, { body: eventBody(namespace, name, ref, uid) });
+        if (this.opts.createFirst || !(await this.exists(namespace, name))) {
+          await resources.create(this.rest, 'Event', namespace, eventBody(namespace, name, ref, uid));
           created++;
         }
         this.known.add(key);
@@ -72,9 +72,9 @@ export class InvalidRefReporter {
     return { created, errors };
   }
 
-  private async exists(path: string): Promise<boolean> {
+  private async exists(namespace: string, name: string): Promise<boolean> {
     try {
-      await this.rest.get(path);
+      await resources.get(this.rest, 'Event', namespace, name);
       return true;
     } catch (e) {
       if (isNotFound(e)) return false;

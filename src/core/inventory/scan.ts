@@ -5,6 +5,7 @@
 // rest of the namespace references: writing from that partial view would delete or shrink the
 // Images of every workload outside the selector. A selector scan is therefore read-only: it
 // reports the images the selected workloads reference and never reads or writes Images.
+import * as resources from '../kube/resources.js';
 import { forbiddenMessage } from '../kube/forbidden.js';
 import { namespaceMissing } from '../kube/namespaces.js';
 import type { KubeRest } from '../kube/rest.js';
@@ -60,9 +61,14 @@ export interface ScanReport {
 }
 
 export async function listAllNamespaces(rest: KubeRest): Promise<string[]> {
-  const { items } = await rest.list<{ metadata: { name: string } }, string>('/api/v1/namespaces', {
-    map: (n) => n.metadata.name,
-  });
+  const { items } = await resources.list<{ metadata: { name: string } }, string>(
+    rest,
+    'Namespace',
+    undefined,
+    {
+      map: (n) => n.metadata.name,
+    },
+  );
   return items.sort();
 }
 

@@ -2,6 +2,7 @@
 // inv-source-kinds (deploy/source-kinds.yaml, the chart's sourceKinds.kinds). Read by `inv check`
 // and by the in-process controllers of `inv erase --standalone`, whose `*` prune must protect
 // what the daemon's would.
+import * as resources from '../kube/resources.js';
 import { isNotFound, type KubeRest } from '../kube/rest.js';
 import { parseSourceKinds, SOURCE_KINDS_CONFIGMAP, SOURCE_KINDS_KEY } from './declared-kinds.js';
 import { discoverKinds, type SkippedKind } from './discover-kinds.js';
@@ -15,9 +16,11 @@ export async function readSourceKindsConfigMap(
   ns: string,
 ): Promise<SourceKindSpec[] | undefined> {
   try {
-    const cm = await rest.request<{ data?: Record<string, string> }>(
-      'GET',
-      `/api/v1/namespaces/${encodeURIComponent(ns)}/configmaps/${SOURCE_KINDS_CONFIGMAP}`,
+    const cm = await resources.get<{ data?: Record<string, string> }>(
+      rest,
+      'ConfigMap',
+      ns,
+      SOURCE_KINDS_CONFIGMAP,
       T,
     );
     return parseSourceKinds(cm.data?.[SOURCE_KINDS_KEY] ?? '', `ConfigMap ${ns}/${SOURCE_KINDS_CONFIGMAP}`);

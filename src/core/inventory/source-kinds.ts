@@ -1,10 +1,11 @@
-// The registry of the kinds the inventory reads (their API paths come from kube/kinds.ts, the
-// table of every kind inv touches). Everything else about them is derived from it: which
+// The registry of the kinds the inventory reads (their group, version and plural come from
+// kube/kinds.ts, the table of every kind inv touches). Everything else about them is derived from it: which
 // collections `inv scan` lists and `inv watch` watches, how objects are stripped, which fields
 // the rules read, the watch predicates, `inv check`'s access list, the help texts, and the
 // ClusterRole's inventory rules (test/unit/source-kinds.test.ts fails when deploy/ differs).
-// Adding a built-in kind: one entry here, its rule in rules.ts only if it has a special one, and a
+// Adding a built-in kind: one entry here (and its row in kube/kinds.ts), its rule in rules.ts only if it has a special one, and a
 // test. Pure data and small pure helpers: no I/O.
+import { apiVersionOf, KINDS, type KindName } from '../kube/kinds.js';
 
 export interface SourceKindSpec {
   kind: string;
@@ -25,57 +26,21 @@ export interface SourceKindSpec {
   declared?: boolean;
 }
 
+// A built-in kind's API facts (group, version, plural) come from the kube layer's kind table.
+const api = (kind: KindName): Pick<SourceKindSpec, 'kind' | 'group' | 'version' | 'plural'> => {
+  const { group, version, plural } = KINDS[kind];
+  return { kind, group, version, plural };
+};
+
 /** The built-in source kinds, in the order they are listed and shown. */
 export const BUILTIN_SOURCE_KINDS: readonly SourceKindSpec[] = [
-  {
-    kind: 'Deployment',
-    group: 'apps',
-    version: 'v1',
-    plural: 'deployments',
-    key: 'deployments',
-    podSpecs: ['spec.template.spec'],
-  },
-  {
-    kind: 'StatefulSet',
-    group: 'apps',
-    version: 'v1',
-    plural: 'statefulsets',
-    key: 'statefulSets',
-    podSpecs: ['spec.template.spec'],
-  },
-  {
-    kind: 'DaemonSet',
-    group: 'apps',
-    version: 'v1',
-    plural: 'daemonsets',
-    key: 'daemonSets',
-    podSpecs: ['spec.template.spec'],
-  },
-  {
-    kind: 'ReplicationController',
-    group: '',
-    version: 'v1',
-    plural: 'replicationcontrollers',
-    key: 'replicationControllers',
-    podSpecs: ['spec.template.spec'],
-  },
-  {
-    kind: 'CronJob',
-    group: 'batch',
-    version: 'v1',
-    plural: 'cronjobs',
-    key: 'cronJobs',
-    podSpecs: ['spec.jobTemplate.spec.template.spec'],
-  },
-  {
-    kind: 'Job',
-    group: 'batch',
-    version: 'v1',
-    plural: 'jobs',
-    key: 'jobs',
-    podSpecs: ['spec.template.spec'],
-  },
-  { kind: 'Pod', group: '', version: 'v1', plural: 'pods', key: 'pods', podSpecs: ['spec'] },
+  { ...api('Deployment'), key: 'deployments', podSpecs: ['spec.template.spec'] },
+  { ...api('StatefulSet'), key: 'statefulSets', podSpecs: ['spec.template.spec'] },
+  { ...api('DaemonSet'), key: 'daemonSets', podSpecs: ['spec.template.spec'] },
+  { ...api('ReplicationController'), key: 'replicationControllers', podSpecs: ['spec.template.spec'] },
+  { ...api('CronJob'), key: 'cronJobs', podSpecs: ['spec.jobTemplate.spec.template.spec'] },
+  { ...api('Job'), key: 'jobs', podSpecs: ['spec.template.spec'] },
+  { ...api('Pod'), key: 'pods', podSpecs: ['spec'] },
 ];
 
 /**
@@ -90,12 +55,9 @@ export interface OwnerKindSpec {
   plural: string;
   key: string;
 }
-export const OWNER_KINDS: readonly OwnerKindSpec[] = [
-  { kind: 'ReplicaSet', group: 'apps', version: 'v1', plural: 'replicasets', key: 'replicaSets' },
-];
+export const OWNER_KINDS: readonly OwnerKindSpec[] = [{ ...api('ReplicaSet'), key: 'replicaSets' }];
 
-export const apiVersionOf = (k: { group: string; version: string }): string =>
-  k.group ? `${k.group}/${k.version}` : k.version;
+export { apiVersionOf };
 
 /** The group of an ownerReference's or manifest's apiVersion (`apps/v1` → apps, `v1` → ''). */
 export const groupOf = (apiVersion: string | undefined): string => {

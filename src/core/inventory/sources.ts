@@ -1,6 +1,7 @@
 // Where each source kind lives in the API, and how to read one namespace's worth of them. The
 // kinds come from the registry (./source-kinds.ts); ReplicaSets are read as metadata only, for
 // their owners (see rules.ts).
+import { resourcePath } from '../kube/resources.js';
 import { METADATA_LIST_ACCEPT, type KubeRest } from '../kube/rest.js';
 import {
   BUILTIN,
@@ -15,10 +16,7 @@ import type { NamespaceObjects } from './source-fields.js';
 
 export function collectionPath(k: SourceKindSpec | OwnerKindSpec, namespace?: string): string {
   // Every source and owner kind is namespaced; a declared kind's plural comes from discovery.
-  const base = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;
-  return namespace
-    ? `${base}/namespaces/${encodeURIComponent(namespace)}/${k.plural}`
-    : `${base}/${k.plural}`;
+  return resourcePath({ group: k.group, version: k.version, plural: k.plural, namespaced: true }, namespace);
 }
 
 const strippers = new WeakMap<SourceKindSpec, (o: RawObject) => StrippedObject>();

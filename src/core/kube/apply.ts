@@ -1,4 +1,5 @@
-// Server-side apply of the objects `inv install` ships, and the REST paths of their kinds.
+// Server-side apply of the objects `inv install` ships (through resources.ts's one writer), and
+// the REST paths of their kinds.
 //
 // Server-side apply (PATCH, application/apply-patch+yaml) with our own field manager "inv"
 // makes install idempotent and lets an upgrade drop fields a newer release no longer sets.
@@ -7,7 +8,9 @@
 // owned by kubectl's manager; without force every changed field would be a conflict and an
 // upgrade impossible) or that the administrator told it to take over. Fields we do not set
 // (e.g. replicas scaled by someone) are left to their owners.
-import { kindInfo, splitApiVersion, type KindInfo } from './kinds.js';
+import { apiVersionOf, kindInfo, KINDS, splitApiVersion, type KindInfo, type KindName } from './kinds.js';
+import * as resources from './resources.js';
+import { objectPath, type ObjectRef } from './resources.js';
 import type { KubeRest } from './rest.js';
 
 export const FIELD_MANAGER = 'inv';
@@ -26,35 +29,45 @@ export interface KubeObject {
   [k: string]: unknown;
 }
 
-// Exactly the kinds of the install bundle; anything else is a packaging mistake.
-const BUNDLE_KINDS = new Set([
-  'v1/Namespace',
-  'v1/ServiceAccount',
-  'v1/ConfigMap',
-  'v1/Service',
-  'apiextensions.k8s.io/v1/CustomResourceDefinition',
-  'rbac.authorization.k8s.io/v1/ClusterRole',
-  'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
-  'rbac.authorization.k8s.io/v1/Role',
-  'rbac.authorization.k8s.io/v1/RoleBinding',
-  'apps/v1/Deployment',
-  'networking.k8s.io/v1/NetworkPolicy',
+// Exactly the kinds of the install bundle, at the table's version; anything else is a packaging mistake.
+const BUNDLE_KINDS: ReadonlySet<string> = new Set<KindName>([
+  'Namespace',
+  'ServiceAccount',
+  'ConfigMap',
+  'Service',
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Role',
+  'RoleBinding',
+  'Deployment',
+  'NetworkPolicy',
 ]);
 
 function bundleKind(o: Pick<KubeObject, 'apiVersion' | 'kind'>): KindInfo {
-  if (!BUNDLE_KINDS.has(`${o.apiVersion}/${o.kind}`))
+  const k = BUNDLE_KINDS.has(o.kind) ? KINDS[o.kind as KindName] : undefined;
+  if (!k || apiVersionOf(k) !== o.apiVersion)
     throw new Error(`cannot apply ${o.apiVersion} ${o.kind}: not a kind of the install bundle`);
-  return kindInfo(splitApiVersion(o.apiVersion).group, o.kind);
+  return k;
 }
 
-export function objectPath(o: KubeObject): string {
+/** An object of the bundle as a reference (its kind checked against the bundle's). */
+export function bundleRef(o: KubeObject): ObjectRef {
   const k = bundleKind(o);
-  const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
   if (k.namespaced && !o.metadata.namespace)
     throw new Error(`${o.kind}/${o.metadata.name}: a namespaced object without metadata.namespace`);
-  const ns = k.namespaced ? `/namespaces/${o.metadata.namespace}` : '';
-  return `${base}${ns}/${k.plural}/${o.metadata.name}`;
+  const { group, version } = splitApiVersion(o.apiVersion);
+  return {
+    group,
+    version,
+    kind: o.kind,
+    namespace: k.namespaced ? o.metadata.namespace! : '',
+    name: o.metadata.name,
+  };
 }
+
+/** The REST path of an object of the bundle. */
+export const bundlePath = (o: KubeObject): string => objectPath(bundleRef(o));
 
 /** kubectl's short form: `deployment.apps/name`, `namespace/name`. */
 export function displayName(o: KubeObject): string {
@@ -85,10 +98,12 @@ export async function applyObject(rest: KubeRest, o: KubeObject, opts: ApplyOpti
   const body = opts.resourceVersion
     ? { ...o, metadata: { ...o.metadata, resourceVersion: opts.resourceVersion } }
     : o;
-  return rest.request<KubeObject>('PATCH', objectPath(o), {
-    query: { fieldManager: FIELD_MANAGER, force: opts.force, dryRun: opts.dryRun ? 'All' : undefined },
-    body,
-    contentType: 'application/apply-patch+yaml',
+  const ref = bundleRef(o);
+  const kind = { ...kindInfo(ref.group, ref.kind), version: ref.version };
+  return resources.apply<KubeObject>(rest, kind, ref.namespace || undefined, ref.name, body, {
+    fieldManager: FIELD_MANAGER,
+    force: opts.force,
+    dryRun: opts.dryRun,
     timeoutMs: opts.timeoutMs ?? 30_000,
   });
 }

@@ -8,9 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { packageRoot } from '../package-root.js';
+import * as resources from './resources.js';
 import { isNotFound, type KubeRest } from './rest.js';
-
-const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 /** The package's crds/ directory (src/core/package-root.ts finds the package). */
 export const crdDir = path.join(packageRoot(), 'crds');
@@ -36,13 +35,14 @@ export async function installCrds(rest: KubeRest, crds = readCrds(), timeoutMs =
   for (const crd of crds) {
     const name = crd.metadata.name;
     try {
-      const cur = await rest.get<Crd>(`${CRD_PATH}/${name}`);
-      await rest.request('PUT', `${CRD_PATH}/${name}`, {
-        body: { ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata.resourceVersion } },
+      const cur = await resources.get<Crd>(rest, 'CustomResourceDefinition', undefined, name);
+      await resources.replace(rest, 'CustomResourceDefinition', undefined, name, {
+        ...crd,
+        metadata: { ...crd.metadata, resourceVersion: cur.metadata.resourceVersion },
       });
     } catch (e) {
       if (!isNotFound(e)) throw e;
-      await rest.request('POST', CRD_PATH, { body: crd });
+      await resources.create(rest, 'CustomResourceDefinition', undefined, crd);
     }
   }
   const names = crds.map((c) => c.metadata.name);
@@ -55,7 +55,9 @@ export async function waitEstablished(rest: KubeRest, names: string[], timeoutMs
   const deadline = Date.now() + timeoutMs;
   for (const name of names) {
     for (;;) {
-      const cur = await rest.request<Crd>('GET', `${CRD_PATH}/${name}`, { timeoutMs: 10_000 });
+      const cur = await resources.get<Crd>(rest, 'CustomResourceDefinition', undefined, name, {
+        timeoutMs: 10_000,
+      });
       if (cur.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
       if (Date.now() > deadline) throw new Error(`CRD ${name} not Established after ${timeoutMs} ms`);
       await sleep(100);

@@ -2,6 +2,8 @@
 // An API server answers a request for a resource type it does not serve with a bare
 // "404 page not found" (not a Status object), which callers used to pass through verbatim; here
 // it becomes one error that names the CRD and says what to do.
+import { KINDS } from './kinds.js';
+import { groupVersionPath } from './resources.js';
 import { KubeApiError, type KubeRest } from './rest.js';
 
 export interface OurCrd {
@@ -14,27 +16,14 @@ export interface OurCrd {
   kind: string;
 }
 
-export const IMAGE_CRD: OurCrd = {
-  name: 'images.imageinventory.dev',
-  group: 'imageinventory.dev',
-  version: 'v1alpha1',
-  plural: 'images',
-  kind: 'Image',
+// Group, version and plural from the kind table; the CRD's name is `plural.group`.
+const ourCrd = (kind: 'Image' | 'ImageList' | 'ImageJob'): OurCrd => {
+  const { group, version, plural } = KINDS[kind];
+  return { name: `${plural}.${group}`, group, version, plural, kind };
 };
-export const IMAGELIST_CRD: OurCrd = {
-  name: 'imagelists.erase.imageinventory.dev',
-  group: 'erase.imageinventory.dev',
-  version: 'v1alpha1',
-  plural: 'imagelists',
-  kind: 'ImageList',
-};
-export const IMAGEJOB_CRD: OurCrd = {
-  name: 'imagejobs.erase.imageinventory.dev',
-  group: 'erase.imageinventory.dev',
-  version: 'v1alpha1',
-  plural: 'imagejobs',
-  kind: 'ImageJob',
-};
+export const IMAGE_CRD: OurCrd = ourCrd('Image');
+export const IMAGELIST_CRD: OurCrd = ourCrd('ImageList');
+export const IMAGEJOB_CRD: OurCrd = ourCrd('ImageJob');
 export const OUR_CRDS: readonly OurCrd[] = [IMAGE_CRD, IMAGELIST_CRD, IMAGEJOB_CRD];
 export const ERASE_CRDS: readonly OurCrd[] = [IMAGELIST_CRD, IMAGEJOB_CRD];
 
@@ -78,13 +67,13 @@ interface ApiResourceList {
 export async function missingCrds(rest: KubeRest, crds: readonly OurCrd[]): Promise<OurCrd[]> {
   const byGroup = new Map<string, OurCrd[]>();
   for (const c of crds) {
-    const key = `${c.group}/${c.version}`;
+    const key = groupVersionPath(c.group, c.version);
     byGroup.set(key, [...(byGroup.get(key) ?? []), c]);
   }
   const missing: OurCrd[] = [];
-  for (const [gv, list] of byGroup) {
+  for (const [path, list] of byGroup) {
     try {
-      const res = await rest.request<ApiResourceList>('GET', `/apis/${gv}`);
+      const res = await rest.request<ApiResourceList>('GET', path);
       const served = new Set((res.resources ?? []).map((r) => r.name));
       missing.push(...list.filter((c) => !served.has(c.plural)));
     } catch (e) {

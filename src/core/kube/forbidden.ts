@@ -3,14 +3,16 @@
 // Pure: the request's method and path in, words out.
 import { KubeApiError } from './rest.js';
 
+/** A permission as a Role grants it, and as a SelfSubjectAccessReview asks for it. */
 export interface Permission {
   verb: string;
-  /** "deployments", "images", ... */
+  /** "deployments", "images", ...; permissionFor puts a subresource here ("pods/log"). */
   resource: string;
   /** "" for the core group. */
   group: string;
   /** undefined for cluster-scoped resources. */
   namespace?: string;
+  subresource?: string;
 }
 
 /** What permission a request needs, from its method and REST path; undefined for odd paths. */

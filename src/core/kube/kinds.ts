@@ -1,88 +1,78 @@
-// Where each API kind inv reads or writes lives: group, version, plural and scope (the kube
-// layer's table of paths; which kinds the inventory reads is inventory/source-kinds.ts).
-// Paths are derived from it, never guessed (`kind.toLowerCase() + 's'` is wrong for
-// NetworkPolicy, Ingress, any kind ending in "s" or "y"), and a kind that is not declared here is
-// an error at the call site that names it, not a 404 from the API server later.
+// Where each API kind inv reads or writes lives: group, version, plural and scope, written once
+// (inventory/source-kinds.ts takes its kinds' facts from here and adds what the inventory reads
+// in them; a new built-in source kind is a row here too). Paths are derived from it (resources.ts), never guessed (`kind.toLowerCase() + 's'`
+// is wrong for NetworkPolicy, Ingress, any kind ending in "s" or "y"), and a kind that is not
+// declared here is an error at the call site that names it, not a 404 from the API server later.
 
-export interface KindInfo {
+/** Where a resource lives in the API: a kind of the table, or one found by discovery. */
+export interface ResourceType {
   /** '' for the core group. */
   group: string;
   version: string;
-  kind: string;
   plural: string;
   namespaced: boolean;
 }
 
-const DECLARED: readonly KindInfo[] = [
-  { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
-  { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false },
-  { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true },
-  { group: '', version: 'v1', kind: 'PodTemplate', plural: 'podtemplates', namespaced: true },
-  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
-  { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
-  { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true },
-  { group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true },
-  { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },
-  { group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true },
-  { group: 'apps', version: 'v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true },
-  { group: 'apps', version: 'v1', kind: 'DaemonSet', plural: 'daemonsets', namespaced: true },
-  { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true },
-  { group: 'batch', version: 'v1', kind: 'CronJob', plural: 'cronjobs', namespaced: true },
-  { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
-  {
-    group: 'apiextensions.k8s.io',
-    version: 'v1',
-    kind: 'CustomResourceDefinition',
-    plural: 'customresourcedefinitions',
-    namespaced: false,
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    version: 'v1',
-    kind: 'ClusterRole',
-    plural: 'clusterroles',
-    namespaced: false,
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    version: 'v1',
-    kind: 'ClusterRoleBinding',
-    plural: 'clusterrolebindings',
-    namespaced: false,
-  },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', plural: 'roles', namespaced: true },
-  {
-    group: 'rbac.authorization.k8s.io',
-    version: 'v1',
-    kind: 'RoleBinding',
-    plural: 'rolebindings',
-    namespaced: true,
-  },
-  {
-    group: 'networking.k8s.io',
-    version: 'v1',
-    kind: 'NetworkPolicy',
-    plural: 'networkpolicies',
-    namespaced: true,
-  },
-  { group: 'imageinventory.dev', version: 'v1alpha1', kind: 'Image', plural: 'images', namespaced: true },
-  {
-    group: 'erase.imageinventory.dev',
-    version: 'v1alpha1',
-    kind: 'ImageList',
-    plural: 'imagelists',
-    namespaced: false,
-  },
-  {
-    group: 'erase.imageinventory.dev',
-    version: 'v1alpha1',
-    kind: 'ImageJob',
-    plural: 'imagejobs',
-    namespaced: false,
-  },
-];
+export interface KindInfo extends ResourceType {
+  kind: string;
+}
 
-const BY_GROUP_KIND = new Map(DECLARED.map((k) => [`${k.group}/${k.kind}`, k]));
+const core = (plural: string, namespaced: boolean) => ({ group: '', version: 'v1', plural, namespaced });
+const v1 = (group: string, plural: string, namespaced: boolean) => ({
+  group,
+  version: 'v1',
+  plural,
+  namespaced,
+});
+const ours = (group: string, plural: string, namespaced: boolean) => ({
+  group,
+  version: 'v1alpha1',
+  plural,
+  namespaced,
+});
+
+/** Every kind inv touches, by kind name (unique across the groups inv uses). */
+const TABLE = {
+  Namespace: core('namespaces', false),
+  Node: core('nodes', false),
+  Pod: core('pods', true),
+  PodTemplate: core('podtemplates', true),
+  ReplicationController: core('replicationcontrollers', true),
+  ConfigMap: core('configmaps', true),
+  ServiceAccount: core('serviceaccounts', true),
+  Service: core('services', true),
+  Event: core('events', true),
+  Deployment: v1('apps', 'deployments', true),
+  StatefulSet: v1('apps', 'statefulsets', true),
+  DaemonSet: v1('apps', 'daemonsets', true),
+  ReplicaSet: v1('apps', 'replicasets', true),
+  Job: v1('batch', 'jobs', true),
+  CronJob: v1('batch', 'cronjobs', true),
+  Lease: v1('coordination.k8s.io', 'leases', true),
+  CustomResourceDefinition: v1('apiextensions.k8s.io', 'customresourcedefinitions', false),
+  ClusterRole: v1('rbac.authorization.k8s.io', 'clusterroles', false),
+  ClusterRoleBinding: v1('rbac.authorization.k8s.io', 'clusterrolebindings', false),
+  Role: v1('rbac.authorization.k8s.io', 'roles', true),
+  RoleBinding: v1('rbac.authorization.k8s.io', 'rolebindings', true),
+  NetworkPolicy: v1('networking.k8s.io', 'networkpolicies', true),
+  // Create-only reviews: the API server answers them and stores nothing.
+  SelfSubjectAccessReview: v1('authorization.k8s.io', 'selfsubjectaccessreviews', false),
+  SubjectAccessReview: v1('authorization.k8s.io', 'subjectaccessreviews', false),
+  SelfSubjectReview: v1('authentication.k8s.io', 'selfsubjectreviews', false),
+  TokenReview: v1('authentication.k8s.io', 'tokenreviews', false),
+  Image: ours('imageinventory.dev', 'images', true),
+  ImageList: ours('erase.imageinventory.dev', 'imagelists', false),
+  ImageJob: ours('erase.imageinventory.dev', 'imagejobs', false),
+} satisfies Record<string, ResourceType>;
+
+export type KindName = keyof typeof TABLE;
+
+/** The table's kinds, by name: `KINDS.Pod.plural`. */
+export const KINDS: { readonly [K in KindName]: KindInfo } = Object.fromEntries(
+  Object.entries(TABLE).map(([kind, t]) => [kind, Object.freeze({ kind, ...t })]),
+) as { [K in KindName]: KindInfo };
+
+const BY_GROUP_KIND = new Map(Object.values(KINDS).map((k) => [`${k.group}/${k.kind}`, k]));
 
 /** The declared kind; throws naming the kind when it is not in the registry. */
 export function kindInfo(group: string, kind: string): KindInfo {
@@ -94,31 +84,14 @@ export function kindInfo(group: string, kind: string): KindInfo {
   return k;
 }
 
+/** `apps/v1`, or `v1` for the core group. */
+export const apiVersionOf = (k: { group: string; version: string }): string =>
+  k.group ? `${k.group}/${k.version}` : k.version;
+
 /** Splits an apiVersion (`apps/v1`, `v1`) into group and version. */
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.indexOf('/');
   return i < 0
     ? { group: '', version: apiVersion }
     : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
-}
-
-/**
- * The collection path of a kind, e.g. `/apis/apps/v1/namespaces/shop/deployments`. `version`
- * defaults to the registry's; a namespace on a cluster-scoped kind (or none on a namespaced kind,
- * which means "all namespaces") is handled as the API does.
- */
-export function kindCollectionPath(
-  group: string,
-  kind: string,
-  namespace?: string,
-  version?: string,
-): string {
-  const k = kindInfo(group, kind);
-  const v = version ?? k.version;
-  const base = group ? `/apis/${group}/${v}` : `/api/${v}`;
-  if (!k.namespaced && namespace)
-    throw new Error(`${kind} is cluster-scoped; it has no namespace (got ${JSON.stringify(namespace)})`);
-  return namespace
-    ? `${base}/namespaces/${encodeURIComponent(namespace)}/${k.plural}`
-    : `${base}/${k.plural}`;
 }

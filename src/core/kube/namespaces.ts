@@ -2,19 +2,20 @@
 // Pods until the namespace's "default" ServiceAccount exists, and that appears asynchronously
 // (the ServiceAccounts controller creates it), so callers that create Pods right away wait for it.
 import { sleep } from '../concurrency.js';
+import * as resources from './resources.js';
 import { isAlreadyExists, isNotFound, KubeApiError, type KubeRest } from './rest.js';
 
 /** Creates `name` unless it exists, then waits for its default ServiceAccount. */
 export async function ensureNamespace(rest: KubeRest, name: string, timeoutMs = 20_000): Promise<void> {
   try {
-    await rest.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } });
+    await resources.create(rest, 'Namespace', undefined, { metadata: { name } });
   } catch (e) {
     if (!isAlreadyExists(e)) throw e;
   }
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await rest.get(`/api/v1/namespaces/${name}/serviceaccounts/default`);
+      await resources.get(rest, 'ServiceAccount', name, 'default');
       return;
     } catch (e) {
       if (!isNotFound(e)) throw e;
@@ -31,7 +32,7 @@ export async function ensureNamespace(rest: KubeRest, name: string, timeoutMs = 
  */
 export async function namespaceMissing(rest: KubeRest, name: string): Promise<boolean> {
   try {
-    await rest.get(`/api/v1/namespaces/${name}`);
+    await resources.get(rest, 'Namespace', undefined, name);
     return false;
   } catch (e) {
     if (isNotFound(e)) return true;

@@ -2,6 +2,7 @@
 // ./source-kinds.ts, built in and declared; ReplicaSets as metadata only; Images), cluster-wide or one per namespace of --namespaces, each
 // keeping only stripped objects. It is a Runnable that does not need leadership: standby
 // replicas keep warm caches, so a new leader starts rebuilding at once.
+import * as resources from '../kube/resources.js';
 import { withFanOut } from '../concurrency.js';
 import { imageResourceName } from '../inventory/naming.js';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -104,11 +105,16 @@ export class InventoryCache implements Runnable {
             path,
             namespaces: async () =>
               (
-                await opts.rest.list<{ metadata: { name: string } }, string>('/api/v1/namespaces', {
-                  accept: METADATA_LIST_ACCEPT,
-                  map: (n) => n.metadata.name,
-                  bounds: { maxItems: MAX_NAMESPACES },
-                })
+                await resources.list<{ metadata: { name: string } }, string>(
+                  opts.rest,
+                  'Namespace',
+                  undefined,
+                  {
+                    accept: METADATA_LIST_ACCEPT,
+                    map: (n) => n.metadata.name,
+                    bounds: { maxItems: MAX_NAMESPACES },
+                  },
+                )
               ).items,
           };
     const add = (kind: WatchedKind, make: (ns: string | undefined) => Informer<CachedObject>) =>

@@ -1,5 +1,7 @@
 // The erase API (group erase.imageinventory.dev, see crds/erase.imageinventory.dev_*.yaml) and
 // the names and labels of the objects a job creates.
+import { apiVersionOf, KINDS } from '../../kube/kinds.js';
+import { resourcePath } from '../../kube/resources.js';
 import { createHash } from 'node:crypto';
 import type { EraseConfig } from '../config/config.js';
 import type { ScheduleStatus } from '../spec/schedule.js';
@@ -17,11 +19,13 @@ export interface Condition {
   lastTransitionTime: string;
 }
 
-export const GROUP = 'erase.imageinventory.dev';
-export const VERSION = 'v1alpha1';
-export const API_VERSION = `${GROUP}/${VERSION}`;
-export const IMAGELISTS_PATH = `/apis/${GROUP}/${VERSION}/imagelists`;
-export const IMAGEJOBS_PATH = `/apis/${GROUP}/${VERSION}/imagejobs`;
+// Group and version from the kind table (kube/kinds.ts); requests go through kube/resources.ts.
+export const GROUP = KINDS.ImageList.group;
+export const VERSION = KINDS.ImageList.version;
+export const API_VERSION = apiVersionOf(KINDS.ImageList);
+/** The collections' paths, for the tests' own reads and writes. */
+export const IMAGELISTS_PATH = resourcePath('ImageList');
+export const IMAGEJOBS_PATH = resourcePath('ImageJob');
 
 /** On ImageJobs: the ImageList that started them. */
 export const IMAGELIST_LABEL = 'erase.imageinventory.dev/imagelist';

@@ -4,6 +4,7 @@
 // what the Event reports), so a reconcile that reports the same thing again finds the Event
 // there instead of writing a second one: Events stay bounded by what happened, not by how often
 // it was looked at. Writing an Event never fails a reconcile: the status says the same.
+import * as resources from '../../kube/resources.js';
 import { isAlreadyExists, type KubeRest } from '../../kube/rest.js';
 import { API_VERSION } from '../api/types.js';
 
@@ -23,26 +24,24 @@ export interface EventSpec {
 export async function writeEvent(rest: KubeRest, e: EventSpec): Promise<string | undefined> {
   const now = new Date().toISOString();
   try {
-    await rest.request('POST', `/api/v1/namespaces/${EVENT_NAMESPACE}/events`, {
-      body: {
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name: e.name.slice(0, 253), namespace: EVENT_NAMESPACE },
-        involvedObject: {
-          apiVersion: API_VERSION,
-          kind: e.involved.kind,
-          name: e.involved.name,
-          uid: e.involved.uid,
-        },
-        reason: e.reason,
-        message: e.message.slice(0, 1024),
-        type: e.type,
-        source: { component: e.component },
-        reportingComponent: e.component,
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
+    await resources.create(rest, 'Event', EVENT_NAMESPACE, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: e.name.slice(0, 253), namespace: EVENT_NAMESPACE },
+      involvedObject: {
+        apiVersion: API_VERSION,
+        kind: e.involved.kind,
+        name: e.involved.name,
+        uid: e.involved.uid,
       },
+      reason: e.reason,
+      message: e.message.slice(0, 1024),
+      type: e.type,
+      source: { component: e.component },
+      reportingComponent: e.component,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
     });
     return undefined;
   } catch (err) {

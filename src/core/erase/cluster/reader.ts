@@ -14,6 +14,8 @@
 //   - absence: a worker object missing from the cache may be one we created a moment ago.
 //     Callers that would act on "it is gone" (drop it from the inventory, fail its node) confirm
 //     with `confirmGone`, one GET, only in that rare case.
+import * as resources from '../../kube/resources.js';
+import { resourcePath } from '../../kube/resources.js';
 import { withFanOut } from '../../concurrency.js';
 import { isNotFound, type KubeRest } from '../../kube/rest.js';
 import type { Logger } from '../../observability/logger.js';
@@ -22,14 +24,7 @@ import { Informer, type CachedObject } from '../../controller/informer.js';
 import type { NodeLike } from '../nodes/selection.js';
 import { prescreenFacts, type PrescreenFacts } from '../nodes/prescreen.js';
 import { matches, parseSelector } from '../spec/selector.js';
-import {
-  IMAGEJOBS_PATH,
-  IMAGELIST_LABEL,
-  IMAGELISTS_PATH,
-  JOB_LABEL,
-  type ImageJob,
-  type ImageList,
-} from '../api/types.js';
+import { IMAGELIST_LABEL, JOB_LABEL, type ImageJob, type ImageList } from '../api/types.js';
 
 export interface ConfigMapLike {
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
@@ -67,8 +62,7 @@ export interface EraseReader {
 const notFoundAsUndefined = <T>(p: Promise<T>): Promise<T | undefined> =>
   p.catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
 
-const workerPath = (kind: WorkerKind, ns: string) =>
-  `/api/v1/namespaces/${ns}/${kind === 'Pod' ? 'pods' : kind === 'ConfigMap' ? 'configmaps' : 'podtemplates'}`;
+const workerPath = (kind: WorkerKind, ns: string) => resourcePath(kind, ns);
 
 async function goneAt(rest: KubeRest, path: string): Promise<boolean> {
   try {
@@ -85,39 +79,37 @@ export class RestReader implements EraseReader {
   constructor(private readonly rest: KubeRest) {}
 
   job(name: string) {
-    return notFoundAsUndefined(this.rest.get<ImageJob>(`${IMAGEJOBS_PATH}/${name}`));
+    return notFoundAsUndefined(resources.get<ImageJob>(this.rest, 'ImageJob', undefined, name));
   }
   list(name: string) {
-    return notFoundAsUndefined(this.rest.get<ImageList>(`${IMAGELISTS_PATH}/${name}`));
+    return notFoundAsUndefined(resources.get<ImageList>(this.rest, 'ImageList', undefined, name));
   }
   async jobsOf(list: string) {
     return (
-      await this.rest.list<ImageJob>(IMAGEJOBS_PATH, {
+      await resources.list<ImageJob>(this.rest, 'ImageJob', undefined, {
         query: { labelSelector: `${IMAGELIST_LABEL}=${list}` },
       })
     ).items;
   }
   async allJobs() {
-    return (await this.rest.list<ImageJob>(IMAGEJOBS_PATH)).items;
+    return (await resources.list<ImageJob>(this.rest, 'ImageJob')).items;
   }
   async nodes() {
-    return (await this.rest.list<ErasedNode>('/api/v1/nodes')).items;
+    return (await resources.list<ErasedNode>(this.rest, 'Node')).items;
   }
   async workers(kind: WorkerKind, namespace: string, job: string) {
     return (
-      await this.rest.list<KubeObject>(workerPath(kind, namespace), {
+      await resources.list<KubeObject>(this.rest, kind, namespace, {
         query: { labelSelector: `${JOB_LABEL}=${job}` },
       })
     ).items;
   }
   configMap(namespace: string, name: string) {
-    return notFoundAsUndefined(
-      this.rest.get<ConfigMapLike>(`/api/v1/namespaces/${namespace}/configmaps/${name}`),
-    );
+    return notFoundAsUndefined(resources.get<ConfigMapLike>(this.rest, 'ConfigMap', namespace, name));
   }
   async configMaps(namespace: string, labelSelector: string) {
     return (
-      await this.rest.list<ConfigMapLike>(`/api/v1/namespaces/${namespace}/configmaps`, {
+      await resources.list<ConfigMapLike>(this.rest, 'ConfigMap', namespace, {
         query: { labelSelector },
       })
     ).items;
@@ -193,19 +185,19 @@ export class EraseCache implements EraseReader {
     this.lists = new Informer({
       ...common,
       name: 'imagelists',
-      path: IMAGELISTS_PATH,
+      path: resourcePath('ImageList'),
       strip: (o) => o as ImageList & CachedObject,
     });
     this.jobs = new Informer({
       ...common,
       name: 'imagejobs',
-      path: IMAGEJOBS_PATH,
+      path: resourcePath('ImageJob'),
       strip: (o) => o as ImageJob & CachedObject,
     });
     this.nodeInformer = new Informer({
       ...common,
       name: 'nodes',
-      path: '/api/v1/nodes',
+      path: resourcePath('Node'),
       strip: (o) => stripNode(o) as ErasedNode & CachedObject,
     });
     this.pods = new Informer({

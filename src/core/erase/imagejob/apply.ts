@@ -2,6 +2,7 @@
 // node), a chunk at a time. A name held by a foreign object fails that Pod's node (or, for a
 // ConfigMap or the template, every pending node); objects the API refuses are retried with the
 // work queue's backoff: the pass throws at its end, after saving.
+import * as resources from '../../kube/resources.js';
 import { isNotFound } from '../../kube/rest.js';
 import { itemKey } from '../../apply-inventory/apply-inventory.js';
 import { pendingResult } from '../../contract/results.js';
@@ -75,7 +76,7 @@ export async function apply(ctx: JobContext, p: Pass): Promise<void> {
 /** The API server's answer when the workers' namespace does not exist, else undefined. */
 async function namespaceMissing(ctx: JobContext, ns: string): Promise<string | undefined> {
   try {
-    await ctx.rest.get(`/api/v1/namespaces/${ns}`);
+    await resources.get(ctx.rest, 'Namespace', undefined, ns);
     return undefined;
   } catch (e) {
     if (isNotFound(e)) return `the workers' namespace does not exist: namespaces "${ns}" not found`;

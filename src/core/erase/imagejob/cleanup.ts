@@ -6,15 +6,10 @@
 // A job being deleted (by someone, by the garbage collector after its ImageList, or by itself)
 // first deletes every object of its inventory the same way, and lets go of the job (removes the
 // finalizer) only when all of them are gone.
+import * as resources from '../../kube/resources.js';
 import { isConflict, isNotFound } from '../../kube/rest.js';
 import { itemKey, ApplyInventory } from '../../apply-inventory/apply-inventory.js';
-import {
-  CLEANUP_FINALIZER,
-  IMAGEJOBS_PATH,
-  isFinished,
-  SCHEDULE_TIME_ANNOTATION,
-  type ImageJob,
-} from '../api/types.js';
+import { CLEANUP_FINALIZER, isFinished, SCHEDULE_TIME_ANNOTATION, type ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { liveObjects, livePods } from './live.js';
 import { iso, putStatus, recordStatus, type Pass } from './pass.js';
@@ -44,8 +39,8 @@ export async function cleanUp(ctx: JobContext, p: Pass): Promise<'deleted' | und
     recordStatus(p);
     await p.save();
     if (await listRecorded(ctx, job)) {
-      await ctx.rest
-        .request('DELETE', `${IMAGEJOBS_PATH}/${name}`, {
+      await resources
+        .delete(ctx.rest, 'ImageJob', undefined, name, {
           body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: job.metadata.uid } },
         })
         .catch((e) => (isNotFound(e) || isConflict(e) ? undefined : Promise.reject(e)));
@@ -83,13 +78,17 @@ export async function finalize(ctx: JobContext, job: ImageJob): Promise<number |
   }
   if (inv.size > 0) return 500; // Pods take a moment to go (the kubelet stops them first)
   const finalizers = (job.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
-  await ctx.rest.request('PATCH', `${IMAGEJOBS_PATH}/${name}`, {
-    contentType: 'application/json-patch+json',
-    body: [
+  await resources.patch(
+    ctx.rest,
+    'ImageJob',
+    undefined,
+    name,
+    [
       { op: 'test', path: '/metadata/resourceVersion', value: job.metadata.resourceVersion },
       { op: 'replace', path: '/metadata/finalizers', value: finalizers },
     ],
-  });
+    { contentType: 'application/json-patch+json' },
+  );
   ctx.log.info('job deleted, its objects cleaned up', { job: name });
   return undefined;
 }

@@ -2,6 +2,7 @@
 // asked for a worker still creating its container after the grace, with one LIST of that Pod's
 // Events (bounded, at most every 5 s per Pod by the injected clock), so healthy jobs cost nothing.
 // Events that cannot be read (403) leave the job to its deadline, as before.
+import { resourcePath } from '../../kube/resources.js';
 import { KubeApiError, type KubeRest } from '../../kube/rest.js';
 import {
   socketMountFailure,
@@ -34,8 +35,10 @@ export class MountCheck {
       // One page: the kubelet aggregates a repeated failure into one Event.
       const page = await this.rest.request<{ items?: MountEvent[] }>(
         'GET',
-        `/api/v1/namespaces/${meta.namespace}/events`,
-        { query: { fieldSelector: `involvedObject.name=${meta.name},reason=FailedMount`, limit: 20 } },
+        resourcePath('Event', meta.namespace),
+        {
+          query: { fieldSelector: `involvedObject.name=${meta.name},reason=FailedMount`, limit: 20 },
+        },
       );
       events = page.items ?? [];
     } catch (e) {

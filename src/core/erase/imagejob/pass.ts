@@ -2,6 +2,7 @@
 // what the phases (plan, apply, observe, finish, clean up) hand on to each other. At the bottom
 // of the controller: the one status writer (every status PUT of the controller goes through
 // putStatus) and the one "fail the pending nodes and stop their workers" step.
+import * as resources from '../../kube/resources.js';
 import { rfc3339, timeAfter } from '../../timestamps.js';
 import type { ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import { canonical } from '../../apply-inventory/same-content.js';
@@ -13,7 +14,7 @@ import { countResults, type NodeResult } from '../../contract/results.js';
 import { fitNodes, nodesAtomic, roomForNodes } from '../api/status-budget.js';
 import { cleanText } from '../../contract/report-check.js';
 import { imageFsSummary } from '../../contract/trigger-results.js';
-import { IMAGEJOBS_PATH, isFinished, type ImageJob } from '../api/types.js';
+import { isFinished, type ImageJob } from '../api/types.js';
 import { formatBytes } from '../../size.js';
 import { KubeApiError } from '../../kube/rest.js';
 import type { JobContext } from './context.js';
@@ -62,7 +63,7 @@ export const iso = rfc3339;
 /** PUTs the job's status (the only status write of the controller); `job` takes the new resourceVersion. */
 export async function putStatus(ctx: JobContext, job: ImageJob, signal?: AbortSignal): Promise<void> {
   const replaced = job.metadata.resourceVersion;
-  const path = `${IMAGEJOBS_PATH}/${job.metadata.name}/status`;
+  const path = resources.resourcePath('ImageJob', undefined, job.metadata.name, 'status');
   const updated = await ctx.rest.request<ImageJob>('PUT', path, { body: job, signal });
   ctx.reader.wrote('ImageJob', updated, replaced);
   job.metadata.resourceVersion = updated.metadata.resourceVersion;

@@ -6,6 +6,7 @@
 // administrator knows whose object to look at. Bounded: at most MAX_PROBED namespaces, a few at
 // a time, each LIST under the client's own deadline and limits. Under the daemon, what its
 // informers already know of unreadable namespaces names them without a probe.
+import * as resources from '../../kube/resources.js';
 import { forEachConcurrent } from '../../concurrency.js';
 import { METADATA_LIST_ACCEPT } from '../../kube/paginate.js';
 import type { KubeRest } from '../../kube/rest.js';
@@ -28,7 +29,7 @@ export async function blockingNamespaces(
   kind: SourceKindSpec | OwnerKindSpec,
   concurrency = 4,
 ): Promise<BlockedNamespace[]> {
-  const { items } = await rest.list<{ metadata: { name: string } }>('/api/v1/namespaces', {
+  const { items } = await resources.list<{ metadata: { name: string } }>(rest, 'Namespace', undefined, {
     accept: METADATA_LIST_ACCEPT,
     bounds: { maxItems: MAX_PROBED },
   });
