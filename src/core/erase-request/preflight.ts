@@ -200,7 +200,8 @@ export async function preflight(rest: KubeRest, opts: PreflightOptions): Promise
         // Without leader election, a daemon's heartbeat Lease says it runs.
         const beating = () => heartbeatHolder(rest, leaseNs!, leaseName!, now);
         try {
-          const lease = await resources.get<LeaseLike>(rest, 'Lease', leaseNs, leaseName!);
+          // A --controller-lease without a slash names Lease "undefined", absent: reported as missing.
+          const lease = await resources.get<LeaseLike>(rest, 'Lease', leaseNs, String(leaseName));
           const v = leaseHolder(lease, now);
           if (!v.problem) out.holder = v.holder;
           else if (!(out.holder = await beating()))

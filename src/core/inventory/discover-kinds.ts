@@ -45,7 +45,9 @@ export async function discoverKinds(
   for (const k of declared) {
     const id = { kind: k.kind, group: k.group, version: k.version };
     const gv = `${k.group}/${k.version}`;
-    const rl = await list(gv, groupVersionPath(k.group, k.version));
+    // A declared kind of the core group is never served as one: its discovery path was /apis//v1,
+    // which the API server answers 404 (the core group is /api/v1, and its kinds are built in).
+    const rl = k.group ? await list(gv, groupVersionPath(k.group, k.version)) : undefined;
     const r = rl?.resources?.find((x) => x.kind === k.kind && x.name && !x.name.includes('/'));
     if (!r) {
       skipped.push({ ...id, reason: `${k.kind}.${gv} is not served (is its CRD installed?)` });

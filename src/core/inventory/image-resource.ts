@@ -43,7 +43,7 @@ export const isManaged = (img: ImageResource): boolean =>
 
 /** Images of one namespace (all namespaces without one), or one Image, or its status. */
 export const imagesPath = (namespace?: string, name?: string, sub?: 'status'): string =>
-  resourcePath('Image', namespace, name, sub);
+  resourcePath('Image', namespace, name || undefined, sub);
 
 /** Strips an Image to what the inventory compares, so large namespaces stay cheap to hold. */
 export function stripImage(o: ImageResource): ImageResource {
