@@ -10,7 +10,7 @@ import { failFlags, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
-import { renderChecks } from '../cli/output/render-check.js';
+import { renderChecks } from '../cli/check/render-check.js';
 import { spinner } from '../cli/output/style.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import type { KubeRest } from '../core/kube/rest.js';

@@ -5,7 +5,12 @@ import { eraseDryRunProblem } from '../cli/dry-run-flag.js';
 import { printOut } from '../cli/output/wrap.js';
 import { Command } from '@oclif/core';
 import { followWithProgress, interruptHint, printReport } from '../cli/erase/common.js';
-import { completeErase, validateErase, type EraseFlags, type EraseOptions } from '../cli/erase/options.js';
+import {
+  completeErase,
+  validateErase,
+  type EraseFlags,
+  type EraseOptions,
+} from '../cli/erase/erase-options.js';
 import { EraseSession } from '../cli/erase/session.js';
 import { eraseFlags } from '../cli/erase/erase-flags.js';
 import { showBooleanDefaults } from '../cli/flags.js';

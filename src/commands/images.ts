@@ -1,5 +1,5 @@
 // `inv images`: where each image is used, from the Image resources or, with -f, from manifests
-// (core/report/); drawn by cli/output/render-images.ts.
+// (core/report/); drawn by cli/images/render-images.ts.
 import { Command, Flags } from '@oclif/core';
 import { printOut } from '../cli/output/wrap.js';
 import { exitIfCrdMissing, failFlags, failLine } from '../cli/process/fail.js';
@@ -7,10 +7,10 @@ import { connect } from '../cli/connect.js';
 import { contextNamespace } from '../cli/context-namespace.js';
 import { kubeFlags, outputFlags, sortByFlag, tableOptions } from '../cli/flags.js';
 import { sortItems } from '../cli/output/print-data.js';
-import { completeImagesOptions, type ImagesOptions } from '../cli/images-options.js';
+import { completeImagesOptions, type ImagesOptions } from '../cli/images/images-options.js';
 import { BUILTIN } from '../core/inventory/source-kinds.js';
 import { paragraphs } from '../cli/help-text.js';
-import { renderImageReport } from '../cli/output/render-images.js';
+import { renderImageReport } from '../cli/images/render-images.js';
 import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
 import { namespaceMissing } from '../core/kube/namespaces.js';

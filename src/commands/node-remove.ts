@@ -1,12 +1,12 @@
 // `inv node-remove`: the per-node worker of an erase run. Thin on purpose: flags in, then
-// src/cli/worker/node-remove-run.ts (a call into src/core/noderemove, a rendered report out). The
+// src/cli/node-remove/node-remove-run.ts (a call into src/core/noderemove, a rendered report out). The
 // worker Pod's own command line usually skips oclif altogether (src/bundle/direct.ts); both run
 // the same code.
 import { Command } from '@oclif/core';
 import { EXIT_OK } from '../cli/process/exit-codes.js';
 import { paragraphs } from '../cli/help-text.js';
-import { runNodeRemove } from '../cli/worker/node-remove-run.js';
-import { nodeRemoveFlags } from '../cli/worker/node-remove-flags.js';
+import { runNodeRemove } from '../cli/node-remove/node-remove-run.js';
+import { nodeRemoveFlags } from '../cli/node-remove/node-remove-flags.js';
 
 export default class NodeRemove extends Command {
   static override summary =

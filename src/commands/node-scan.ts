@@ -1,10 +1,10 @@
 // `inv node-scan`: the default scanner of scan mode, run as the scanner container of an erase
 // worker Pod, next to `inv node-remove`. Hidden: people start it through `inv erase --vulnerable`,
-// never by hand. Thin: flags in, src/cli/worker/node-scan-run.ts does the rest.
+// never by hand. Thin: flags in, src/cli/node-scan/node-scan-run.ts does the rest.
 import { Command, Flags } from '@oclif/core';
 import { EXIT_OK } from '../cli/process/exit-codes.js';
 import { paragraphs } from '../cli/help-text.js';
-import { runNodeScan } from '../cli/worker/node-scan-run.js';
+import { runNodeScan } from '../cli/node-scan/node-scan-run.js';
 import { CRI_SOCKET_IN_SCANNER, DEFAULT_CONFIG_PATH, SHARED_DIR } from '../core/contract/scanner-contract.js';
 
 export default class NodeScan extends Command {

@@ -1,11 +1,11 @@
 // `inv watch`: the daemon's command. Its flags are completed and validated at once
-// (cli/watch/options.ts); the daemon itself is core/watch/daemon.ts.
+// (cli/watch/watch-options.ts); the daemon itself is core/watch/daemon.ts.
 import { Command } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { exitWhenFlushed } from '../cli/process/exit.js';
 import { failFlags, failLine } from '../cli/process/fail.js';
 import { cluster } from '../cli/connect.js';
-import { completeWatchOptions } from '../cli/watch/options.js';
+import { completeWatchOptions } from '../cli/watch/watch-options.js';
 import { watchFlags } from '../cli/watch/watch-flags.js';
 import { showBooleanDefaults } from '../cli/flags.js';
 import { setResponseBudget } from '../core/kube/rest.js';

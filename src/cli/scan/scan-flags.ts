@@ -1,9 +1,9 @@
 // The flags of `inv scan` (the inventory's scan, not scan mode's vulnerability scan), apart
 // from the command so the command file is about options and flow.
 import { Flags } from '@oclif/core';
-import { kubeFlags, outputFlags, sortByFlag } from './flags.js';
-import { maxInputSizeFlag } from './read-manifests.js';
-import { sourceKindsFlag } from './source-kinds-flag.js';
+import { kubeFlags, outputFlags, sortByFlag } from '../flags.js';
+import { maxInputSizeFlag } from '../read-manifests.js';
+import { sourceKindsFlag } from '../source-kinds-flag.js';
 
 export const inventoryScanFlags = {
   namespace: Flags.string({

@@ -3,11 +3,11 @@
 // before); the command then only runs what the options say. PURE: flags in, options and the
 // list of problems out. The kubeconfig's namespace is filled in later, by the command, once it
 // has a cluster: an offline scan needs none.
-import { validateNamespaceName } from '../core/kube/names.js';
-import { parseSelector } from '../core/erase/spec/selector.js';
-import { kubeFlagValues, type KubeFlagValues, type Output } from './flags.js';
-import { sortByOption } from './flag-problems.js';
-import { maxInputBytes } from './read-manifests.js';
+import { validateNamespaceName } from '../../core/kube/names.js';
+import { parseSelector } from '../../core/erase/spec/selector.js';
+import { kubeFlagValues, type KubeFlagValues, type Output } from '../flags.js';
+import { sortByOption } from '../flag-problems.js';
+import { maxInputBytes } from '../read-manifests.js';
 
 /** The flags `inv scan` reads (as oclif parsed them). */
 export interface ScanFlags extends KubeFlagValues {

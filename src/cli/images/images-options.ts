@@ -1,13 +1,13 @@
 // `inv images` in kubectl's Options shape: the flags as parsed are completed into ImagesOptions
 // and validated together, so every bad flag is named in one error; the command then only reads
 // and reports what the options say. PURE: flags in, options and the list of problems out.
-import { validateNamespaceName } from '../core/kube/names.js';
-import { compileExclusion } from '../core/refs/exclusion.js';
-import type { GroupBy, ReportFilters } from '../core/report/image-report.js';
-import type { ReportOutput } from './output/render-images.js';
-import { sortByOption } from './flag-problems.js';
-import { kubeFlagValues, type KubeFlagValues } from './flags.js';
-import { maxInputBytes } from './read-manifests.js';
+import { validateNamespaceName } from '../../core/kube/names.js';
+import { compileExclusion } from '../../core/refs/exclusion.js';
+import type { GroupBy, ReportFilters } from '../../core/report/image-report.js';
+import type { ReportOutput } from './render-images.js';
+import { sortByOption } from '../flag-problems.js';
+import { kubeFlagValues, type KubeFlagValues } from '../flags.js';
+import { maxInputBytes } from '../read-manifests.js';
 
 /** The flags `inv images` reads (as oclif parsed them). */
 export interface ImagesFlags extends KubeFlagValues {
