@@ -5,6 +5,7 @@ import type { ConnectionOverrides } from '../core/kube/connection.js';
 import type { KubeRestOptions } from '../core/kube/rest.js';
 import { EXIT_USAGE } from './process/exit-codes.js';
 import { terminalWidth, type TableOptions } from './output/table.js';
+import type { FlagValues } from './flag-values.js';
 
 export const kubeFlags = {
   kubeconfig: Flags.string({
@@ -62,22 +63,14 @@ export const kubeFlags = {
   'as-uid': Flags.string({ description: 'UID to impersonate for the operation.', helpGroup: 'CLUSTER' }),
 };
 
-/** The shared cluster flags as parsed: what connect() (cli/connect.ts) takes. */
-export interface KubeFlagValues {
-  kubeconfig?: string;
-  context?: string;
-  'request-timeout'?: string;
-  server?: string;
-  'certificate-authority'?: string;
-  'insecure-skip-tls-verify'?: boolean;
-  'tls-server-name'?: string;
-  token?: string;
-  user?: string;
-  cluster?: string;
-  as?: string;
-  'as-group'?: string[];
-  'as-uid'?: string;
-}
+/**
+ * The shared cluster flags as connect() (cli/connect.ts) takes them: any may be absent (a command's
+ * options keep only those given; restOptions() has the timeout's default).
+ */
+export type KubeFlagValues = Partial<FlagValues<typeof kubeFlags>>;
+
+/** A command's flags as its options read them: its own as parsed, the cluster flags as connect() takes them. */
+export type CommandFlagValues<F> = FlagValues<Omit<F, keyof typeof kubeFlags>> & KubeFlagValues;
 
 /** The shared cluster flags out of a command's parsed flags, for its options' `cluster`. */
 export function kubeFlagValues(flags: KubeFlagValues): KubeFlagValues {

@@ -1,14 +1,15 @@
 // `inv check`: preflight and health report. Thin: flags, core/check, rendering.
 import { printOut } from '../cli/output/wrap.js';
-import { readSourceKindsFile, sourceKindsFlag } from '../cli/source-kinds-flag.js';
+import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { parseDurationMs } from '../core/duration.js';
 import { attempt } from '../cli/flag-problems.js';
-import { Command, Flags } from '@oclif/core';
+import { Command } from '@oclif/core';
 import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { failFlags, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
-import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
+import type { Output } from '../cli/flags.js';
+import { checkFlags } from '../cli/check/check-flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { renderChecks } from '../cli/check/render-check.js';
 import { spinner } from '../cli/output/style.js';
@@ -36,34 +37,7 @@ to do); 2 bad flags or no cluster configured.`);
     { description: 'Machine-readable', command: '<%= config.bin %> check -o json' },
   ];
 
-  static override flags = {
-    nodes: Flags.boolean({
-      description: 'Also run a dry-run worker on every node (needs the daemon; takes a while).',
-    }),
-    'daemon-namespace': Flags.string({
-      description: 'Namespace of the daemon and its Lease.',
-      default: 'image-inventory-system',
-    }),
-    'leader-elect-id': Flags.string({
-      description: 'Name of the daemon’s Lease.',
-      default: 'image-inventory-controller',
-    }),
-    'erase-namespace': Flags.string({
-      description: 'Namespace of the erase workers.',
-      default: 'image-inventory-workers',
-    }),
-    ...sourceKindsFlag,
-    'erase-config-namespace': Flags.string({
-      description: 'Namespace of inv-erase-config and the exclusion lists.',
-      default: 'image-inventory-system',
-    }),
-    'nodes-timeout': Flags.string({
-      description: 'With --nodes: how long to wait for the workers.',
-      default: '5m',
-    }),
-    ...outputFlag,
-    ...kubeFlags,
-  };
+  static override flags = checkFlags;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Check);

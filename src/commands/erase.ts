@@ -5,12 +5,7 @@ import { eraseDryRunProblem } from '../cli/dry-run-flag.js';
 import { printOut } from '../cli/output/wrap.js';
 import { Command } from '@oclif/core';
 import { followWithProgress, interruptHint, printReport } from '../cli/erase/common.js';
-import {
-  completeErase,
-  validateErase,
-  type EraseFlags,
-  type EraseOptions,
-} from '../cli/erase/erase-options.js';
+import { completeErase, validateErase, type EraseOptions } from '../cli/erase/erase-options.js';
 import { EraseSession } from '../cli/erase/session.js';
 import { eraseFlags } from '../cli/erase/erase-flags.js';
 import { showBooleanDefaults } from '../cli/flags.js';
@@ -45,7 +40,7 @@ export default class Erase extends Command {
     this.refuseMisreadFlags(this.argv);
     const { flags } = await this.parse(Erase);
     // Complete, then validate every flag rule at once; only then connect.
-    const { options, problems: unread } = completeErase(flags as EraseFlags);
+    const { options, problems: unread } = completeErase(flags);
     const problems = validateErase(options, unread);
     if (problems.length) failFlags(this, problems);
     const session = EraseSession.open(this, flags);
@@ -127,7 +122,7 @@ export default class Erase extends Command {
         : process.stdout.write(renderScheduled(s, output)));
     }
     let job: string | undefined;
-    setInterruptHint(() => interruptHint(flags.name, generation, job, flags.standalone));
+    setInterruptHint(() => interruptHint(flags.name, generation, job, !!flags.standalone));
     if (!o.wait) {
       const { buildReport } = await import('../core/erase-request/report.js');
       const list = await rest.get<ImageList>(`${IMAGELISTS_PATH}/${flags.name}`);
@@ -152,7 +147,7 @@ export default class Erase extends Command {
       printReport(e.report, output, { noHeaders: flags['no-headers'], sortBy: flags['sort-by'] });
       failLine(
         this,
-        `${e.message}: ${interruptHint(flags.name, generation, job, flags.standalone)}`,
+        `${e.message}: ${interruptHint(flags.name, generation, job, !!flags.standalone)}`,
         EXIT_PARTIAL_FAILURE,
       );
     }

@@ -3,6 +3,7 @@
 // which kubectl and helm use: candidates one per line ("value\tdescription"), then ":<directive>",
 // so the same answer serves our shell scripts and kubectl's plugin completion
 // (kubectl_complete-inv).
+import type { KubeFlagValues } from '../flags.js';
 
 /** cobra's ShellCompDirective bits. */
 export const Directive = { Default: 0, Error: 1, NoSpace: 2, NoFileComp: 4, KeepOrder: 32 } as const;
@@ -49,35 +50,23 @@ export type Plan =
  * The cluster flags the line names (--kubeconfig, --context and kubectl's connection flags), for
  * the dynamic lookups: `inv scan --as jane -n <TAB>` offers what jane may list, as kubectl does.
  */
-export interface LineTarget {
-  kubeconfig?: string;
-  context?: string;
-  server?: string;
-  'certificate-authority'?: string;
-  'insecure-skip-tls-verify'?: boolean;
-  'tls-server-name'?: string;
-  token?: string;
-  user?: string;
-  cluster?: string;
-  as?: string;
-  'as-group'?: string[];
-  'as-uid'?: string;
-}
+export type LineTarget = Omit<KubeFlagValues, 'request-timeout'>;
 
-/** The cluster flags that take a value (`as-group` may repeat); -s is --server. */
-const TARGET_VALUES = [
-  'kubeconfig',
-  'context',
-  'server',
-  'certificate-authority',
-  'tls-server-name',
-  'token',
-  'user',
-  'cluster',
-  'as',
-  'as-group',
-  'as-uid',
-] as const;
+/** The cluster flags that take a value (`as-group` may repeat); -s is --server. Every one: a new one fails to compile until listed. */
+const TARGET_VALUES: Record<Exclude<keyof LineTarget, 'insecure-skip-tls-verify'>, true> = {
+  kubeconfig: true,
+  context: true,
+  server: true,
+  'certificate-authority': true,
+  'tls-server-name': true,
+  token: true,
+  user: true,
+  cluster: true,
+  as: true,
+  'as-group': true,
+  'as-uid': true,
+};
+const TARGET_NAMES = Object.keys(TARGET_VALUES) as (keyof typeof TARGET_VALUES)[];
 
 const firstLine = (s: string | undefined) => s?.split('\n')[0]?.trim() || undefined;
 
@@ -198,7 +187,7 @@ export function planCompletion(commands: readonly CompletionCommand[], words: re
 /** The cluster flags as typed on the line (either spelling), for the lookups; the word under the cursor is not one. */
 export function lineTarget(words: readonly string[]): LineTarget {
   const out: LineTarget = {};
-  const set = (key: (typeof TARGET_VALUES)[number], value: string) => {
+  const set = (key: keyof typeof TARGET_VALUES, value: string) => {
     if (key === 'as-group') out['as-group'] = [...(out['as-group'] ?? []), value];
     else out[key] = value;
   };
@@ -206,7 +195,7 @@ export function lineTarget(words: readonly string[]): LineTarget {
     const w = words[i]!;
     if (w === '--insecure-skip-tls-verify') out['insecure-skip-tls-verify'] = true;
     if (w === '-s' && i + 1 < words.length - 1) set('server', words[i + 1]!);
-    for (const key of TARGET_VALUES) {
+    for (const key of TARGET_NAMES) {
       if (w === `--${key}` && i + 1 < words.length - 1) set(key, words[i + 1]!);
       else if (w.startsWith(`--${key}=`)) set(key, w.slice(key.length + 3));
     }

@@ -1,20 +1,14 @@
 // `inv erase status [JOB]`: one erase job as people read it, at any moment: what it was asked,
 // its phase and timing, one row per node with its reason, each node's images; --follow
 // re-attaches to a running job as `inv erase` does.
-import { Command, Flags } from '@oclif/core';
-import { jobArg, jobNameFlag } from '../../cli/erase/job-select.js';
+import { Command } from '@oclif/core';
+import { jobArg } from '../../cli/erase/job-select.js';
+import { statusFlags } from '../../cli/erase/status-flags.js';
 import { completeStatusOptions, type StatusOptions } from '../../cli/erase/status-options.js';
-import {
-  eraseOutputFlags,
-  followWithProgress,
-  printReport,
-  standaloneFlag,
-  workersNamespaceFlag,
-} from '../../cli/erase/common.js';
+import { followWithProgress, printReport } from '../../cli/erase/common.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/process/exit-codes.js';
 import { EraseSession } from '../../cli/erase/session.js';
 import { failFlags, failLine } from '../../cli/process/fail.js';
-import { kubeFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
 import { renderEvents } from '../../cli/erase/render.js';
@@ -76,15 +70,7 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
 
   static override args = jobArg('; default: the newest job');
 
-  static override flags = {
-    ...jobNameFlag,
-    follow: Flags.boolean({ char: 'f', description: 'Wait for the job to finish, showing progress.' }),
-    timeout: Flags.string({ description: 'With --follow: the whole wait (e.g. 30m).', default: '1h' }),
-    ...standaloneFlag,
-    ...workersNamespaceFlag,
-    ...eraseOutputFlags,
-    ...kubeFlags,
-  };
+  static override flags = statusFlags;
 
   async run(): Promise<void> {
     exitOnInterrupt();
