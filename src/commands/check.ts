@@ -15,6 +15,7 @@ import { renderChecks } from '../cli/check/render-check.js';
 import { spinner } from '../cli/output/style.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import type { KubeRest } from '../core/kube/rest.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 export default class Check extends Command {
   static override summary = 'Check that inv is installed and healthy on the cluster, one line per check.';
@@ -38,6 +39,9 @@ to do); 2 bad flags or no cluster configured.`);
   ];
 
   static override flags = checkFlags;
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Check);

@@ -22,6 +22,7 @@ import { IMAGELISTS_PATH, type ImageList } from '../core/erase/api/types.js';
 import { DEFAULT_TIME_ZONE, nextTick } from '../core/erase/spec/schedule.js';
 import { nodeSummary } from '../core/erase-request/node-summary.js';
 import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 export default class Erase extends Command {
   static override summary = 'Remove images from every node: write an ImageList request, follow its ImageJob.';
@@ -33,6 +34,9 @@ export default class Erase extends Command {
   static override examples = ERASE_EXAMPLES;
 
   static override flags = showBooleanDefaults(eraseFlags);
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     exitOnInterrupt();

@@ -21,6 +21,7 @@ import { IMAGE_CRD, NO_INVENTORY_NOTE, missingCrds } from '../core/kube/crds.js'
 import { listAllNamespaces } from '../core/inventory/scan.js';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { filterUses, groupUses, type ImageUse } from '../core/report/image-report.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 export default class Images extends Command {
   static override summary = 'Report which images are used, where and by whom, across the cluster.';
@@ -79,6 +80,9 @@ does not exist, or no usable cluster.`);
   ];
 
   static override flags = imagesFlags;
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Images);

@@ -14,6 +14,7 @@ import { paragraphs } from '../cli/help-text.js';
 import { colors } from '../cli/output/style.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import type { InstallStep } from '../core/install/install.js';
+import { commandCompletion, completes } from '../cli/completion/sources.js';
 
 export default class Install extends Command {
   static override summary = 'Install or upgrade the CRDs (and with --daemon, the daemon) on the cluster.';
@@ -98,12 +99,15 @@ refused an object, or the CRDs did not become Established in time (the output sa
         'client (also a bare --dry-run): print the objects as YAML, contact no cluster; server: say what install would do to each object, change nothing.',
       options: ['client', 'server'],
     }),
-    'source-kinds': Flags.string({
-      description:
-        "A SourceKinds file: the daemon's declared source kinds (its ConfigMap), with list and watch granted on them.",
-      helpValue: 'FILE',
-      dependsOn: ['daemon'],
-    }),
+    'source-kinds': completes(
+      'text',
+      Flags.string({
+        description:
+          "A SourceKinds file: the daemon's declared source kinds (its ConfigMap), with list and watch granted on them.",
+        helpValue: 'FILE',
+        dependsOn: ['daemon'],
+      }),
+    ),
     'force-conflicts': Flags.boolean({
       description:
         'Take over objects of the bundle that exist and were not written by inv (otherwise install refuses and changes nothing).',
@@ -114,6 +118,9 @@ refused an object, or the CRDs did not become Established in time (the output sa
     }),
     ...kubeFlags,
   };
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const misread = installDryRunProblem(this.argv);

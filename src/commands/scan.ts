@@ -24,6 +24,7 @@ import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { ScanStop } from '../core/inventory/scan-stop.js';
 import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
 import { readSourceKindsFile, reportSkippedKinds } from '../cli/source-kinds-flag.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 /**
  * How long ^C waits for the namespaces being written to finish. Longer than the usual cleanup
@@ -100,6 +101,9 @@ does not exist, a missing permission on every namespace).`);
   ];
 
   static override flags = inventoryScanFlags;
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Scan);

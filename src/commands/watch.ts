@@ -17,6 +17,7 @@ import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { discoverDeclaredKinds } from '../core/watch/declared-kinds.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { paragraphs } from '../cli/help-text.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 // A long-running daemon under a memory limit. Its LISTs are paginated (500 objects a page, a few
 // MiB of JSON), so 32 MiB per response is generous, and 48 MiB buffered at once leaves room for
@@ -63,6 +64,9 @@ flags or no usable cluster configuration.`);
   ];
 
   static override flags = showBooleanDefaults(watchFlags);
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Watch);

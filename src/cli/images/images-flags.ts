@@ -4,24 +4,31 @@ import { Flags } from '@oclif/core';
 import { BUILTIN } from '../../core/inventory/source-kinds.js';
 import { kubeFlags, outputFlags, sortByFlag } from '../flags.js';
 import { maxInputSizeFlag } from '../read-manifests.js';
+import { completes } from '../completion/sources.js';
 
 export const imagesFlags = {
   image: Flags.string({
     description: "Only images matching this glob (normalized refs, e.g. 'docker.io/bitnami/*').",
   }),
   registry: Flags.string({ description: 'Only images from this registry host (e.g. docker.io, quay.io).' }),
-  kind: Flags.string({
-    // Any kind: declared kinds and the owners of uncovered Pods (ReplicaSet, Workflow) count too.
-    description: `Only users of this kind (repeatable): ${BUILTIN.all.map((k) => k.kind).join(', ')}, a declared kind, or an owner kind such as ReplicaSet.`,
-    multiple: true,
-    multipleNonGreedy: true,
-  }),
-  namespace: Flags.string({
-    char: 'n',
-    multiple: true,
-    multipleNonGreedy: true,
-    description: 'Only this namespace (repeatable).',
-  }),
+  kind: completes(
+    'text',
+    Flags.string({
+      // Any kind: declared kinds and the owners of uncovered Pods (ReplicaSet, Workflow) count too.
+      description: `Only users of this kind (repeatable): ${BUILTIN.all.map((k) => k.kind).join(', ')}, a declared kind, or an owner kind such as ReplicaSet.`,
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+  ),
+  namespace: completes(
+    'namespaces',
+    Flags.string({
+      char: 'n',
+      multiple: true,
+      multipleNonGreedy: true,
+      description: 'Only this namespace (repeatable).',
+    }),
+  ),
   'all-namespaces': Flags.boolean({
     char: 'A',
     description: 'Every namespace (without -n or -A: the context’s namespace, as kubectl).',

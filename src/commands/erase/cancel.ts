@@ -17,6 +17,7 @@ import { renderCancel } from '../../cli/erase/render.js';
 import { spinner } from '../../cli/output/style.js';
 import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase-request/cancel.js';
 import { isNotFound } from '../../core/kube/rest.js';
+import { commandCompletion } from '../../cli/completion/sources.js';
 
 export default class EraseCancel extends Command {
   static override summary = 'Stop a running erase job: delete it and its worker Pods.';
@@ -53,6 +54,9 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
   static override args = jobArg('');
 
   static override flags = showBooleanDefaults(cancelFlags);
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     exitOnInterrupt();

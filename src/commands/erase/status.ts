@@ -27,6 +27,7 @@ import { buildReport } from '../../core/erase-request/report.js';
 import { EraseRequestError } from '../../core/erase-request/request.js';
 import { IMAGELISTS_PATH, type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
+import { commandCompletion } from '../../cli/completion/sources.js';
 
 export default class EraseStatus extends Command {
   static override summary = 'Show an erase job: its phase, every node with its reason, every image.';
@@ -71,6 +72,9 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
   static override args = jobArg('; default: the newest job');
 
   static override flags = statusFlags;
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     exitOnInterrupt();
