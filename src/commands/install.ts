@@ -7,7 +7,7 @@ import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { Command, Flags } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { failFlags, failLine } from '../cli/process/fail.js';
-import { completeInstallOptions } from '../cli/install-options.js';
+import { completeInstallOptions } from '../cli/install/install-options.js';
 import { connect } from '../cli/connect.js';
 import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';

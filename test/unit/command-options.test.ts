@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { completeScanOptions } from '../../src/cli/scan/scan-options.js';
 import { completeImagesOptions } from '../../src/cli/images/images-options.js';
-import { completeInstallOptions } from '../../src/cli/install-options.js';
+import { completeInstallOptions } from '../../src/cli/install/install-options.js';
 import { completeStatusOptions } from '../../src/cli/erase/status-options.js';
 
 const scanFlags = {

@@ -3,9 +3,9 @@
 // stopped at the first before); the command then only installs what the options say. PURE:
 // flags in, options and the list of problems out. The --source-kinds file is read by the
 // command (a file, so not pure), after these.
-import { parseDurationMs } from '../core/duration.js';
-import { attempt } from './flag-problems.js';
-import { kubeFlagValues, type KubeFlagValues } from './flags.js';
+import { parseDurationMs } from '../../core/duration.js';
+import { attempt } from '../flag-problems.js';
+import { kubeFlagValues, type KubeFlagValues } from '../flags.js';
 
 /** The flags `inv install` reads (as oclif parsed them; a bare --dry-run already means client). */
 export interface InstallFlags extends KubeFlagValues {
