@@ -1,20 +1,20 @@
 // The bundle's fast start for the worker: `inv node-remove …` as the erase controller writes it
 // runs without loading oclif (whose configuration and parser took about as long as Node's own
 // start-up, on every node of every erase). The flags are read against the command's entry in
-// the bundle's oclif manifest (src/cli/direct-args.ts); a command line that reader does not
+// the bundle's oclif manifest (src/cli/node-remove/direct-args.ts); a command line that reader does not
 // fully understand, `--help` included, goes to oclif as before. Both paths run the same code
-// (src/cli/worker/node-remove-run.ts) and end in the same error handler.
+// (src/cli/node-remove/node-remove-run.ts) and end in the same error handler.
 // Every command of the bundle passes through here first, so our own modules are imported only
 // once the command is one of the direct ones.
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import type { ManifestFlag } from '../cli/direct-args.js';
+import type { ManifestFlag } from '../cli/node-remove/direct-args.js';
 import type { NodeRemoveFlags } from '../core/contract/worker-command.js';
 
 interface DirectCommand {
   /**
    * node-remove's flags: its manifest entry is made from the worker's command line as the contract
-   * declares it (src/cli/worker/node-remove-flags.ts; test/unit/direct-args.test.ts compares them),
+   * declares it (src/cli/node-remove/node-remove-flags.ts; test/unit/direct-args.test.ts compares them),
    * so the reader returns the flags the contract types.
    */
   run: (flags: NodeRemoveFlags) => Promise<number>;
@@ -33,7 +33,7 @@ interface DirectCommand {
 /** Commands with a direct start, and what runs them. */
 const DIRECT: Record<string, DirectCommand> = {
   'node-remove': {
-    run: async (flags) => (await import('../cli/worker/node-remove-run.js')).runNodeRemove(flags),
+    run: async (flags) => (await import('../cli/node-remove/node-remove-run.js')).runNodeRemove(flags),
     v8Flags: ['--no-opt', '--no-maglev'],
   },
 };
@@ -47,7 +47,7 @@ export async function runDirect(argv: readonly string[], manifest: URL): Promise
   const command = id !== undefined && Object.hasOwn(DIRECT, id) ? DIRECT[id] : undefined;
   if (!command || process.env.INV_NO_DIRECT === '1') return false;
   const [{ parseDirect }, { handleError }] = await Promise.all([
-    import('../cli/direct-args.js'),
+    import('../cli/node-remove/direct-args.js'),
     import('../cli/process/handle-error.js'),
   ]);
   let spec: Record<string, ManifestFlag> | undefined;

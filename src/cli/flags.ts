@@ -5,13 +5,18 @@ import type { ConnectionOverrides } from '../core/kube/connection.js';
 import type { KubeRestOptions } from '../core/kube/rest.js';
 import { EXIT_USAGE } from './process/exit-codes.js';
 import { terminalWidth, type TableOptions } from './output/table.js';
+import type { FlagValues } from './flag-values.js';
+import { completes } from './completion/sources.js';
 
 export const kubeFlags = {
   kubeconfig: Flags.string({
     description: 'Path to a kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster config).',
     helpGroup: 'CLUSTER',
   }),
-  context: Flags.string({ description: 'Kubeconfig context to use.', helpGroup: 'CLUSTER' }),
+  context: completes(
+    'contexts',
+    Flags.string({ description: 'Kubeconfig context to use.', helpGroup: 'CLUSTER' }),
+  ),
   'request-timeout': Flags.string({
     description:
       'Deadline of each API request (e.g. 10s, 1m): connecting, TLS and the whole response. A server slower than this is an error.',
@@ -35,11 +40,14 @@ export const kubeFlags = {
       "If true, the server's certificate will not be checked for validity. This will make your HTTPS connections insecure",
     helpGroup: 'CLUSTER',
   }),
-  'tls-server-name': Flags.string({
-    description:
-      'Server name to use for server certificate validation. If it is not provided, the hostname used to contact the server is used',
-    helpGroup: 'CLUSTER',
-  }),
+  'tls-server-name': completes(
+    'text',
+    Flags.string({
+      description:
+        'Server name to use for server certificate validation. If it is not provided, the hostname used to contact the server is used',
+      helpGroup: 'CLUSTER',
+    }),
+  ),
   token: Flags.string({
     description: 'Bearer token for authentication to the API server',
     helpGroup: 'CLUSTER',
@@ -62,22 +70,14 @@ export const kubeFlags = {
   'as-uid': Flags.string({ description: 'UID to impersonate for the operation.', helpGroup: 'CLUSTER' }),
 };
 
-/** The shared cluster flags as parsed: what connect() (cli/connect.ts) takes. */
-export interface KubeFlagValues {
-  kubeconfig?: string;
-  context?: string;
-  'request-timeout'?: string;
-  server?: string;
-  'certificate-authority'?: string;
-  'insecure-skip-tls-verify'?: boolean;
-  'tls-server-name'?: string;
-  token?: string;
-  user?: string;
-  cluster?: string;
-  as?: string;
-  'as-group'?: string[];
-  'as-uid'?: string;
-}
+/**
+ * The shared cluster flags as connect() (cli/connect.ts) takes them: any may be absent (a command's
+ * options keep only those given; restOptions() has the timeout's default).
+ */
+export type KubeFlagValues = Partial<FlagValues<typeof kubeFlags>>;
+
+/** A command's flags as its options read them: its own as parsed, the cluster flags as connect() takes them. */
+export type CommandFlagValues<F> = FlagValues<Omit<F, keyof typeof kubeFlags>> & KubeFlagValues;
 
 /** The shared cluster flags out of a command's parsed flags, for its options' `cluster`. */
 export function kubeFlagValues(flags: KubeFlagValues): KubeFlagValues {
@@ -153,17 +153,20 @@ const TEMPLATE_HELP =
  * `jsonpath=...` and `custom-columns=...`.
  */
 function outputOption(formats: readonly string[], help: string) {
-  return Flags.string({
-    char: 'o',
-    description: `Output format: ${help}, ${TEMPLATE_HELP}.`,
-    default: 'table',
-    helpValue: `${formats.join('|')}|jsonpath=...|custom-columns=...`,
-    // Loaded only for a template: `inv node-remove -o json` in every worker Pod stays lean.
-    parse: async (value) =>
-      formats.includes(value)
-        ? value
-        : usage(async () => (await import('./output/print-data.js')).parseOutputValue(value, formats)),
-  });
+  return completes(
+    'output',
+    Flags.string({
+      char: 'o',
+      description: `Output format: ${help}, ${TEMPLATE_HELP}.`,
+      default: 'table',
+      helpValue: `${formats.join('|')}|jsonpath=...|custom-columns=...`,
+      // Loaded only for a template: `inv node-remove -o json` in every worker Pod stays lean.
+      parse: async (value) =>
+        formats.includes(value)
+          ? value
+          : usage(async () => (await import('./output/print-data.js')).parseOutputValue(value, formats)),
+    }),
+  );
 }
 
 /**

@@ -12,13 +12,17 @@ import {
 } from '../core/inventory/declared-kinds.js';
 import type { DiscoveredKinds } from '../core/inventory/discover-kinds.js';
 import type { SourceKindSpec } from '../core/inventory/source-kinds.js';
+import { completes } from './completion/sources.js';
 
 export const sourceKindsFlag = {
-  'source-kinds': Flags.string({
-    description:
-      'A SourceKinds file declaring more source kinds (Argo Rollouts, CloneSets...): see docs/inventory.md, "Declared source kinds".',
-    helpValue: 'FILE',
-  }),
+  'source-kinds': completes(
+    'text',
+    Flags.string({
+      description:
+        'A SourceKinds file declaring more source kinds (Argo Rollouts, CloneSets...): see docs/inventory.md, "Declared source kinds".',
+      helpValue: 'FILE',
+    }),
+  ),
 };
 
 /** Reads a SourceKinds file; a bad file is a usage error (exit 2) naming the problem. */

@@ -11,9 +11,9 @@ import {
   planCompletion,
   type Candidate,
   type CompletionCommand,
-  type DynamicSource,
   type LineTarget,
 } from '../cli/completion/complete.js';
+import { readCommandCompletion, type DynamicSource } from '../cli/completion/sources.js';
 
 /** From the first request on (start-up and module loading excluded); then it prints what it has and exits. */
 const DEADLINE_MS = 2500;
@@ -32,31 +32,36 @@ export default class Complete extends Command {
     // The scripts pass `--` first, so oclif never reads a typed --help as its own.
     const words = this.argv[0] === '--' ? this.argv.slice(1) : [...this.argv];
     if (words.length === 0) words.push('');
-    const commands: CompletionCommand[] = this.config.commands.map((c) => ({
-      id: c.id.replaceAll(':', ' '),
-      hidden: c.hidden,
-      summary: c.summary ?? c.description,
-      flags: Object.fromEntries(
-        Object.entries(c.flags ?? {}).map(([name, f]) => [
-          name,
-          {
-            char: f.char,
-            takesValue: f.type === 'option',
-            // -o checks its own values (templates too), so it lists them in its help value.
-            options:
-              f.type !== 'option'
-                ? undefined
-                : (f.options ??
-                  (name === 'output' && typeof f.helpValue === 'string'
-                    ? f.helpValue.split('|').filter((v) => !v.includes('='))
-                    : undefined)),
-            hidden: f.hidden,
-            summary: f.summary ?? f.description,
-          },
-        ]),
-      ),
-      args: Object.keys(c.args ?? {}),
-    }));
+    const commands: CompletionCommand[] = this.config.commands.map((c) => {
+      // Each command's sources, as its flags and arguments declare them (cli/completion/sources.ts).
+      const sources = readCommandCompletion(c.completion);
+      return {
+        id: c.id.replaceAll(':', ' '),
+        hidden: c.hidden,
+        summary: c.summary ?? c.description,
+        flags: Object.fromEntries(
+          Object.entries(c.flags ?? {}).map(([name, f]) => [
+            name,
+            {
+              char: f.char,
+              takesValue: f.type === 'option',
+              // -o checks its own values (templates too), so it lists them in its help value.
+              options:
+                f.type !== 'option'
+                  ? undefined
+                  : (f.options ??
+                    (sources.flags[name] === 'output' && typeof f.helpValue === 'string'
+                      ? f.helpValue.split('|').filter((v) => !v.includes('='))
+                      : undefined)),
+              hidden: f.hidden,
+              summary: f.summary ?? f.description,
+              source: sources.flags[name],
+            },
+          ]),
+        ),
+        args: Object.keys(c.args ?? {}).map((name) => ({ name, source: sources.args[name] })),
+      };
+    });
     const plan = planCompletion(commands, words);
     if ('candidates' in plan)
       return void process.stdout.write(formatCompletion(plan.candidates, plan.directive));

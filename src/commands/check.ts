@@ -1,19 +1,21 @@
 // `inv check`: preflight and health report. Thin: flags, core/check, rendering.
 import { printOut } from '../cli/output/wrap.js';
-import { readSourceKindsFile, sourceKindsFlag } from '../cli/source-kinds-flag.js';
+import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { parseDurationMs } from '../core/duration.js';
 import { attempt } from '../cli/flag-problems.js';
-import { Command, Flags } from '@oclif/core';
+import { Command } from '@oclif/core';
 import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { failFlags, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
-import { kubeFlags, outputFlag, type Output } from '../cli/flags.js';
+import type { Output } from '../cli/flags.js';
+import { checkFlags } from '../cli/check/check-flags.js';
 import { paragraphs } from '../cli/help-text.js';
-import { renderChecks } from '../cli/output/render-check.js';
+import { renderChecks } from '../cli/check/render-check.js';
 import { spinner } from '../cli/output/style.js';
 import { validateNamespaceName } from '../core/kube/names.js';
 import type { KubeRest } from '../core/kube/rest.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 export default class Check extends Command {
   static override summary = 'Check that inv is installed and healthy on the cluster, one line per check.';
@@ -36,34 +38,10 @@ to do); 2 bad flags or no cluster configured.`);
     { description: 'Machine-readable', command: '<%= config.bin %> check -o json' },
   ];
 
-  static override flags = {
-    nodes: Flags.boolean({
-      description: 'Also run a dry-run worker on every node (needs the daemon; takes a while).',
-    }),
-    'daemon-namespace': Flags.string({
-      description: 'Namespace of the daemon and its Lease.',
-      default: 'image-inventory-system',
-    }),
-    'leader-elect-id': Flags.string({
-      description: 'Name of the daemon’s Lease.',
-      default: 'image-inventory-controller',
-    }),
-    'erase-namespace': Flags.string({
-      description: 'Namespace of the erase workers.',
-      default: 'image-inventory-workers',
-    }),
-    ...sourceKindsFlag,
-    'erase-config-namespace': Flags.string({
-      description: 'Namespace of inv-erase-config and the exclusion lists.',
-      default: 'image-inventory-system',
-    }),
-    'nodes-timeout': Flags.string({
-      description: 'With --nodes: how long to wait for the workers.',
-      default: '5m',
-    }),
-    ...outputFlag,
-    ...kubeFlags,
-  };
+  static override flags = checkFlags;
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Check);

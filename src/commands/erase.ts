@@ -6,7 +6,7 @@ import { eraseDryRunProblem } from '../cli/dry-run-flag.js';
 import { printOut } from '../cli/output/wrap.js';
 import { Command } from '@oclif/core';
 import { followWithProgress, interruptHint, printReport } from '../cli/erase/common.js';
-import { completeErase, validateErase, type EraseFlags, type EraseOptions } from '../cli/erase/options.js';
+import { completeErase, validateErase, type EraseOptions } from '../cli/erase/erase-options.js';
 import { EraseSession } from '../cli/erase/session.js';
 import { eraseFlags } from '../cli/erase/erase-flags.js';
 import { showBooleanDefaults } from '../cli/flags.js';
@@ -23,6 +23,7 @@ import { type ImageList } from '../core/erase/api/types.js';
 import { DEFAULT_TIME_ZONE, nextTick } from '../core/erase/spec/schedule.js';
 import { nodeSummary } from '../core/erase-request/node-summary.js';
 import { ERASE_CRDS, requireCrds } from '../core/kube/crds.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 export default class Erase extends Command {
   static override summary = 'Remove images from every node: write an ImageList request, follow its ImageJob.';
@@ -35,13 +36,16 @@ export default class Erase extends Command {
 
   static override flags = showBooleanDefaults(eraseFlags);
 
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
+
   async run(): Promise<void> {
     exitOnInterrupt();
     setInterruptHint(() => 'nothing was submitted');
     this.refuseMisreadFlags(this.argv);
     const { flags } = await this.parse(Erase);
     // Complete, then validate every flag rule at once; only then connect.
-    const { options, problems: unread } = completeErase(flags as EraseFlags);
+    const { options, problems: unread } = completeErase(flags);
     const problems = validateErase(options, unread);
     if (problems.length) failFlags(this, problems);
     const session = EraseSession.open(this, flags);
@@ -123,7 +127,7 @@ export default class Erase extends Command {
         : process.stdout.write(renderScheduled(s, output)));
     }
     let job: string | undefined;
-    setInterruptHint(() => interruptHint(flags.name, generation, job, flags.standalone));
+    setInterruptHint(() => interruptHint(flags.name, generation, job, !!flags.standalone));
     if (!o.wait) {
       const { buildReport } = await import('../core/erase-request/report.js');
       const list = await resources.get<ImageList>(rest, 'ImageList', undefined, flags.name);
@@ -148,7 +152,7 @@ export default class Erase extends Command {
       printReport(e.report, output, { noHeaders: flags['no-headers'], sortBy: flags['sort-by'] });
       failLine(
         this,
-        `${e.message}: ${interruptHint(flags.name, generation, job, flags.standalone)}`,
+        `${e.message}: ${interruptHint(flags.name, generation, job, !!flags.standalone)}`,
         EXIT_PARTIAL_FAILURE,
       );
     }

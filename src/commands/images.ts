@@ -1,17 +1,17 @@
 // `inv images`: where each image is used, from the Image resources or, with -f, from manifests
-// (core/report/); drawn by cli/output/render-images.ts.
-import { Command, Flags } from '@oclif/core';
+// (core/report/); drawn by cli/images/render-images.ts.
+import { Command } from '@oclif/core';
 import { printOut } from '../cli/output/wrap.js';
 import { exitIfCrdMissing, failFlags, failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
 import { contextNamespace } from '../cli/context-namespace.js';
-import { kubeFlags, outputFlags, sortByFlag, tableOptions } from '../cli/flags.js';
+import { tableOptions } from '../cli/flags.js';
+import { imagesFlags } from '../cli/images/images-flags.js';
 import { sortItems } from '../cli/output/print-data.js';
-import { completeImagesOptions, type ImagesOptions } from '../cli/images-options.js';
-import { BUILTIN } from '../core/inventory/source-kinds.js';
+import { completeImagesOptions, type ImagesOptions } from '../cli/images/images-options.js';
 import { paragraphs } from '../cli/help-text.js';
-import { renderImageReport } from '../cli/output/render-images.js';
-import { maxInputSizeFlag, readManifestsForCommand } from '../cli/read-manifests.js';
+import { renderImageReport } from '../cli/images/render-images.js';
+import { readManifestsForCommand } from '../cli/read-manifests.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
 import { namespaceMissing } from '../core/kube/namespaces.js';
 import type { KubeRest } from '../core/kube/rest.js';
@@ -21,6 +21,7 @@ import { IMAGE_CRD, NO_INVENTORY_NOTE, missingCrds } from '../core/kube/crds.js'
 import { listAllNamespaces } from '../core/inventory/scan.js';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { filterUses, groupUses, type ImageUse } from '../core/report/image-report.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 export default class Images extends Command {
   static override summary = 'Report which images are used, where and by whom, across the cluster.';
@@ -78,47 +79,10 @@ does not exist, or no usable cluster.`);
     },
   ];
 
-  static override flags = {
-    image: Flags.string({
-      description: "Only images matching this glob (normalized refs, e.g. 'docker.io/bitnami/*').",
-    }),
-    registry: Flags.string({ description: 'Only images from this registry host (e.g. docker.io, quay.io).' }),
-    kind: Flags.string({
-      // Any kind: declared kinds and the owners of uncovered Pods (ReplicaSet, Workflow) count too.
-      description: `Only users of this kind (repeatable): ${BUILTIN.all.map((k) => k.kind).join(', ')}, a declared kind, or an owner kind such as ReplicaSet.`,
-      multiple: true,
-      multipleNonGreedy: true,
-    }),
-    namespace: Flags.string({
-      char: 'n',
-      multiple: true,
-      multipleNonGreedy: true,
-      description: 'Only this namespace (repeatable).',
-    }),
-    'all-namespaces': Flags.boolean({
-      char: 'A',
-      description: 'Every namespace (without -n or -A: the context’s namespace, as kubectl).',
-      exclusive: ['namespace'],
-    }),
-    by: Flags.string({
-      description: 'Group rows by.',
-      options: ['image', 'namespace', 'registry'],
-      default: 'image',
-    }),
-    offline: Flags.boolean({
-      description: 'Report over manifest files (-f), with no cluster.',
-      dependsOn: ['filename'],
-    }),
-    filename: Flags.string({
-      char: 'f',
-      description: 'With --offline: a manifest file, a directory of them, - for stdin, or a pipe.',
-      dependsOn: ['offline'],
-    }),
-    ...maxInputSizeFlag,
-    ...outputFlags(),
-    ...sortByFlag('rows', '.userCount'),
-    ...kubeFlags,
-  };
+  static override flags = imagesFlags;
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Images);

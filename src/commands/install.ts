@@ -4,16 +4,17 @@ import { printErr, printOut } from '../cli/output/wrap.js';
 import fs from 'node:fs';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
-import { Command, Flags } from '@oclif/core';
+import { Command } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { failFlags, failLine } from '../cli/process/fail.js';
-import { completeInstallOptions } from '../cli/install-options.js';
+import { completeInstallOptions } from '../cli/install/install-options.js';
 import { connect } from '../cli/connect.js';
-import { kubeFlags } from '../cli/flags.js';
+import { installFlags } from '../cli/install/install-flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { colors } from '../cli/output/style.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import type { InstallStep } from '../core/install/install.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 export default class Install extends Command {
   static override summary = 'Install or upgrade the CRDs (and with --daemon, the daemon) on the cluster.';
@@ -78,42 +79,10 @@ refused an object, or the CRDs did not become Established in time (the output sa
     },
   ];
 
-  static override flags = {
-    daemon: Flags.boolean({ description: 'Also install the daemon (namespaces, RBAC, Deployment).' }),
-    image: Flags.string({
-      description:
-        'Image of the daemon and of the erase workers, as `npm run image` pushed it (REGISTRY/inv:TAG). Required for a first --daemon install (nobody publishes one); later installs keep the running daemon’s. The workers’ image goes into inv-erase-config, and moves with the daemon’s unless you set it apart there.',
-      helpValue: 'REF',
-      dependsOn: ['daemon'],
-    }),
-    'image-pull-secret': Flags.string({
-      description:
-        'A kubernetes.io/dockerconfigjson Secret for pulling --image, by name, in the daemon’s namespace and in the workers’ (create it in both). Repeatable.',
-      helpValue: 'NAME',
-      multiple: true,
-      dependsOn: ['daemon'],
-    }),
-    'dry-run': Flags.string({
-      description:
-        'client (also a bare --dry-run): print the objects as YAML, contact no cluster; server: say what install would do to each object, change nothing.',
-      options: ['client', 'server'],
-    }),
-    'source-kinds': Flags.string({
-      description:
-        "A SourceKinds file: the daemon's declared source kinds (its ConfigMap), with list and watch granted on them.",
-      helpValue: 'FILE',
-      dependsOn: ['daemon'],
-    }),
-    'force-conflicts': Flags.boolean({
-      description:
-        'Take over objects of the bundle that exist and were not written by inv (otherwise install refuses and changes nothing).',
-    }),
-    timeout: Flags.string({
-      description: 'How long to wait for the CRDs to be Established.',
-      default: '60s',
-    }),
-    ...kubeFlags,
-  };
+  static override flags = installFlags;
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const misread = installDryRunProblem(this.argv);

@@ -1,12 +1,13 @@
 // `inv node-remove`: the per-node worker of an erase run. Thin on purpose: flags in, then
-// src/cli/worker/node-remove-run.ts (a call into src/core/noderemove, a rendered report out). The
+// src/cli/node-remove/node-remove-run.ts (a call into src/core/noderemove, a rendered report out). The
 // worker Pod's own command line usually skips oclif altogether (src/bundle/direct.ts); both run
 // the same code.
 import { Command } from '@oclif/core';
 import { EXIT_OK } from '../cli/process/exit-codes.js';
 import { paragraphs } from '../cli/help-text.js';
-import { runNodeRemove } from '../cli/worker/node-remove-run.js';
-import { nodeRemoveFlags } from '../cli/worker/node-remove-flags.js';
+import { runNodeRemove } from '../cli/node-remove/node-remove-run.js';
+import { nodeRemoveFlags } from '../cli/node-remove/node-remove-flags.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 export default class NodeRemove extends Command {
   static override summary =
@@ -181,12 +182,17 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
     },
     'node-name': {
       description: 'Node name for the report (default: the NODE_NAME variable; never the hostname).',
+      // The node the worker runs on: nothing the completion could look up for it.
+      completion: 'text',
     },
     'termination-message-path': {
       description:
         'Where a Pod writes its compact summary (only written in a Pod, or when given explicitly).',
     },
   });
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(NodeRemove);

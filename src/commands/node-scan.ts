@@ -1,11 +1,11 @@
 // `inv node-scan`: the default scanner of scan mode, run as the scanner container of an erase
 // worker Pod, next to `inv node-remove`. Hidden: people start it through `inv erase --vulnerable`,
-// never by hand. Thin: flags in, src/cli/worker/node-scan-run.ts does the rest.
-import { Command, Flags } from '@oclif/core';
+// never by hand. Thin: flags in, src/cli/node-scan/node-scan-run.ts does the rest.
+import { Command } from '@oclif/core';
 import { EXIT_OK } from '../cli/process/exit-codes.js';
 import { paragraphs } from '../cli/help-text.js';
-import { runNodeScan } from '../cli/worker/node-scan-run.js';
-import { CRI_SOCKET_IN_SCANNER, DEFAULT_CONFIG_PATH, SHARED_DIR } from '../core/contract/scanner-contract.js';
+import { runNodeScan } from '../cli/node-scan/node-scan-run.js';
+import { nodeScanFlags } from '../cli/node-scan/node-scan-flags.js';
 
 export default class NodeScan extends Command {
   static override hidden = true;
@@ -34,30 +34,7 @@ time, a bad list, no completion); 2 unusable configuration.`);
     },
   ];
 
-  static override flags = {
-    config: Flags.string({
-      description: 'EraserConfig YAML whose components.scanner.config holds the Trivy settings.',
-      default: DEFAULT_CONFIG_PATH,
-    }),
-    'shared-dir': Flags.string({
-      description: 'The folder shared with the collector and remover.',
-      default: SHARED_DIR,
-    }),
-    'cri-socket': Flags.string({
-      description: "The node's containerd socket, as mounted in this container.",
-      default: CRI_SOCKET_IN_SCANNER,
-    }),
-    trivy: Flags.string({ description: 'The Trivy binary.', default: '/trivy' }),
-    'finish-timeout': Flags.string({
-      description: "How long to wait for the remover's completion after answering.",
-      default: '15m',
-    }),
-    // Eraser's controller passes these to every scanner; accepted so that an Eraser install can
-    // run this scanner too. Ignored: inv serves no profiling port.
-    // (Strings: Eraser writes --enable-pprof=false, which a boolean flag would refuse.)
-    'enable-pprof': Flags.string({ hidden: true }),
-    'pprof-port': Flags.string({ hidden: true }),
-  };
+  static override flags = nodeScanFlags;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(NodeScan);

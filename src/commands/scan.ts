@@ -1,7 +1,7 @@
 // `inv scan`: rebuild the Image inventory of namespaces (core/inventory/scan.ts), or read
-// manifests offline with -f (core/inventory/manifests/); drawn by cli/output/render-scan.ts.
+// manifests offline with -f (core/inventory/manifests/); drawn by cli/scan/render-scan.ts.
 import { Command } from '@oclif/core';
-import { inventoryScanFlags } from '../cli/inventory-scan-flags.js';
+import { inventoryScanFlags } from '../cli/scan/scan-flags.js';
 import { printErr, printOut } from '../cli/output/wrap.js';
 import { EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../cli/process/exit-codes.js';
 import { exitIfCrdMissing, failFlags, failLine } from '../cli/process/fail.js';
@@ -9,7 +9,7 @@ import { connect } from '../cli/connect.js';
 import { contextNamespace } from '../cli/context-namespace.js';
 import { tableOptions } from '../cli/flags.js';
 import { sortScanImages } from '../cli/output/print-data.js';
-import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/output/render-scan.js';
+import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/scan/render-scan.js';
 import { spinner } from '../cli/output/style.js';
 import { offlineInventory } from '../core/inventory/manifests/collect.js';
 import { readManifestsForCommand } from '../cli/read-manifests.js';
@@ -17,13 +17,14 @@ import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
 import { forbiddenMessage } from '../core/kube/forbidden.js';
 import type { KubeRest } from '../core/kube/rest.js';
 import { IMAGE_CRD, NO_INVENTORY_NOTE, missingCrds, requireCrds } from '../core/kube/crds.js';
-import { completeScanOptions, type ScanOptions } from '../cli/inventory-scan-options.js';
+import { completeScanOptions, type ScanOptions } from '../cli/scan/scan-options.js';
 import { paragraphs } from '../cli/help-text.js';
 import { kindsPhrase, SourceKinds, type SourceKindSpec } from '../core/inventory/source-kinds.js';
 import { discoverKinds } from '../core/inventory/discover-kinds.js';
 import { ScanStop } from '../core/inventory/scan-stop.js';
 import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/process/interrupt.js';
 import { readSourceKindsFile, reportSkippedKinds } from '../cli/source-kinds-flag.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 /**
  * How long ^C waits for the namespaces being written to finish. Longer than the usual cleanup
@@ -100,6 +101,9 @@ does not exist, a missing permission on every namespace).`);
   ];
 
   static override flags = inventoryScanFlags;
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Scan);

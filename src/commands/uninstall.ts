@@ -11,6 +11,7 @@ import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { colors } from '../cli/output/style.js';
 import type { KubeRest } from '../core/kube/rest.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 export default class Uninstall extends Command {
   static override summary = 'Remove the daemon from the cluster (with --crds, the CRDs and all they hold).';
@@ -58,6 +59,9 @@ cluster configured.`);
     }),
     ...kubeFlags,
   };
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const misread = uninstallDryRunProblem(this.argv);

@@ -9,6 +9,7 @@ import { reportDocument } from '../cli/output/output-shape.js';
 import { renderData } from '../cli/output/print-data.js';
 import type { Support } from '../core/kube/supported-versions.js';
 import type { VersionInfo } from '../core/kube/kube-version.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 interface VersionReport {
   client: { version: string; node: string; platform: string };
@@ -47,6 +48,9 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
     ...outputFlag,
     ...kubeFlags,
   };
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Version);

@@ -1,11 +1,11 @@
 // `inv watch`: the daemon's command. Its flags are completed and validated at once
-// (cli/watch/options.ts); the daemon itself is core/watch/daemon.ts.
+// (cli/watch/watch-options.ts); the daemon itself is core/watch/daemon.ts.
 import { Command } from '@oclif/core';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { exitWhenFlushed } from '../cli/process/exit.js';
 import { failFlags, failLine } from '../cli/process/fail.js';
 import { cluster } from '../cli/connect.js';
-import { completeWatchOptions } from '../cli/watch/options.js';
+import { completeWatchOptions } from '../cli/watch/watch-options.js';
 import { watchFlags } from '../cli/watch/watch-flags.js';
 import { showBooleanDefaults } from '../cli/flags.js';
 import { setResponseBudget } from '../core/kube/rest.js';
@@ -17,6 +17,7 @@ import { readSourceKindsFile } from '../cli/source-kinds-flag.js';
 import { discoverDeclaredKinds } from '../core/watch/declared-kinds.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { paragraphs } from '../cli/help-text.js';
+import { commandCompletion } from '../cli/completion/sources.js';
 
 // A long-running daemon under a memory limit. Its LISTs are paginated (500 objects a page, a few
 // MiB of JSON), so 32 MiB per response is generous, and 48 MiB buffered at once leaves room for
@@ -63,6 +64,9 @@ flags or no usable cluster configuration.`);
   ];
 
   static override flags = showBooleanDefaults(watchFlags);
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Watch);

@@ -1,7 +1,7 @@
 // `inv watch` names every bad flag at once (kubectl's Options shape: complete, then validate
 // all), exit 2, before it reads a kubeconfig or starts anything; it used to stop at the first.
 import assert from 'node:assert/strict';
-import { completeWatchOptions, type WatchFlags } from '../../src/cli/watch/options.js';
+import { completeWatchOptions, type WatchFlags } from '../../src/cli/watch/watch-options.js';
 import { runCli } from './run-cli.js';
 
 const good: WatchFlags = {

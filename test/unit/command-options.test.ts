@@ -2,9 +2,9 @@
 // validate, then run): the pure options modules of scan, images, install and erase status
 // each name every problem of a command line with several, before any request.
 import assert from 'node:assert/strict';
-import { completeScanOptions } from '../../src/cli/inventory-scan-options.js';
-import { completeImagesOptions } from '../../src/cli/images-options.js';
-import { completeInstallOptions } from '../../src/cli/install-options.js';
+import { completeScanOptions } from '../../src/cli/scan/scan-options.js';
+import { completeImagesOptions } from '../../src/cli/images/images-options.js';
+import { completeInstallOptions } from '../../src/cli/install/install-options.js';
 import { completeStatusOptions } from '../../src/cli/erase/status-options.js';
 
 const scanFlags = {

@@ -1,11 +1,11 @@
-// src/cli/direct-args.ts: the worker's node-remove read without oclif. It must agree with
+// src/cli/node-remove/direct-args.ts: the worker's node-remove read without oclif. It must agree with
 // oclif's parser wherever it answers, and answer for every command line the controller writes.
 import { Parser } from '@oclif/core';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseDirect, type ManifestFlag } from '../../src/cli/direct-args.js';
+import { parseDirect, type ManifestFlag } from '../../src/cli/node-remove/direct-args.js';
 import NodeRemove from '../../src/commands/node-remove.js';
 import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';

@@ -2,7 +2,7 @@
 // pass may create (src/core/erase/spec/rollout.ts); the `inv erase` flags that write it.
 import assert from 'node:assert/strict';
 import { admissions, resolveRollout, rolloutProblems } from '../../src/core/erase/spec/rollout.js';
-import { completeErase, validateErase, type EraseFlags } from '../../src/cli/erase/options.js';
+import { completeErase, validateErase, type EraseFlags } from '../../src/cli/erase/erase-options.js';
 import { ConfigError, parseConfig } from '../../src/core/erase/config/config.js';
 
 describe('erase: rollout waves (pure)', () => {

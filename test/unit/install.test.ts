@@ -2,7 +2,7 @@
 // 404, the kubectl-style names and REST paths of bundle objects, the kustomize subset that
 // reads deploy/, and the check report.
 import assert from 'node:assert/strict';
-import { renderChecks } from '../../src/cli/output/render-check.js';
+import { renderChecks } from '../../src/cli/check/render-check.js';
 import { applyOrder, PART_OF, PART_OF_LABEL, readBundle } from '../../src/core/install/bundle.js';
 import {
   describeForeign,

@@ -10,7 +10,7 @@ import { unknownScanner } from '../../src/core/erase/config/scanners.js';
 import { workerPodSpec } from '../../src/core/erase/worker/pod-spec.js';
 import { scannerConfigText } from '../../src/core/erase/worker/scanner-container.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';
-import { completeErase, validateErase, type EraseFlags } from '../../src/cli/erase/options.js';
+import { completeErase, validateErase, type EraseFlags } from '../../src/cli/erase/erase-options.js';
 
 describe('scan mode (pure)', () => {
   it('spec.scan: known severities and types, images must be ["*"]', () => {

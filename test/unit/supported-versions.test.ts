@@ -16,7 +16,7 @@ import {
   supportOf,
   supportWarning,
 } from '../../src/core/kube/supported-versions.js';
-import { renderChecks } from '../../src/cli/output/render-check.js';
+import { renderChecks } from '../../src/cli/check/render-check.js';
 import { repoRoot } from '../support/paths.js';
 
 describe('supported versions: the server’s version', () => {

@@ -3,6 +3,8 @@
 // which kubectl and helm use: candidates one per line ("value\tdescription"), then ":<directive>",
 // so the same answer serves our shell scripts and kubectl's plugin completion
 // (kubectl_complete-inv).
+import type { KubeFlagValues } from '../flags.js';
+import { isDynamicSource, type CompletionSource, type DynamicSource } from './sources.js';
 
 /** cobra's ShellCompDirective bits. */
 export const Directive = { Default: 0, Error: 1, NoSpace: 2, NoFileComp: 4, KeepOrder: 32 } as const;
@@ -14,6 +16,13 @@ export interface CompletionFlag {
   options?: readonly string[];
   hidden?: boolean;
   summary?: string;
+  /** Where its values come from, as the flag declares it (./sources.ts). */
+  source?: CompletionSource;
+}
+
+export interface CompletionArg {
+  name: string;
+  source?: CompletionSource;
 }
 
 export interface CompletionCommand {
@@ -22,12 +31,9 @@ export interface CompletionCommand {
   hidden?: boolean;
   summary?: string;
   flags: Record<string, CompletionFlag>;
-  /** Positional argument names, in order. */
-  args: string[];
+  /** Positional arguments, in order. */
+  args: CompletionArg[];
 }
-
-/** Names that only the cluster or the kubeconfig knows. */
-export type DynamicSource = 'namespaces' | 'contexts' | 'imagelists' | 'imagejobs';
 
 export interface Candidate {
   value: string;
@@ -49,66 +55,34 @@ export type Plan =
  * The cluster flags the line names (--kubeconfig, --context and kubectl's connection flags), for
  * the dynamic lookups: `inv scan --as jane -n <TAB>` offers what jane may list, as kubectl does.
  */
-export interface LineTarget {
-  kubeconfig?: string;
-  context?: string;
-  server?: string;
-  'certificate-authority'?: string;
-  'insecure-skip-tls-verify'?: boolean;
-  'tls-server-name'?: string;
-  token?: string;
-  user?: string;
-  cluster?: string;
-  as?: string;
-  'as-group'?: string[];
-  'as-uid'?: string;
-}
+export type LineTarget = Omit<KubeFlagValues, 'request-timeout'>;
 
-/** The cluster flags that take a value (`as-group` may repeat); -s is --server. */
-const TARGET_VALUES = [
-  'kubeconfig',
-  'context',
-  'server',
-  'certificate-authority',
-  'tls-server-name',
-  'token',
-  'user',
-  'cluster',
-  'as',
-  'as-group',
-  'as-uid',
-] as const;
+/** The cluster flags that take a value (`as-group` may repeat); -s is --server. Every one: a new one fails to compile until listed. */
+const TARGET_VALUES: Record<Exclude<keyof LineTarget, 'insecure-skip-tls-verify'>, true> = {
+  kubeconfig: true,
+  context: true,
+  server: true,
+  'certificate-authority': true,
+  'tls-server-name': true,
+  token: true,
+  user: true,
+  cluster: true,
+  as: true,
+  'as-group': true,
+  'as-uid': true,
+};
+const TARGET_NAMES = Object.keys(TARGET_VALUES) as (keyof typeof TARGET_VALUES)[];
 
 const firstLine = (s: string | undefined) => s?.split('\n')[0]?.trim() || undefined;
-
-/** Which dynamic names a flag's value takes; undefined for none. */
-function flagSource(command: string, flag: string): DynamicSource | undefined {
-  if (flag === 'namespace' || flag.endsWith('-namespace')) return 'namespaces';
-  if (flag === 'context') return 'contexts';
-  if (flag === 'name' && command.startsWith('erase')) return 'imagelists';
-  return undefined;
-}
-
-/** Which dynamic names a positional argument takes. */
-function argSource(command: string, arg: string): DynamicSource | undefined {
-  if (command.startsWith('erase') && arg === 'job') return 'imagejobs';
-  return undefined;
-}
 
 /** -o values: the command's formats, then kubectl's template formats (their `=` wants no space). */
 const TEMPLATES = ['jsonpath=', 'jsonpath-file=', 'custom-columns=', 'custom-columns-file='];
 
-function valuePlan(
-  cmd: CompletionCommand,
-  name: string,
-  flag: CompletionFlag,
-  prefix: string,
-  partial: string,
-): Plan {
-  const source = flagSource(cmd.id, name);
-  if (source) return { dynamic: source, prefix, partial, directive: Directive.NoFileComp };
-  if (flag.options?.length || name === 'output') {
-    const all = [...(flag.options ?? []), ...(name === 'output' ? TEMPLATES : [])];
+function valuePlan(flag: CompletionFlag, prefix: string, partial: string): Plan {
+  const { source } = flag;
+  if (isDynamicSource(source)) return { dynamic: source, prefix, partial, directive: Directive.NoFileComp };
+  if (flag.options?.length || source === 'output') {
+    const all = [...(flag.options ?? []), ...(source === 'output' ? TEMPLATES : [])];
     const picked = all.filter((o) => o.startsWith(partial)).map((o) => ({ value: prefix + o }));
     const open = picked.length > 0 && picked.every((c) => c.value.endsWith('='));
     return { candidates: picked, directive: Directive.NoFileComp | (open ? Directive.NoSpace : 0) };
@@ -172,11 +146,11 @@ export function planCompletion(commands: readonly CompletionCommand[], words: re
       if (f?.[1].takesValue) pending = f;
     }
   }
-  if (pending) return valuePlan(cmd, pending[0], pending[1], '', cur);
+  if (pending) return valuePlan(pending[1], '', cur);
   if (!flagsDone && cur.startsWith('--') && cur.includes('=')) {
     const eq = cur.indexOf('=');
     const f = findFlag(cmd, cur.slice(0, eq));
-    if (f?.[1].takesValue) return valuePlan(cmd, f[0], f[1], cur.slice(0, eq + 1), cur.slice(eq + 1));
+    if (f?.[1].takesValue) return valuePlan(f[1], cur.slice(0, eq + 1), cur.slice(eq + 1));
     return { candidates: [], directive: Directive.NoFileComp };
   }
   if (!flagsDone && cur.startsWith('-')) {
@@ -190,15 +164,16 @@ export function planCompletion(commands: readonly CompletionCommand[], words: re
   const subs = subcommands();
   if (positionals === 0 && subs.length) return { candidates: subs, directive: Directive.NoFileComp };
   const arg = cmd.args[positionals];
-  const source = arg ? argSource(cmd.id, arg) : undefined;
-  if (source) return { dynamic: source, prefix: '', partial: cur, directive: Directive.NoFileComp };
+  const source = arg?.source;
+  if (isDynamicSource(source))
+    return { dynamic: source, prefix: '', partial: cur, directive: Directive.NoFileComp };
   return { candidates: [], directive: arg ? Directive.Default : Directive.NoFileComp };
 }
 
 /** The cluster flags as typed on the line (either spelling), for the lookups; the word under the cursor is not one. */
 export function lineTarget(words: readonly string[]): LineTarget {
   const out: LineTarget = {};
-  const set = (key: (typeof TARGET_VALUES)[number], value: string) => {
+  const set = (key: keyof typeof TARGET_VALUES, value: string) => {
     if (key === 'as-group') out['as-group'] = [...(out['as-group'] ?? []), value];
     else out[key] = value;
   };
@@ -206,7 +181,7 @@ export function lineTarget(words: readonly string[]): LineTarget {
     const w = words[i]!;
     if (w === '--insecure-skip-tls-verify') out['insecure-skip-tls-verify'] = true;
     if (w === '-s' && i + 1 < words.length - 1) set('server', words[i + 1]!);
-    for (const key of TARGET_VALUES) {
+    for (const key of TARGET_NAMES) {
       if (w === `--${key}` && i + 1 < words.length - 1) set(key, words[i + 1]!);
       else if (w.startsWith(`--${key}=`)) set(key, w.slice(key.length + 3));
     }

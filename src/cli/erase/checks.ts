@@ -8,24 +8,26 @@ import { confirm } from '../process/prompt.js';
 import { colors, spinner } from '../output/style.js';
 import { preflight, type PreflightResult } from '../../core/erase-request/preflight.js';
 import { KubeTransportError, type KubeRest } from '../../core/kube/rest.js';
+import type { EraseFlags } from './erase-options.js';
 
 /** The preflight (src/core/erase-request/preflight.ts): every problem at once, exit 2. */
 export async function runPreflight(
   cmd: Command,
   rest: KubeRest,
   images: string[],
-  flags: {
-    'workers-namespace': string;
-    'config-namespace': string;
-    name: string;
-    'protect-inventory': boolean;
-    'dry-run': boolean;
-    standalone: boolean;
-    'controller-lease': string;
-    schedule?: string;
-    'job-timeout'?: string;
-    pause?: string;
-  },
+  flags: Pick<
+    EraseFlags,
+    | 'workers-namespace'
+    | 'config-namespace'
+    | 'name'
+    | 'protect-inventory'
+    | 'dry-run'
+    | 'standalone'
+    | 'controller-lease'
+    | 'schedule'
+    | 'job-timeout'
+    | 'pause'
+  >,
 ): Promise<PreflightResult> {
   const spin = spinner('Checking the cluster');
   let pre: PreflightResult;
@@ -33,7 +35,7 @@ export async function runPreflight(
     pre = await preflight(rest, {
       workersNamespace: flags['workers-namespace'],
       configNamespace: flags['config-namespace'],
-      standalone: flags.standalone,
+      standalone: !!flags.standalone,
       lease: flags['controller-lease'],
       listName: flags.name,
       request: {

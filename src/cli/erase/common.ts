@@ -12,6 +12,7 @@ import { cliControllerLogger } from '../process/controller-log.js';
 import { ERASE_OUTPUTS, progressLine } from './render.js';
 import { spinner } from '../output/style.js';
 import { outputFlags, sortByFlag } from '../flags.js';
+import { completes } from '../completion/sources.js';
 
 export { ERASE_OUTPUTS, printReport, type EraseOutput } from './render.js';
 
@@ -22,15 +23,21 @@ export const eraseOutputFlags = {
 };
 
 export const workersNamespaceFlag = {
-  'workers-namespace': Flags.string({
-    description: "Namespace of the erase controllers' worker Pods: the daemon's --erase-namespace.",
-    default: DEFAULT_NAMESPACE,
-  }),
-  'config-namespace': Flags.string({
-    description:
-      "Namespace of the erase configuration (ConfigMap inv-erase-config) and exclusion lists: the daemon's --erase-config-namespace.",
-    default: DEFAULT_CONFIG_NAMESPACE,
-  }),
+  'workers-namespace': completes(
+    'namespaces',
+    Flags.string({
+      description: "Namespace of the erase controllers' worker Pods: the daemon's --erase-namespace.",
+      default: DEFAULT_NAMESPACE,
+    }),
+  ),
+  'config-namespace': completes(
+    'namespaces',
+    Flags.string({
+      description:
+        "Namespace of the erase configuration (ConfigMap inv-erase-config) and exclusion lists: the daemon's --erase-config-namespace.",
+      default: DEFAULT_CONFIG_NAMESPACE,
+    }),
+  ),
 };
 
 export const standaloneFlag = {

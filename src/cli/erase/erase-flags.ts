@@ -6,6 +6,7 @@ import { eraseOutputFlags, standaloneFlag, workersNamespaceFlag } from './common
 import { kubeFlags } from '../flags.js';
 import { DEFAULT_IMAGELIST } from '../../core/erase/api/types.js';
 import { DEFAULT_CONTROLLER_LEASE } from '../../core/erase-request/preflight.js';
+import { completes } from '../completion/sources.js';
 
 export const eraseFlags = {
   images: Flags.string({
@@ -63,20 +64,29 @@ export const eraseFlags = {
     min: 1,
     dependsOn: ['max-parallel'],
   }),
-  name: Flags.string({ description: 'Name of the ImageList.', default: DEFAULT_IMAGELIST }),
+  name: completes(
+    'imagelists',
+    Flags.string({ description: 'Name of the ImageList.', default: DEFAULT_IMAGELIST }),
+  ),
   ...workersNamespaceFlag,
-  'controller-lease': Flags.string({
-    description:
-      'namespace/name of the Lease the erase controllers hold (inv watch --leader-elect-namespace/--leader-elect-id); the request is refused when nobody holds it, unless --standalone.',
-    default: DEFAULT_CONTROLLER_LEASE,
-  }),
+  'controller-lease': completes(
+    'text',
+    Flags.string({
+      description:
+        'namespace/name of the Lease the erase controllers hold (inv watch --leader-elect-namespace/--leader-elect-id); the request is refused when nobody holds it, unless --standalone.',
+      default: DEFAULT_CONTROLLER_LEASE,
+    }),
+  ),
   ...standaloneFlag,
-  'source-kinds': Flags.string({
-    description:
-      'With --standalone: the declared source kinds a --all-unused prune protects (a SourceKinds file, see docs/inventory.md, "Declared source kinds"); default: the daemon\'s, from ConfigMap inv-source-kinds in --config-namespace.',
-    helpValue: 'FILE',
-    dependsOn: ['standalone'],
-  }),
+  'source-kinds': completes(
+    'text',
+    Flags.string({
+      description:
+        'With --standalone: the declared source kinds a --all-unused prune protects (a SourceKinds file, see docs/inventory.md, "Declared source kinds"); default: the daemon\'s, from ConfigMap inv-source-kinds in --config-namespace.',
+      helpValue: 'FILE',
+      dependsOn: ['standalone'],
+    }),
+  ),
   wait: Flags.boolean({
     description:
       'Follow the job until it finishes and exit with its result (the default, on a terminal or not); --no-wait returns once the request is written.',

@@ -7,13 +7,20 @@ import { Args, Flags } from '@oclif/core';
 import { newestJob } from '../../core/erase-request/follow.js';
 import { type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
+import { completes } from '../completion/sources.js';
 
 export const jobArg = (what: string) => ({
-  job: Args.string({ description: `ImageJob name (or --name LIST for its last job)${what}.` }),
+  job: completes(
+    'imagejobs',
+    Args.string({ description: `ImageJob name (or --name LIST for its last job)${what}.` }),
+  ),
 });
 
 export const jobNameFlag = {
-  name: Flags.string({ description: 'ImageList whose last job to use (instead of JOB).' }),
+  name: completes(
+    'imagelists',
+    Flags.string({ description: 'ImageList whose last job to use (instead of JOB).' }),
+  ),
 };
 
 /** A problem with the selection as given, or undefined. */

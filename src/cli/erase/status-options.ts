@@ -5,19 +5,11 @@ import { parseDurationMs } from '../../core/duration.js';
 import { attempt, sortByOption } from '../flag-problems.js';
 import type { EraseOutput } from './common.js';
 import { jobSelectProblem } from './job-select.js';
+import type { statusFlags } from './status-flags.js';
+import type { CommandFlagValues } from '../flags.js';
 
-/** The flags `inv erase status` reads (as oclif parsed them). */
-export interface StatusFlags {
-  name?: string;
-  follow: boolean;
-  timeout: string;
-  standalone: boolean;
-  'workers-namespace': string;
-  'config-namespace': string;
-  output: string;
-  'no-headers': boolean;
-  'sort-by'?: string;
-}
+/** The flags `inv erase status` reads, as oclif parses them (./status-flags.ts). */
+export type StatusFlags = CommandFlagValues<typeof statusFlags>;
 
 export interface StatusOptions {
   /** The job by name, or the last job of the ImageList `list`; neither: the newest job. */
@@ -53,13 +45,13 @@ export function completeStatusOptions(
     options: {
       job,
       list: flags.name,
-      follow: flags.follow,
+      follow: !!flags.follow,
       timeoutMs: timeoutMs ?? 0,
-      standalone: flags.standalone,
+      standalone: !!flags.standalone,
       workersNamespace: flags['workers-namespace'],
       configNamespace: flags['config-namespace'],
       output: flags.output as EraseOutput,
-      noHeaders: flags['no-headers'],
+      noHeaders: !!flags['no-headers'],
       sortBy: flags['sort-by'],
     },
     problems,

@@ -4,12 +4,14 @@
 import { parseDurationMs } from '../../core/duration.js';
 import { PRUNE_ALL } from '../../core/erase/spec/images.js';
 import type { ImageFsSpec } from '../../core/erase/api/types.js';
+import type { FlagValues } from '../flag-values.js';
+import type { eraseFlags } from './erase-flags.js';
 
-export interface TriggerFlags {
-  'image-fs-above'?: string;
-  'image-fs-down-to'?: string;
-  'unused-for'?: string;
-}
+/** The threshold and age flags, as `inv erase` declares them (./erase-flags.ts). */
+export type TriggerFlags = Pick<
+  FlagValues<typeof eraseFlags>,
+  'image-fs-above' | 'image-fs-down-to' | 'unused-for'
+>;
 
 export interface TriggerSpec {
   imageFs?: ImageFsSpec;

@@ -9,26 +9,36 @@ import {
   DEFAULT_CONFIG_NAMESPACE,
   DEFAULT_NAMESPACE as ERASE_DEFAULT_NAMESPACE,
 } from '../../core/erase/api/types.js';
+import { completes } from '../completion/sources.js';
 
 export const watchFlags = {
   ...sourceKindsFlag,
-  namespaces: Flags.string({
-    description: 'Comma-separated namespaces to watch and reconcile (default: all namespaces).',
-  }),
+  namespaces: completes(
+    'text',
+    Flags.string({
+      description: 'Comma-separated namespaces to watch and reconcile (default: all namespaces).',
+    }),
+  ),
   'leader-elect': Flags.boolean({
     description: 'Use a Lease so that only one replica reconciles.',
     default: false,
   }),
-  'leader-elect-namespace': Flags.string({
-    description:
-      'Namespace of the leader-election Lease (and of the heartbeat Lease without --leader-elect).',
-    default: 'image-inventory-system',
-  }),
-  'leader-elect-id': Flags.string({
-    aliases: ['lease-name'],
-    description: 'Name of the leader-election Lease.',
-    default: 'image-inventory-controller',
-  }),
+  'leader-elect-namespace': completes(
+    'namespaces',
+    Flags.string({
+      description:
+        'Namespace of the leader-election Lease (and of the heartbeat Lease without --leader-elect).',
+      default: 'image-inventory-system',
+    }),
+  ),
+  'leader-elect-id': completes(
+    'text',
+    Flags.string({
+      aliases: ['lease-name'],
+      description: 'Name of the leader-election Lease.',
+      default: 'image-inventory-controller',
+    }),
+  ),
   'leader-elect-lease-duration': Flags.string({
     description: 'How long a Lease stays valid without renewal (whole seconds).',
     default: '15s',
@@ -79,17 +89,23 @@ export const watchFlags = {
     allowNo: true,
     helpGroup: 'ERASE',
   }),
-  'erase-namespace': Flags.string({
-    description: 'Namespace for erase worker Pods, their ConfigMaps and PodTemplates.',
-    default: ERASE_DEFAULT_NAMESPACE,
-    helpGroup: 'ERASE',
-  }),
-  'erase-config-namespace': Flags.string({
-    description:
-      'Namespace of the erase configuration (ConfigMap inv-erase-config) and exclusion lists: keep it one where only administrators may write ConfigMaps.',
-    default: DEFAULT_CONFIG_NAMESPACE,
-    helpGroup: 'ERASE',
-  }),
+  'erase-namespace': completes(
+    'namespaces',
+    Flags.string({
+      description: 'Namespace for erase worker Pods, their ConfigMaps and PodTemplates.',
+      default: ERASE_DEFAULT_NAMESPACE,
+      helpGroup: 'ERASE',
+    }),
+  ),
+  'erase-config-namespace': completes(
+    'namespaces',
+    Flags.string({
+      description:
+        'Namespace of the erase configuration (ConfigMap inv-erase-config) and exclusion lists: keep it one where only administrators may write ConfigMaps.',
+      default: DEFAULT_CONFIG_NAMESPACE,
+      helpGroup: 'ERASE',
+    }),
+  ),
   workers: Flags.integer({
     description:
       'Namespaces rebuilt concurrently (a rebuild mostly waits for the API server; writes are paced by --kube-api-qps either way).',

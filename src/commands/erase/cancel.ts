@@ -3,19 +3,21 @@
 import { printErr, printOut } from '../../cli/output/wrap.js';
 import { parseDurationMs } from '../../core/duration.js';
 import { attempt } from '../../cli/flag-problems.js';
-import { Command, Flags } from '@oclif/core';
-import { jobArg, jobNameFlag, jobSelectProblem, lastJobOf } from '../../cli/erase/job-select.js';
-import { standaloneFlag, workersNamespaceFlag } from '../../cli/erase/common.js';
+import { Command } from '@oclif/core';
+import { jobArg, jobSelectProblem, lastJobOf } from '../../cli/erase/job-select.js';
+import { cancelFlags } from '../../cli/erase/cancel-flags.js';
+import type { FlagValues } from '../../cli/flag-values.js';
 import { EraseSession } from '../../cli/erase/session.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/process/exit-codes.js';
 import { failFlags, failLine } from '../../cli/process/fail.js';
-import { kubeFlags, outputFlags, showBooleanDefaults } from '../../cli/flags.js';
+import { showBooleanDefaults } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
 import { renderCancel } from '../../cli/erase/render.js';
 import { spinner } from '../../cli/output/style.js';
 import { CancelRefusedError, cancelJob, jobGone } from '../../core/erase-request/cancel.js';
 import { isNotFound } from '../../core/kube/rest.js';
+import { commandCompletion } from '../../cli/completion/sources.js';
 
 export default class EraseCancel extends Command {
   static override summary = 'Stop a running erase job: delete it and its worker Pods.';
@@ -51,20 +53,10 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
 
   static override args = jobArg('');
 
-  static override flags = showBooleanDefaults({
-    ...jobNameFlag,
-    wait: Flags.boolean({
-      description:
-        'Wait until the job and its objects are gone (the default); --no-wait returns after the deletes.',
-      allowNo: true,
-      default: true,
-    }),
-    timeout: Flags.string({ description: 'How long to wait for the cleanup.', default: '1m' }),
-    ...standaloneFlag,
-    ...workersNamespaceFlag,
-    output: outputFlags(['table', 'name', 'json', 'yaml']).output,
-    ...kubeFlags,
-  });
+  static override flags = showBooleanDefaults(cancelFlags);
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     exitOnInterrupt();
@@ -96,14 +88,7 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
   private async cancel(
     session: EraseSession,
     job: string,
-    flags: {
-      wait: boolean;
-      timeout: string;
-      standalone: boolean;
-      'workers-namespace': string;
-      'config-namespace': string;
-      output: string;
-    },
+    flags: FlagValues<typeof cancelFlags>,
     timeoutMs: number,
   ): Promise<void> {
     const { rest } = session;
@@ -133,8 +118,8 @@ Exit codes: 0 cancelled (or already finished); 1 the job is still waiting for it
       cleanedUp: gone ?? null,
     };
     if (flags.output === 'table' || flags.output === 'wide')
-      printOut(renderCancel(out, flags.output, flags.wait));
-    else process.stdout.write(renderCancel(out, flags.output, flags.wait));
+      printOut(renderCancel(out, flags.output, !!flags.wait));
+    else process.stdout.write(renderCancel(out, flags.output, !!flags.wait));
     for (const p of r.podsLeft)
       printErr(`warning: Pod ${p} carries the job's label but the job does not own it: left alone\n`);
     if (flags.wait && gone === false)

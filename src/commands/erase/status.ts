@@ -2,20 +2,14 @@
 // its phase and timing, one row per node with its reason, each node's images; --follow
 // re-attaches to a running job as `inv erase` does.
 import * as resources from '../../core/kube/resources.js';
-import { Command, Flags } from '@oclif/core';
-import { jobArg, jobNameFlag } from '../../cli/erase/job-select.js';
+import { Command } from '@oclif/core';
+import { jobArg } from '../../cli/erase/job-select.js';
+import { statusFlags } from '../../cli/erase/status-flags.js';
 import { completeStatusOptions, type StatusOptions } from '../../cli/erase/status-options.js';
-import {
-  eraseOutputFlags,
-  followWithProgress,
-  printReport,
-  standaloneFlag,
-  workersNamespaceFlag,
-} from '../../cli/erase/common.js';
+import { followWithProgress, printReport } from '../../cli/erase/common.js';
 import { EXIT_PARTIAL_FAILURE } from '../../cli/process/exit-codes.js';
 import { EraseSession } from '../../cli/erase/session.js';
 import { failFlags, failLine } from '../../cli/process/fail.js';
-import { kubeFlags } from '../../cli/flags.js';
 import { paragraphs } from '../../cli/help-text.js';
 import { exitOnInterrupt, setInterruptHint } from '../../cli/process/interrupt.js';
 import { renderEvents } from '../../cli/erase/render.js';
@@ -34,6 +28,7 @@ import { buildReport } from '../../core/erase-request/report.js';
 import { EraseRequestError } from '../../core/erase-request/request.js';
 import { type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
+import { commandCompletion } from '../../cli/completion/sources.js';
 
 export default class EraseStatus extends Command {
   static override summary = 'Show an erase job: its phase, every node with its reason, every image.';
@@ -77,15 +72,10 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
 
   static override args = jobArg('; default: the newest job');
 
-  static override flags = {
-    ...jobNameFlag,
-    follow: Flags.boolean({ char: 'f', description: 'Wait for the job to finish, showing progress.' }),
-    timeout: Flags.string({ description: 'With --follow: the whole wait (e.g. 30m).', default: '1h' }),
-    ...standaloneFlag,
-    ...workersNamespaceFlag,
-    ...eraseOutputFlags,
-    ...kubeFlags,
-  };
+  static override flags = statusFlags;
+
+  /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
+  static completion = commandCompletion(this.flags, this.args);
 
   async run(): Promise<void> {
     exitOnInterrupt();

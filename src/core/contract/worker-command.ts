@@ -1,8 +1,8 @@
 // The worker's command line, declared once: the flags of `inv node-remove`, the kind of value each
 // takes, its default, its environment variable and its letter. Everything else about that command
 // line derives from this table: the type of the flags the worker reads (`NodeRemoveFlags`), the
-// oclif declarations of src/commands/node-remove.ts (src/cli/worker/node-remove-flags.ts adds the
-// help texts), hence the manifest the worker's direct start reads (src/cli/direct-args.ts), and the
+// oclif declarations of src/commands/node-remove.ts (src/cli/node-remove/node-remove-flags.ts adds the
+// help texts), hence the manifest the worker's direct start reads (src/cli/node-remove/direct-args.ts), and the
 // command line the erase controller writes into each worker Pod (`nodeRemoveArgs`, used by
 // erase/worker/pod-spec.ts). A flag renamed or retyped here fails to compile wherever it is
 // written or read. PURE.

@@ -10,7 +10,7 @@
 /** The node result's count an outcome adds to (ImageJob status.nodes), or none. */
 export type NodeCount = 'removed' | 'inUse' | 'excluded' | 'failed' | 'protected' | null;
 
-/** The colours of the worker's table (cli/worker/render-node-remove.ts). */
+/** The colours of the worker's table (cli/node-remove/render-node-remove.ts). */
 export type OutcomeColour = 'green' | 'cyan' | 'yellow' | 'dim' | 'red';
 
 export interface OutcomeTraits {

@@ -3,9 +3,9 @@
 // line that is not a pass.
 import type { CheckResult } from '../../core/check/checks.js';
 import type { Output } from '../flags.js';
-import { renderData } from './print-data.js';
-import { reportDocument } from './output-shape.js';
-import { colors } from './style.js';
+import { renderData } from '../output/print-data.js';
+import { reportDocument } from '../output/output-shape.js';
+import { colors } from '../output/style.js';
 
 const MARKS: Record<CheckResult['status'], (c: ReturnType<typeof colors>) => string> = {
   pass: (c) => c.green('√'),

@@ -13,6 +13,8 @@ import { scheduleProblems } from '../../core/erase/spec/schedule.js';
 import { rolloutProblems, type RolloutSpec } from '../../core/erase/spec/rollout.js';
 import { attempt as attemptFlag } from '../flag-problems.js';
 import type { EraseOutput } from './common.js';
+import type { eraseFlags } from './erase-flags.js';
+import type { CommandFlagValues } from '../flags.js';
 import { completeTrigger, type TriggerSpec } from './trigger.js';
 
 const ROLLOUT_FLAGS: Record<string, string> = {
@@ -38,46 +40,8 @@ const rolloutFlagProblems = (r: RolloutSpec | undefined): string[] =>
     m.replace(/^rollout\.(\w+)/, (_, k: string) => ROLLOUT_FLAGS[k] ?? k),
   );
 
-/** The flags of `inv erase` as oclif parses them. */
-export interface EraseFlags {
-  images?: string[];
-  imagelist?: string;
-  'all-unused': boolean;
-  vulnerable?: boolean;
-  severity?: string;
-  'ignore-unfixed'?: boolean;
-  scanner?: string;
-  'vuln-type'?: string;
-  'delete-failed-images'?: boolean;
-  'delete-eol-images'?: boolean;
-  yes: boolean;
-  'protect-inventory': boolean;
-  'dry-run': boolean;
-  'node-selector'?: string;
-  'job-timeout'?: string;
-  'max-parallel'?: string;
-  pause?: string;
-  'failure-budget'?: number;
-  name: string;
-  'workers-namespace': string;
-  'config-namespace': string;
-  'controller-lease': string;
-  standalone: boolean;
-  /** With --standalone: a SourceKinds file (default: the daemon's ConfigMap). */
-  'source-kinds'?: string;
-  wait?: boolean;
-  timeout: string;
-  schedule?: string;
-  'time-zone'?: string;
-  'starting-deadline'?: string;
-  suspend: boolean;
-  'image-fs-above'?: string;
-  'image-fs-down-to'?: string;
-  'unused-for'?: string;
-  output: string;
-  'no-headers': boolean;
-  'sort-by'?: string;
-}
+/** The flags of `inv erase` as oclif parses them (./erase-flags.ts). */
+export type EraseFlags = CommandFlagValues<typeof eraseFlags>;
 
 export interface EraseOptions {
   flags: EraseFlags;

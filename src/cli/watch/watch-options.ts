@@ -6,24 +6,27 @@ import { validateNamespaceName } from '../../core/kube/names.js';
 import { bindAddressDisabled, parseBindAddress } from '../../core/observability/http-server.js';
 import { parseDurationMs } from '../../core/duration.js';
 import { attempt } from '../flag-problems.js';
+import type { FlagValues } from '../flag-values.js';
+import type { watchFlags } from './watch-flags.js';
 
-/** The flags `inv watch` reads (as oclif parsed them). */
-export interface WatchFlags {
-  namespaces?: string;
-  'metrics-bind-address': string;
-  'health-probe-bind-address': string;
-  'leader-elect': boolean;
-  'leader-elect-namespace': string;
-  'leader-elect-lease-duration': string;
-  'leader-elect-renew-deadline': string;
-  'leader-elect-retry-period': string;
-  'erase-controllers': boolean;
-  'erase-namespace': string;
-  'erase-config-namespace': string;
-  'resync-period': string;
-  'shutdown-grace-period': string;
-  'kube-api-qps': string;
-}
+/** The flags `inv watch`'s options read, as oclif parses them (./watch-flags.ts). */
+export type WatchFlags = Pick<
+  FlagValues<typeof watchFlags>,
+  | 'namespaces'
+  | 'metrics-bind-address'
+  | 'health-probe-bind-address'
+  | 'leader-elect'
+  | 'leader-elect-namespace'
+  | 'leader-elect-lease-duration'
+  | 'leader-elect-renew-deadline'
+  | 'leader-elect-retry-period'
+  | 'erase-controllers'
+  | 'erase-namespace'
+  | 'erase-config-namespace'
+  | 'resync-period'
+  | 'shutdown-grace-period'
+  | 'kube-api-qps'
+>;
 
 export interface WatchOptions {
   namespaces: string[];

@@ -1,29 +1,17 @@
 // `inv images` in kubectl's Options shape: the flags as parsed are completed into ImagesOptions
 // and validated together, so every bad flag is named in one error; the command then only reads
 // and reports what the options say. PURE: flags in, options and the list of problems out.
-import { validateNamespaceName } from '../core/kube/names.js';
-import { compileExclusion } from '../core/refs/exclusion.js';
-import type { GroupBy, ReportFilters } from '../core/report/image-report.js';
-import type { ReportOutput } from './output/render-images.js';
-import { sortByOption } from './flag-problems.js';
-import { kubeFlagValues, type KubeFlagValues } from './flags.js';
-import { maxInputBytes } from './read-manifests.js';
+import { validateNamespaceName } from '../../core/kube/names.js';
+import { compileExclusion } from '../../core/refs/exclusion.js';
+import type { GroupBy, ReportFilters } from '../../core/report/image-report.js';
+import type { ReportOutput } from './render-images.js';
+import { sortByOption } from '../flag-problems.js';
+import { kubeFlagValues, type CommandFlagValues, type KubeFlagValues } from '../flags.js';
+import type { imagesFlags } from './images-flags.js';
+import { maxInputBytes } from '../read-manifests.js';
 
-/** The flags `inv images` reads (as oclif parsed them). */
-export interface ImagesFlags extends KubeFlagValues {
-  image?: string;
-  registry?: string;
-  kind?: string[];
-  namespace?: string[];
-  'all-namespaces'?: boolean;
-  by: string;
-  offline?: boolean;
-  filename?: string;
-  'max-input-size': string;
-  output: string;
-  'no-headers'?: boolean;
-  'sort-by'?: string;
-}
+/** The flags `inv images` reads, as oclif parses them (./images-flags.ts). */
+export type ImagesFlags = CommandFlagValues<typeof imagesFlags>;
 
 export interface ImagesOptions {
   /** -n as given (empty: the context's, or every namespace with allNamespaces). */

@@ -7,10 +7,10 @@ import type { ImageOutcome } from '../../core/inventory/rebuild.js';
 import type { ScanFailure, ScanReport } from '../../core/inventory/scan.js';
 import { abbreviate } from '../../core/refs/abbreviate.js';
 import type { Output } from '../flags.js';
-import { renderData } from './print-data.js';
-import { kindsArray, reportDocument } from './output-shape.js';
-import { colors } from './style.js';
-import { renderTable, type Column, type TableOptions } from './table.js';
+import { renderData } from '../output/print-data.js';
+import { kindsArray, reportDocument } from '../output/output-shape.js';
+import { colors } from '../output/style.js';
+import { renderTable, type Column, type TableOptions } from '../output/table.js';
 
 /** What happened to one Image, in the words of both the table and the JSON. */
 export const STATUSES = [

@@ -3,20 +3,13 @@
 // stopped at the first before); the command then only installs what the options say. PURE:
 // flags in, options and the list of problems out. The --source-kinds file is read by the
 // command (a file, so not pure), after these.
-import { parseDurationMs } from '../core/duration.js';
-import { attempt } from './flag-problems.js';
-import { kubeFlagValues, type KubeFlagValues } from './flags.js';
+import { parseDurationMs } from '../../core/duration.js';
+import { attempt } from '../flag-problems.js';
+import { kubeFlagValues, type CommandFlagValues, type KubeFlagValues } from '../flags.js';
+import type { installFlags } from './install-flags.js';
 
-/** The flags `inv install` reads (as oclif parsed them; a bare --dry-run already means client). */
-export interface InstallFlags extends KubeFlagValues {
-  daemon: boolean;
-  image?: string;
-  'image-pull-secret'?: string[];
-  'dry-run'?: string;
-  'source-kinds'?: string;
-  'force-conflicts': boolean;
-  timeout: string;
-}
+/** The flags `inv install` reads, as oclif parses them (./install-flags.ts; a bare --dry-run already means client). */
+export type InstallFlags = CommandFlagValues<typeof installFlags>;
 
 export interface InstallOptions {
   daemon: boolean;
@@ -50,12 +43,12 @@ export function completeInstallOptions(flags: InstallFlags): { options: InstallO
       problems.push(`--image-pull-secret "${name}": not a Secret name (lowercase letters, digits, - and .)`);
   return {
     options: {
-      daemon: flags.daemon,
+      daemon: !!flags.daemon,
       image: flags.image,
       imagePullSecrets: pullSecrets,
       dryRun: flags['dry-run'] as InstallOptions['dryRun'],
       sourceKindsFile: flags['source-kinds'],
-      forceConflicts: flags['force-conflicts'],
+      forceConflicts: !!flags['force-conflicts'],
       timeoutMs,
       cluster: kubeFlagValues(flags),
     },

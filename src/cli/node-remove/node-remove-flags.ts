@@ -9,6 +9,7 @@ import {
   type NodeRemoveFlags,
 } from '../../core/contract/worker-command.js';
 import { outputFlags } from '../flags.js';
+import { completes, type CompletionSource } from '../completion/sources.js';
 
 /** The words of a flag: what the command's help says about it. */
 export interface FlagHelp {
@@ -16,6 +17,8 @@ export interface FlagHelp {
   helpGroup?: string;
   aliases?: string[];
   deprecateAliases?: boolean;
+  /** Where its values come from when TAB completes them (cli/completion/sources.ts). */
+  completion?: CompletionSource;
 }
 
 /** -o and --no-headers are the CLI's shared output flags (cli/flags.ts), with their own words. */
@@ -44,12 +47,13 @@ export function nodeRemoveFlags(help: Record<Exclude<NodeRemoveFlagName, OutputF
         ...(given.default !== undefined ? { default: given.default } : {}),
         ...extra(words),
       };
-      out[name] =
+      const flag =
         given.kind === 'boolean'
           ? Flags.boolean({ description: words.description, ...extra(words) })
           : given.kind === 'strings'
             ? Flags.string({ description: words.description, multiple: true, ...extra(words) })
             : Flags.string(option);
+      out[name] = words.completion ? completes(words.completion, flag) : flag;
     }
   }
   // The table above holds, for each name, the flag of its declared kind (and -o the shared one,

@@ -4,16 +4,11 @@
 // and answers with the vulnerable ones. Logs are JSON lines on stderr, as Eraser's scanners write.
 import fs from 'node:fs';
 import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../process/exit-codes.js';
+import type { FlagValues } from '../flag-values.js';
+import type { nodeScanFlags } from './node-scan-flags.js';
 
-export interface NodeScanFlags {
-  config: string;
-  'shared-dir': string;
-  'cri-socket': string;
-  trivy: string;
-  'finish-timeout': string;
-  'enable-pprof'?: string;
-  'pprof-port'?: string;
-}
+/** The flags of `inv node-scan`, as oclif parses them (./node-scan-flags.ts). */
+export type NodeScanFlags = FlagValues<typeof nodeScanFlags>;
 
 const MAX_CONFIG_BYTES = 1024 * 1024;
 

@@ -3,26 +3,15 @@
 // before); the command then only runs what the options say. PURE: flags in, options and the
 // list of problems out. The kubeconfig's namespace is filled in later, by the command, once it
 // has a cluster: an offline scan needs none.
-import { validateNamespaceName } from '../core/kube/names.js';
-import { parseSelector } from '../core/erase/spec/selector.js';
-import { kubeFlagValues, type KubeFlagValues, type Output } from './flags.js';
-import { sortByOption } from './flag-problems.js';
-import { maxInputBytes } from './read-manifests.js';
+import { validateNamespaceName } from '../../core/kube/names.js';
+import { parseSelector } from '../../core/erase/spec/selector.js';
+import { kubeFlagValues, type CommandFlagValues, type KubeFlagValues, type Output } from '../flags.js';
+import type { inventoryScanFlags } from './scan-flags.js';
+import { sortByOption } from '../flag-problems.js';
+import { maxInputBytes } from '../read-manifests.js';
 
-/** The flags `inv scan` reads (as oclif parsed them). */
-export interface ScanFlags extends KubeFlagValues {
-  namespace?: string[];
-  'all-namespaces'?: boolean;
-  selector?: string;
-  filename?: string;
-  'dry-run': boolean;
-  'source-kinds'?: string;
-  'max-input-size': string;
-  concurrency: number;
-  output: string;
-  'no-headers'?: boolean;
-  'sort-by'?: string;
-}
+/** The flags `inv scan` reads, as oclif parses them (./scan-flags.ts). */
+export type ScanFlags = CommandFlagValues<typeof inventoryScanFlags>;
 
 export interface ScanOptions {
   /** -n as given (empty: the context's, or every namespace with allNamespaces). */
@@ -75,7 +64,7 @@ export function completeScanOptions(flags: ScanFlags): { options: ScanOptions; p
       selector: flags.selector,
       filename: flags.filename,
       maxInputBytes: bytes,
-      dryRun: flags['dry-run'],
+      dryRun: !!flags['dry-run'],
       sourceKindsFile: flags['source-kinds'],
       concurrency: flags.concurrency,
       output: flags.output as Output,

@@ -3,10 +3,10 @@
 // groups the Image resources of many namespaces into one row per ref, so there is no single
 // object to name: -o name prints the refs (or the namespaces, or the registries, with --by).
 import type { ReportRows } from '../../core/report/image-report.js';
-import { reportDocument } from './output-shape.js';
+import { reportDocument } from '../output/output-shape.js';
 import type { TemplateOutput } from '../flags.js';
-import { renderData } from './print-data.js';
-import { renderTable, type TableOptions } from './table.js';
+import { renderData } from '../output/print-data.js';
+import { renderTable, type TableOptions } from '../output/table.js';
 
 export type ReportOutput = 'table' | 'wide' | 'json' | 'yaml' | 'name' | TemplateOutput;
 

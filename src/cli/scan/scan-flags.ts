@@ -1,19 +1,23 @@
 // The flags of `inv scan` (the inventory's scan, not scan mode's vulnerability scan), apart
 // from the command so the command file is about options and flow.
 import { Flags } from '@oclif/core';
-import { kubeFlags, outputFlags, sortByFlag } from './flags.js';
-import { maxInputSizeFlag } from './read-manifests.js';
-import { sourceKindsFlag } from './source-kinds-flag.js';
+import { kubeFlags, outputFlags, sortByFlag } from '../flags.js';
+import { maxInputSizeFlag } from '../read-manifests.js';
+import { sourceKindsFlag } from '../source-kinds-flag.js';
+import { completes } from '../completion/sources.js';
 
 export const inventoryScanFlags = {
-  namespace: Flags.string({
-    char: 'n',
-    multiple: true,
-    // `-n a extra` must not make "extra" a namespace: one value per -n.
-    multipleNonGreedy: true,
-    description:
-      'Namespace to rebuild (repeatable; default: the kubeconfig context\'s). With -f: namespace for objects that set none (default "default").',
-  }),
+  namespace: completes(
+    'namespaces',
+    Flags.string({
+      char: 'n',
+      multiple: true,
+      // `-n a extra` must not make "extra" a namespace: one value per -n.
+      multipleNonGreedy: true,
+      description:
+        'Namespace to rebuild (repeatable; default: the kubeconfig context\'s). With -f: namespace for objects that set none (default "default").',
+    }),
+  ),
   'all-namespaces': Flags.boolean({
     char: 'A',
     description: 'Rebuild every namespace.',
