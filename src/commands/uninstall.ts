@@ -1,13 +1,13 @@
 // `inv uninstall`: the daemon bundle, and the CRDs only with --crds after a confirmation.
 import { printErr, printOut } from '../cli/output/wrap.js';
-import { Command, Flags } from '@oclif/core';
+import { Command } from '@oclif/core';
+import { uninstallFlags } from '../cli/uninstall/uninstall-flags.js';
 import { uninstallDryRunProblem } from '../cli/dry-run-flag.js';
 import { EXIT_PARTIAL_FAILURE } from '../cli/process/exit-codes.js';
 import { confirm } from '../cli/process/prompt.js';
 import { setInterruptHint } from '../cli/process/interrupt.js';
 import { failLine } from '../cli/process/fail.js';
 import { connect } from '../cli/connect.js';
-import { kubeFlags } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { colors } from '../cli/output/style.js';
 import type { KubeRest } from '../core/kube/rest.js';
@@ -49,16 +49,7 @@ cluster configured.`);
     },
   ];
 
-  static override flags = {
-    crds: Flags.boolean({
-      description: 'Also delete the CRDs, and with them every Image, ImageList and ImageJob.',
-    }),
-    yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.', dependsOn: ['crds'] }),
-    'dry-run': Flags.boolean({
-      description: 'Say what would be deleted and what kept (and why); delete nothing.',
-    }),
-    ...kubeFlags,
-  };
+  static override flags = uninstallFlags;
 
   /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
   static completion = commandCompletion(this.flags, this.args);

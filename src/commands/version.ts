@@ -1,9 +1,10 @@
 // `inv version`: the client's version always; the server's and the installed CRD versions when
 // a cluster is reachable. `inv --version` stays the fast, offline form (oclif's own flag).
 import * as resources from '../core/kube/resources.js';
-import { Command, Flags } from '@oclif/core';
+import { Command } from '@oclif/core';
+import { versionFlags } from '../cli/version/version-flags.js';
 import { failLine } from '../cli/process/fail.js';
-import { kubeFlags, outputFlag, type KubeFlagValues, type Output } from '../cli/flags.js';
+import { type KubeFlagValues, type Output } from '../cli/flags.js';
 import { paragraphs } from '../cli/help-text.js';
 import { reportDocument } from '../cli/output/output-shape.js';
 import { renderData } from '../cli/output/print-data.js';
@@ -43,11 +44,7 @@ Exit codes: 0 the client version was printed (whatever the server part says); 2 
     { description: 'Machine-readable', command: '<%= config.bin %> version -o json' },
   ];
 
-  static override flags = {
-    client: Flags.boolean({ description: 'Client version only; contact no cluster.' }),
-    ...outputFlag,
-    ...kubeFlags,
-  };
+  static override flags = versionFlags;
 
   /** Where TAB finds each flag's values, as the flags declare it (read by `inv __complete`). */
   static completion = commandCompletion(this.flags, this.args);
