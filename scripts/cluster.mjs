@@ -280,10 +280,27 @@ function keepWarnings(dir) {
   if (tagged.length) fs.appendFileSync(log, `${tagged.join('\n')}\n`);
 }
 
+/**
+ * The pid in `dir`'s pid file when that process is still this folder's server: a pid file can
+ * outlive its server, and its number can by then belong to another process (another test's API
+ * server), which a blind SIGTERM would stop mid-test.
+ */
+function serverPid(dir) {
+  const pidFile = path.join(dir, 'pid');
+  if (!fs.existsSync(pidFile)) return undefined;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  try {
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return args.includes(dir) ? pid : undefined;
+  } catch {
+    return undefined; // gone
+  }
+}
+
 /** Stops the server running in `dir` and removes its data. */
 export async function down(dir = defaultDir) {
-  const pidFile = path.join(dir, 'pid');
-  if (fs.existsSync(pidFile)) await stopPid(Number(fs.readFileSync(pidFile, 'utf8')), 20_000);
+  const pid = serverPid(dir);
+  if (pid !== undefined) await stopPid(pid, 20_000);
   keepWarnings(dir);
   fs.rmSync(dir, { recursive: true, force: true });
 }
