@@ -56,13 +56,17 @@ describe('erase: the bound on running jobs (maxConcurrentJobs)', function () {
     assert.equal(last.phase, 'Queued', 'not running');
     const cond = last.conditions?.find((c) => c.type === 'Progressing');
     assert.equal(cond?.reason, 'Queued');
-    const events = await env.rest.list<{ reason: string; involvedObject: { name: string } }>(
-      `/api/v1/namespaces/${EVENT_NAMESPACE}/events`,
-      { query: { fieldSelector: `involvedObject.name=${byList(lists[2]!).metadata.name}` } },
-    );
-    assert.ok(
-      events.items.some((e) => e.reason === 'Queued'),
-      JSON.stringify(events.items.map((e) => e.reason)),
+    // Events are written after the status, by the controller's event recorder: wait for it.
+    await waitFor(
+      'a Queued Event for the third job',
+      async () => {
+        const events = await env.rest.list<{ reason: string; involvedObject: { name: string } }>(
+          `/api/v1/namespaces/${EVENT_NAMESPACE}/events`,
+          { query: { fieldSelector: `involvedObject.name=${byList(lists[2]!).metadata.name}` } },
+        );
+        return events.items.some((e) => e.reason === 'Queued');
+      },
+      20_000,
     );
     // Never more than two sets of workers at once (a job is planned before its Pod exists:
     // wait for both Pods, then check there is no third).
