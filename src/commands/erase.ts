@@ -111,6 +111,7 @@ export default class Erase extends Command {
       suspend: flags.suspend,
       ...(o.scan ? { scan: o.scan } : {}),
       ...o.trigger,
+      ...o.narrowing,
     });
     if (flags.schedule) {
       const spec = { schedule: flags.schedule, timeZone: flags['time-zone'] ?? DEFAULT_TIME_ZONE };

@@ -125,6 +125,20 @@ files, an invalid exclusion pattern, or an invalid target; valid targets are sti
         'Comma-separated SHA-256 (hex) of each protected-<i>.json in --protected-dir, in order (set by the erase controller).',
     },
     'dry-run': { description: 'Decide everything, remove nothing.' },
+    only: {
+      description:
+        "With * only: consider only images matching one of these patterns (the exclusion patterns' grammar; repeatable); the others are out-of-scope.",
+      helpGroup: 'SCOPE',
+    },
+    except: {
+      description: 'With * only: images matching one of these patterns are out-of-scope (repeatable).',
+      helpGroup: 'SCOPE',
+    },
+    'keep-newest': {
+      description:
+        'With * only: keep the N newest images of each repository on the node (by version, else creation time, else tag); the older unused ones stay candidates.',
+      helpGroup: 'SCOPE',
+    },
     'scan-dir': {
       description:
         "Scan mode (with --images '*'): the folder shared with a scanner speaking Eraser's contract (collectScan, scanErase, eraseCompleteScan); only the unused images it names are removed.",

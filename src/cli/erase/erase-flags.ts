@@ -1,6 +1,7 @@
 // The flags of `inv erase` (its help lists them in this order), apart from the command so the
 // command file is about options and flow (./options.ts completes and validates them).
 import { scanFlags } from './vuln-scan-flags.js';
+import { scopeFlags } from './scope-flags.js';
 import { Flags } from '@oclif/core';
 import { eraseOutputFlags, standaloneFlag, workersNamespaceFlag } from './common.js';
 import { kubeFlags } from '../flags.js';
@@ -22,6 +23,7 @@ export const eraseFlags = {
     exclusive: ['images', 'imagelist'],
   }),
   ...scanFlags,
+  ...scopeFlags,
   yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.' }),
   'protect-inventory': Flags.boolean({
     description:

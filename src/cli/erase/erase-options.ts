@@ -16,6 +16,7 @@ import type { EraseOutput } from './common.js';
 import type { eraseFlags } from './erase-flags.js';
 import type { CommandFlagValues } from '../flags.js';
 import { completeTrigger, type TriggerSpec } from './trigger.js';
+import { completeNarrowing, type NarrowingSpec } from './scope-flags.js';
 
 const ROLLOUT_FLAGS: Record<string, string> = {
   maxParallel: '--max-parallel',
@@ -60,6 +61,8 @@ export interface EraseOptions {
   scan?: ScanSpec;
   /** spec.imageFs and spec.minUnusedAge from the threshold flags (erase-trigger.ts). */
   trigger: TriggerSpec;
+  /** spec.scope and spec.keepNewest from --only, --except and --keep-newest (scope-flags.ts). */
+  narrowing: NarrowingSpec;
 }
 
 const commaList = (v: string | undefined) =>
@@ -107,8 +110,11 @@ export function completeErase(
       : undefined;
   const trigger = completeTrigger(flags, images);
   problems.push(...trigger.problems);
+  const narrowing = completeNarrowing(flags, images);
+  problems.push(...narrowing.problems);
   const options: EraseOptions = {
     trigger: trigger.spec,
+    narrowing: narrowing.spec,
     flags,
     images,
     output: flags.output as EraseOutput,

@@ -69,6 +69,9 @@ export async function runNodeRemove(flags: NodeRemoveFlags): Promise<number> {
       deleteEOLImages: !!flags['scan-delete-eol'],
     };
   }
+  const narrowing = await step(() => narrowingOptions(flags, core));
+  if (targetsRead && narrowing && !pruneAll)
+    problems.push("--only, --except and --keep-newest narrow a * prune: pass --images '*' alone");
   if (targetsRead && trigger && !pruneAll)
     problems.push(
       '--image-fs-above, --unused-for and --state-dir apply to a * prune only: pass --images * alone',
@@ -98,6 +101,7 @@ export async function runNodeRemove(flags: NodeRemoveFlags): Promise<number> {
       protection,
       scan,
       trigger,
+      ...narrowing,
     });
   } catch (e) {
     // Bad exclusion patterns, an unreadable crictl.yaml and an unreachable runtime: nothing was removed.
@@ -159,5 +163,22 @@ async function triggerOptions(flags: NodeRemoveFlags) {
       ...(flags['image-fs-path'] ? { statPath: flags['image-fs-path'] } : {}),
       ...(flags['image-fs-host-path'] ? { hostPath: flags['image-fs-host-path'] } : {}),
     },
+  };
+}
+
+/** --only, --except and --keep-newest, read (undefined for a prune of every unused image). */
+function narrowingOptions(
+  flags: NodeRemoveFlags,
+  core: Pick<typeof import('../../core/noderemove/index.js'), 'compileScope' | 'parseKeepNewest'>,
+) {
+  const only = flags.only ?? [];
+  const except = flags.except ?? [];
+  const keep = flags['keep-newest'];
+  if (only.length === 0 && except.length === 0 && keep === undefined) return undefined;
+  return {
+    ...(only.length || except.length
+      ? { scope: core.compileScope({ only, except }, { only: '--only', except: '--except' }) }
+      : {}),
+    ...(keep !== undefined ? { keepNewest: core.parseKeepNewest(keep, '--keep-newest') } : {}),
   };
 }

@@ -140,6 +140,29 @@ export const OUTCOME_TRAITS = {
     rank: LAST,
     colour: 'yellow',
   },
+  /**
+   * A scoped prune (spec.scope: only, except) did not consider it: the detail names the pattern,
+   * or that no `only` pattern matched. Many on a node: the summary leaves these rows out first.
+   */
+  'out-of-scope': {
+    counts: null,
+    fails: null,
+    error: false,
+    explained: true,
+    triggerKept: true,
+    rank: LAST,
+    colour: 'dim',
+  },
+  /** spec.keepNewest: among the N newest of its repository on the node (the detail gives the rank). */
+  'kept-newest': {
+    counts: null,
+    fails: null,
+    error: false,
+    explained: true,
+    triggerKept: true,
+    rank: LAST,
+    colour: 'cyan',
+  },
   'not-present': {
     counts: null,
     fails: null,

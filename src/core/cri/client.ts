@@ -39,6 +39,11 @@ export interface CriClient {
   listImages(): Promise<CriImage[]>;
   /** null when the runtime does not know the image. */
   imageStatus(ref: string): Promise<CriImage | null>;
+  /**
+   * ImageStatus with verbose set: the runtime's free-form info map (containerd and CRI-O put the
+   * image's OCI config, with its creation time, under `info`); empty when the runtime gives none.
+   */
+  imageStatusInfo(ref: string): Promise<Record<string, string>>;
   /** Removes the image (all its tags) that `ref` (tag, digest ref or ID) resolves to. */
   removeImage(ref: string): Promise<void>;
   /** The image file systems: mount point and the bytes images use (no capacity: CRI has none). */
@@ -188,6 +193,10 @@ export async function connectCri({ endpoint, timeoutMs }: ConnectOptions): Promi
       const res = await call('image', 'ImageStatus', { image: { image: ref } });
       const img = res.image as Record<string, unknown> | null | undefined;
       return img && img.id ? convert.image(img) : null;
+    },
+    async imageStatusInfo(ref: string) {
+      const res = await call('image', 'ImageStatus', { image: { image: ref }, verbose: true });
+      return convert.infoMap(res.info);
     },
     async removeImage(ref: string) {
       await call('image', 'RemoveImage', { image: { image: ref } });

@@ -26,6 +26,9 @@ const strs = (v: unknown): string[] => (Array.isArray(v) ? v.map(str) : []);
 const map = (v: unknown): Record<string, string> =>
   v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, str(x)])) : {};
 
+/** A verbose answer's info map (map<string, string> on the wire). */
+export const infoMap = map;
+
 const CONTAINER_STATES: readonly ContainerState[] = [
   'CONTAINER_CREATED',
   'CONTAINER_RUNNING',

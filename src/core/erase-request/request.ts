@@ -16,6 +16,7 @@ import {
   type ImageListSpec,
 } from '../erase/api/types.js';
 import type { RolloutSpec } from '../erase/spec/rollout.js';
+import type { ScopeSpec } from '../refs/scope.js';
 
 export interface EraseRequest {
   name: string;
@@ -39,6 +40,10 @@ export interface EraseRequest {
   /** For `*`: the image file system thresholds and the minimum unused age. */
   imageFs?: ImageFsSpec;
   minUnusedAge?: string;
+  /** For `*`: the patterns of a scoped prune (--only, --except). */
+  scope?: ScopeSpec;
+  /** For `*`: keep the N newest images of each repository on each node. */
+  keepNewest?: number;
 }
 
 /** A one-off request aimed at a scheduled list: it would silently drop the schedule. */
@@ -68,6 +73,8 @@ export async function submitErase(rest: KubeRest, req: EraseRequest): Promise<nu
     ...(req.protectInventory === false ? { protectInventory: false } : {}),
     ...(req.imageFs ? { imageFs: req.imageFs } : {}),
     ...(req.minUnusedAge ? { minUnusedAge: req.minUnusedAge } : {}),
+    ...(req.scope ? { scope: req.scope } : {}),
+    ...(req.keepNewest !== undefined ? { keepNewest: req.keepNewest } : {}),
     ...(req.rollout ? { rollout: req.rollout } : {}),
     ...(req.scan ? { scan: req.scan } : {}),
     ...(req.schedule

@@ -19,7 +19,8 @@ import {
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { listConditions } from './api/conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config/config.js';
-import { summarizeImages, validateImages } from './spec/images.js';
+import { narrowingProblems, summarizeImages, validateImages } from './spec/images.js';
+import { hasScope } from '../refs/scope.js';
 import { scanProblems } from './spec/vuln-scan.js';
 import { unknownScanner } from './config/scanners.js';
 import { jobSizeProblem, listLimitProblems } from './api/list-limits.js';
@@ -230,6 +231,7 @@ export class ImageListController implements Reconciler {
     const problems = [
       ...listLimitProblems(list.metadata.name, list.spec.images ?? []),
       ...validateImages(list.spec.images ?? []),
+      ...narrowingProblems(list.spec),
       ...rolloutProblems(list.spec.rollout),
     ];
     if (problems.length) return problems.join('; ');
@@ -301,6 +303,8 @@ export class ImageListController implements Reconciler {
         ...(list.spec.scan ? { scan: list.spec.scan } : {}),
         ...(list.spec.imageFs ? { imageFs: list.spec.imageFs } : {}),
         ...(list.spec.minUnusedAge ? { minUnusedAge: list.spec.minUnusedAge } : {}),
+        ...(hasScope(list.spec.scope) ? { scope: list.spec.scope } : {}),
+        ...(list.spec.keepNewest !== undefined ? { keepNewest: list.spec.keepNewest } : {}),
         config: cfg,
         // The list's own rollout, else the configuration's default (recorded either way).
         ...(list.spec.rollout || cfg.rollout ? { rollout: list.spec.rollout ?? cfg.rollout } : {}),

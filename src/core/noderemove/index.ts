@@ -28,6 +28,9 @@ export {
   type SandboxFacts,
   type SandboxGuard,
 } from './remove/sandbox.js';
+export { applyScope } from './remove/scoped.js';
+export { compileScope, type Scope } from '../refs/scope.js';
+export { applyKeepNewest, createdFromInfo, MAX_KEEP_NEWEST, parseKeepNewest } from './remove/keep-newest.js';
 export { SandboxReader, type SandboxRead } from './remove/sandbox-reader.js';
 export {
   InputError,

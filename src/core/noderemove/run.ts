@@ -22,6 +22,12 @@ import {
   type ScanOutcome,
 } from './vuln-scan/exchange.js';
 import { applyTriggerStep, type TriggerRunOptions } from './trigger/trigger-run.js';
+import { applyScope } from './remove/scoped.js';
+import { applyKeepNewest, createdFromInfo, needCreated } from './remove/keep-newest.js';
+import { forEachConcurrent } from '../concurrency.js';
+import type { Scope } from '../refs/scope.js';
+import type { CriClient } from '../cri/client.js';
+import type { ImageView } from './remove/in-use.js';
 
 const containerView = (c: CriContainer): ContainerView => ({
   id: c.id,
@@ -46,6 +52,10 @@ export interface NodeRemoveOptions {
   scan?: ScanOptions;
   /** Thresholds and minimum unused age (trigger-run.ts); the record is kept only with it. */
   trigger?: TriggerRunOptions;
+  /** A scoped `*` prune (--only, --except): what is out of scope is kept (scoped.ts). */
+  scope?: Scope;
+  /** Keep the N newest images of each repository (keep-newest.ts). */
+  keepNewest?: number;
 }
 
 /**
@@ -95,6 +105,15 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
       sandbox: guard,
       protection: opts.protection,
     });
+    // Scope, then keep-newest, then the trigger: each only turns removals into keeps.
+    if (opts.scope) decisions = applyScope(decisions, opts.scope);
+    if (opts.keepNewest !== undefined)
+      decisions = applyKeepNewest(
+        decisions,
+        images,
+        opts.keepNewest,
+        await creationTimes(cri, images, opts.keepNewest),
+      );
     const step = opts.trigger
       ? await applyTriggerStep(opts.trigger, {
           decisions,
@@ -145,6 +164,23 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
   } finally {
     cri.close();
   }
+}
+
+/**
+ * The creation times keep-newest needs (ImageStatus verbose, a few calls at once); an image the
+ * runtime answers nothing usable for is left out, and its repository is ranked by tag.
+ */
+async function creationTimes(
+  cri: Pick<CriClient, 'imageStatusInfo'>,
+  images: readonly ImageView[],
+  n: number,
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  await forEachConcurrent(needCreated(images, n), 4, async (id) => {
+    const ms = await cri.imageStatusInfo(id).then(createdFromInfo, () => undefined);
+    if (ms !== undefined) out.set(id, ms);
+  });
+  return out;
 }
 
 function sandboxWarnings(read: SandboxRead, undetermined: string | undefined): string[] {

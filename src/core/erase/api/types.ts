@@ -1,5 +1,6 @@
 // The erase API (group erase.imageinventory.dev, see crds/erase.imageinventory.dev_*.yaml) and
 // the names and labels of the objects a job creates.
+import type { ScopeSpec } from '../../refs/scope.js';
 import { apiVersionOf, KINDS } from '../../kube/kinds.js';
 import { resourcePath } from '../../kube/resources.js';
 import { createHash } from 'node:crypto';
@@ -104,6 +105,10 @@ export interface ImageListSpec {
   imageFs?: ImageFsSpec;
   /** For `*`: an image goes only once seen unused on its node for this long (7d, 12h). */
   minUnusedAge?: string;
+  /** For `*`: which images the prune considers at all (refs/scope.ts). */
+  scope?: ScopeSpec;
+  /** For `*`: keep the N newest images of each repository on each node. */
+  keepNewest?: number;
 }
 
 /** Percentages of the image file system the runtime's images take (decimals allowed). */
@@ -162,6 +167,8 @@ export interface ImageJobSpec {
   /** Copied from the list (ImageListSpec). */
   imageFs?: ImageFsSpec;
   minUnusedAge?: string;
+  scope?: ScopeSpec;
+  keepNewest?: number;
   config: EraseConfig;
   /** The list's spec.rollout when the job was created. */
   rollout?: RolloutSpec;

@@ -21,7 +21,7 @@ export function policyProblem(
   if (req.dryRun) return undefined;
   const all = req.images.includes(PRUNE_ALL);
   if (all && !cfg.allowPruneAll)
-    return 'refused by the erase configuration: allowPruneAll is false, so no ImageList may name * (prune every unused image); name the images instead';
+    return 'refused by the erase configuration: allowPruneAll is false, so no ImageList may name * (prune every unused image, scoped by --only/--except or not); name the images instead';
   if (all && req.protectInventory === false && !cfg.allowUnprotected)
     return 'refused by the erase configuration: allowUnprotected is false, so a * prune always keeps what the inventory references (drop --no-protect-inventory / spec.protectInventory: false)';
   return undefined;

@@ -3,6 +3,9 @@
 import { compileExclusion } from '../../refs/exclusion.js';
 import { parseDigestOrId } from '../../refs/normalize.js';
 
+import { scopeProblems, SPEC_WORDS, type ScopeSpec } from '../../refs/scope.js';
+import { keepNewestProblem } from '../../contract/keep-newest-bound.js';
+
 export { PRUNE_ALL } from '../../constants.js';
 import { PRUNE_ALL } from '../../constants.js';
 
@@ -16,6 +19,29 @@ export function validateImages(images: readonly string[]): string[] {
     const p = parseDigestOrId(img);
     if (p.kind === 'invalid') problems.push(`invalid image ${JSON.stringify(img)}: ${p.reason}`);
   }
+  return problems;
+}
+
+/**
+ * What is wrong with a `*` prune's narrowing (spec.scope, spec.keepNewest), in the spec's words;
+ * the CRD says the same where CEL can, but the patterns' grammar is checked only here (and by
+ * `inv erase`, which names its flags instead: `words`).
+ */
+export function narrowingProblems(
+  spec: { images?: readonly string[]; scope?: ScopeSpec; keepNewest?: number },
+  words = { ...SPEC_WORDS, keepNewest: 'spec.keepNewest' },
+): string[] {
+  const problems = scopeProblems(spec.scope, words);
+  if (spec.keepNewest !== undefined) {
+    const p = keepNewestProblem(spec.keepNewest, words.keepNewest);
+    if (p) problems.push(p);
+  }
+  const narrowed = (spec.scope?.only?.length ?? 0) + (spec.scope?.except?.length ?? 0) > 0;
+  const all = spec.images?.length === 1 && spec.images[0] === PRUNE_ALL;
+  if ((narrowed || spec.keepNewest !== undefined) && !all)
+    problems.push(
+      `${words.only}, ${words.except} and ${words.keepNewest} narrow a "*" prune: the images must be ["*"] alone`,
+    );
   return problems;
 }
 

@@ -114,6 +114,10 @@ export function workerArgs(job: ImageJob, settings: WorkerSettings, inputs = inp
     ...digestFlags(inputs),
     ...triggerFlags(job, settings),
     'dry-run': !!job.spec.dryRun,
+    // A scoped prune and keep-newest (a list with spec.scope or spec.keepNewest).
+    ...(job.spec.scope?.only?.length ? { only: job.spec.scope.only } : {}),
+    ...(job.spec.scope?.except?.length ? { except: job.spec.scope.except } : {}),
+    ...(job.spec.keepNewest !== undefined ? { 'keep-newest': String(job.spec.keepNewest) } : {}),
     ...(job.spec.scan
       ? scanFlags(jobScanner(job, settings)!, job.spec.scan, inputOf(inputs, SCANNER_ROLE)?.sha256 ?? '')
       : {}),

@@ -9,6 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { EraseReader } from '../../cluster/reader.js';
 import { parseDuration } from '../../config/config.js';
+import { hasScope } from '../../../refs/scope.js';
 import { API_VERSION, type ImageJob, type ImageList } from '../../api/types.js';
 
 /** Pure: what is wrong with the job's claim to come from an ImageList, or undefined. */
@@ -53,6 +54,8 @@ export function specProblem(job: ImageJob, list: ImageList): string | undefined 
     ['scan', j.scan, l.scan || undefined],
     ['imageFs', j.imageFs, l.imageFs || undefined],
     ['minUnusedAge', j.minUnusedAge || undefined, l.minUnusedAge || undefined],
+    ['scope', j.scope, hasScope(l.scope) ? l.scope : undefined],
+    ['keepNewest', j.keepNewest, l.keepNewest],
   ];
   if (l.rollout) fields.push(['rollout', j.rollout, l.rollout]);
   if (l.jobTimeout) {
