@@ -227,7 +227,7 @@ export function busyboxLayer() {
 /**
  * Builds the archive bytes for one or more images sharing the busybox layer.
  * images: [{ refs: string[], distinct: string, cmd?: string[], entrypoint?: string[], digestRefs?: boolean,
- * padBytes?: number, files?: [{ path, data, mode? }] }] (files: a second layer, see
+ * padBytes?: number, files?: [{ path, data, mode? }], created?: string }] (files: a second layer, see
  * filesLayer; padBytes: one more layer, a file of that size).
  * `distinct` goes into a config label and env, so images with different `distinct` values get
  * different image IDs. digestRefs also names the image `<repo>@<manifest digest>` for each
@@ -255,6 +255,8 @@ export function buildArchive(images) {
     const config = Buffer.from(
       JSON.stringify({
         ...platform,
+        // The image's creation time, when the test sets one (keep-newest orders by it).
+        ...(img.created ? { created: img.created } : {}),
         config: {
           Env: ['PATH=/bin', `INV_TEST_DISTINCT=${img.distinct}`],
           ...(img.entrypoint ? { Entrypoint: img.entrypoint } : {}),

@@ -21,6 +21,8 @@ export interface ImageInput {
   padBytes?: number;
   /** Files of a second layer over busybox (what a scanner reads: /var/lib/dpkg/status...). */
   files?: { path: string; data: string | Buffer; mode?: number }[];
+  /** The config's `created` (RFC 3339), which CRI's verbose ImageStatus reports; none by default. */
+  created?: string;
 }
 
 export interface BuiltImage {
