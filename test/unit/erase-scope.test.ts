@@ -11,7 +11,7 @@ import {
   scopeProblems,
 } from '../../src/core/refs/scope.js';
 import { applyScope } from '../../src/core/noderemove/remove/scoped.js';
-import { narrowingProblems } from '../../src/core/erase/spec/images.js';
+import { narrowingProblems, summarizeTargets } from '../../src/core/erase/spec/images.js';
 import { policyProblem } from '../../src/core/erase/config/policy.js';
 import { completeNarrowing } from '../../src/cli/erase/scope-flags.js';
 import type { Decision } from '../../src/core/noderemove/types.js';
@@ -131,5 +131,17 @@ describe('a scoped request: the flags and the spec', () => {
       /allowPruneAll is false/,
     );
     assert.equal(policyProblem(spec, { allowPruneAll: true, allowUnprotected: true }), undefined);
+  });
+
+  it('the IMAGES column says what narrows a * prune', () => {
+    assert.equal(
+      summarizeTargets({
+        images: ['*'],
+        scope: { only: ['ci.example.com/**'], except: ['ci.example.com/base:*'] },
+        keepNewest: 2,
+      }),
+      '* (only ci.example.com/**; except ci.example.com/base:*; keep newest 2)',
+    );
+    assert.equal(summarizeTargets({ images: ['*'] }), '* (every unused image)');
   });
 });

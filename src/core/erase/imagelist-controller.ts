@@ -19,7 +19,7 @@ import {
 import { noopLogger, type Logger } from '../observability/logger.js';
 import { listConditions } from './api/conditions.js';
 import { ConfigError, parseDuration, type EraseConfig } from './config/config.js';
-import { narrowingProblems, summarizeImages, validateImages } from './spec/images.js';
+import { narrowingProblems, summarizeTargets, validateImages } from './spec/images.js';
 import { hasScope } from '../refs/scope.js';
 import { scanProblems } from './spec/vuln-scan.js';
 import { unknownScanner } from './config/scanners.js';
@@ -162,7 +162,7 @@ export class ImageListController implements Reconciler {
         this.log.warn('request rejected', { imagelist: name, error: problem });
       }
     }
-    status.targets = summarizeImages(list.spec.images ?? []);
+    status.targets = summarizeTargets(list.spec);
     status.observedGeneration = gen;
     status.conditions = listConditions(status, gen, this.now());
     if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {

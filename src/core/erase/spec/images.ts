@@ -65,6 +65,24 @@ export function summarizeImages(images: readonly string[], max = 60): string {
   return out.length > max * 2 ? `${out.slice(0, max * 2 - 1)}…` : out;
 }
 
+/**
+ * summarizeImages, and for a narrowed `*` prune what narrows it: `* (only ci.example.com/**;
+ * except ci.example.com/base:*; keep newest 2)`, at most about `max` characters.
+ */
+export function summarizeTargets(
+  spec: { images?: readonly string[]; scope?: ScopeSpec; keepNewest?: number },
+  max = 60,
+): string {
+  const parts: string[] = [];
+  if (spec.scope?.only?.length) parts.push(`only ${spec.scope.only.join(', ')}`);
+  if (spec.scope?.except?.length) parts.push(`except ${spec.scope.except.join(', ')}`);
+  if (spec.keepNewest !== undefined) parts.push(`keep newest ${spec.keepNewest}`);
+  const all = spec.images?.length === 1 && spec.images[0] === PRUNE_ALL;
+  if (!all || parts.length === 0) return summarizeImages(spec.images ?? [], max);
+  const out = `* (${parts.join('; ')})`;
+  return out.length > max * 2 ? `${out.slice(0, max * 2 - 1)}…` : out;
+}
+
 /** Exclusion ConfigMap data: every value is a JSON array of patterns or {"excluded": [...]}. */
 export function parseExclusionData(source: string, data: Record<string, string> | undefined): string[] {
   const out: string[] = [];
