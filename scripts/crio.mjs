@@ -32,6 +32,7 @@ const REGISTRIES = [
   'quay.io',
   'example.com',
   'registry.example',
+  'ci.example.com',
 ];
 
 /** Builds (or finds cached) crio and pinns; returns their paths. */

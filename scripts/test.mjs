@@ -31,7 +31,7 @@ const SLOWEST = 15;
 
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-test-runs-'));
 const nodeSpec = 'dist/test/nodes/**/*.test.js';
-const CRIO_NODE_SUITES = ['erase', 'protect', 'threshold', 'rollout', 'check-nodes'];
+const CRIO_NODE_SUITES = ['erase', 'protect', 'threshold', 'rollout', 'check-nodes', 'scope-retention'];
 const specs = (list) => list.map((f) => `dist/test/${f}.test.js`);
 // The oldest supported release (scripts/k8s-versions.mjs), on real nodes: what depends on the
 // server's version. The CRDs' schemas and CEL rules (list-kind, list-limits, the docs' example

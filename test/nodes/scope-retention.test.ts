@@ -68,14 +68,15 @@ describe('scoped prunes and keep-newest (real nodes)', function () {
 
   it('--only and --except: a dry run through the CLI names what would go and why the rest is out of scope; the real run removes only those', async () => {
     const t = env.tag;
-    const ci = `ci-${t}.example.com`;
+    // The CI registry's images carry this run's tag in their names; the pattern is the registry's.
+    const ci = 'ci.example.com';
     const [build, test, keep, other] = await importToNodes(
       c,
       [0],
       [
-        { refs: [`${ci}/team/build:7`], distinct: `build-${t}` },
-        { refs: [`${ci}/team/test:7`], distinct: `test-${t}` },
-        { refs: [`${ci}/keep:1`], distinct: `keep-${t}` },
+        { refs: [`${ci}/team/build-${t}:7`], distinct: `build-${t}` },
+        { refs: [`${ci}/team/test-${t}:7`], distinct: `test-${t}` },
+        { refs: [`${ci}/keep-${t}:1`], distinct: `keep-${t}` },
         { refs: [`docker.io/library/other-${t}:1`], distinct: `other-${t}` },
       ],
     );
@@ -91,15 +92,15 @@ describe('scoped prunes and keep-newest (real nodes)', function () {
       '--only',
       `${ci}/**`,
       '--except',
-      `${ci}/keep:*`,
+      `${ci}/keep-${t}:*`,
     ]);
     env.lists.push(`scope-${t}`);
     assert.equal(dry.status, 0, dry.stderr + dry.stdout);
-    assert.match(dry.stdout, new RegExp(`${ci}/team/build:7\\s+would-remove`), dry.stdout);
-    assert.match(dry.stdout, new RegExp(`${ci}/team/test:7\\s+would-remove`), dry.stdout);
+    assert.match(dry.stdout, new RegExp(`${ci}/team/build-${t}:7\\s+would-remove`), dry.stdout);
+    assert.match(dry.stdout, new RegExp(`${ci}/team/test-${t}:7\\s+would-remove`), dry.stdout);
     assert.match(dry.stdout, /would remove 2 image\(s\)/, dry.stdout);
     const list = await env.rest.get<ImageList>(`${IMAGELISTS_PATH}/scope-${t}`);
-    assert.deepEqual(list.spec.scope, { only: [`${ci}/**`], except: [`${ci}/keep:*`] });
+    assert.deepEqual(list.spec.scope, { only: [`${ci}/**`], except: [`${ci}/keep-${t}:*`] });
     const ids = await nodeImageIds(c, 0);
     for (const x of [build!, test!, keep!, other!]) assert.ok(ids.has(x.id), 'a dry run removes nothing');
 
@@ -109,7 +110,7 @@ describe('scoped prunes and keep-newest (real nodes)', function () {
       await env.erase({
         images: [PRUNE_ALL],
         nodeSelector: onNode(),
-        scope: { only: [`${ci}/**`], except: [`${ci}/keep:*`] },
+        scope: { only: [`${ci}/**`], except: [`${ci}/keep-${t}:*`] },
       }),
       180_000,
     );
@@ -124,7 +125,7 @@ describe('scoped prunes and keep-newest (real nodes)', function () {
     assert.deepEqual(row(keep!.id), {
       ...row(keep!.id),
       outcome: 'out-of-scope',
-      reason: `matches except pattern ${ci}/keep:*`,
+      reason: `matches except pattern ${ci}/keep-${t}:*`,
     });
     assert.deepEqual(row(other!.id), {
       ...row(other!.id),

@@ -128,8 +128,11 @@ export interface TestedRuntime extends Coverage {
   suites?: readonly string[];
 }
 
-/** The real-node suites the crio run runs (named images, `*` with protection, thresholds, waves, check --nodes). */
-const CRIO_SUITES = ['erase', 'protect', 'threshold', 'rollout', 'check-nodes'];
+/**
+ * The real-node suites the crio run runs (named images, `*` with protection, thresholds, waves,
+ * check --nodes, scoped prunes and keep-newest by the creation time CRI-O reports).
+ */
+const CRIO_SUITES = ['erase', 'protect', 'threshold', 'rollout', 'check-nodes', 'scope-retention'];
 
 export const TESTED_RUNTIMES: readonly TestedRuntime[] = [
   {
