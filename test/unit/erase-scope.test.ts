@@ -15,6 +15,9 @@ import { narrowingProblems, summarizeTargets } from '../../src/core/erase/spec/i
 import { policyProblem } from '../../src/core/erase/config/policy.js';
 import { completeNarrowing } from '../../src/cli/erase/scope-flags.js';
 import type { Decision } from '../../src/core/noderemove/types.js';
+import { specProblem } from '../../src/core/erase/imagejob/admission/trust.js';
+import { DEFAULT_CONFIG } from '../../src/core/erase/config/config.js';
+import type { ImageJob, ImageList } from '../../src/core/erase/api/types.js';
 
 const aliases = (ref: string, id = 'sha256:' + 'a'.repeat(64)) => [ref, id];
 
@@ -143,5 +146,30 @@ describe('a scoped request: the flags and the spec', () => {
       '* (only ci.example.com/**; except ci.example.com/base:*; keep newest 2)',
     );
     assert.equal(summarizeTargets({ images: ['*'] }), '* (every unused image)');
+  });
+
+  it("a job not started yet must ask for its list's scope and keepNewest (a forged job cannot widen them)", () => {
+    const list: ImageList = {
+      metadata: { name: 'l', uid: 'u1', generation: 1 },
+      spec: { images: ['*'], scope: { only: ['ci.example.com/**'] }, keepNewest: 2 },
+    };
+    const job = (spec: Partial<ImageJob['spec']>): ImageJob => ({
+      metadata: { name: 'j' },
+      spec: {
+        imageList: { name: 'l', uid: 'u1', generation: 1 },
+        namespace: 'ns',
+        images: ['*'],
+        config: DEFAULT_CONFIG,
+        ...spec,
+      },
+    });
+    assert.equal(
+      specProblem(job({ scope: { only: ['ci.example.com/**'] }, keepNewest: 2 }), list),
+      undefined,
+    );
+    assert.equal(
+      specProblem(job({ keepNewest: 1 }), list),
+      'its spec differs from what ImageList l asks for (scope, keepNewest)',
+    );
   });
 });

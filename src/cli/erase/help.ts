@@ -46,6 +46,14 @@ could not judge (inv's scanner says which) is kept as scan-failed with the scann
 its node fails too: a failed scan never reads as a clean node. With --dry-run, each
 node says what would go and why (CVE count, highest severity, first CVE IDs).
 
+--only and --except narrow a * prune (or --vulnerable) to the images matching an --only pattern
+and no --except pattern, in the grammar of the administrator's exclusions (* matches any run of
+characters); the others are kept as out-of-scope, with the pattern. --keep-newest N keeps, on
+each node, the N newest images of each repository (kept-newest, with the rank: by version when
+every tag reads as one, else by the runtime's creation time, else by tag), and the older unused
+ones go. A pattern that is empty, only *, or can match no reference is refused, as is an N
+outside 1 to 1000.
+
 Exit codes: 0 the job Completed (or the request was submitted with --no-wait, or a schedule
 was written); 1 the job Failed (a node where images could not be scanned counts as failed), or
 --timeout passed first; 2 bad input, a failed preflight, a
@@ -70,6 +78,15 @@ export const ERASE_EXAMPLES = [
       'Every 15 minutes, clean the nodes whose images take 80% of their file system down to 70%, only images unused for a week',
     command:
       "<%= config.bin %> erase --all-unused --yes --image-fs-above 80 --image-fs-down-to 70 --unused-for 7d --schedule '*/15 * * * *' --name by-need",
+  },
+  {
+    description: "Preview pruning only the CI registry's unused images, all but its base images",
+    command:
+      "<%= config.bin %> erase --all-unused --dry-run --only 'ci.example.com/**' --except 'ci.example.com/base:*'",
+  },
+  {
+    description: 'Keep the two newest images of each repository on every node; remove the older unused ones',
+    command: '<%= config.bin %> erase --all-unused --yes --keep-newest 2',
   },
   {
     description: 'Roll out over 10% of the nodes at a time, 1 minute apart; stop after 3 failed nodes',
