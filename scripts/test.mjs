@@ -31,7 +31,15 @@ const SLOWEST = 15;
 
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-test-runs-'));
 const nodeSpec = 'dist/test/nodes/**/*.test.js';
-const CRIO_NODE_SUITES = ['erase', 'protect', 'threshold', 'rollout', 'check-nodes', 'scope-retention'];
+const CRIO_NODE_SUITES = [
+  'erase',
+  'protect',
+  'threshold',
+  'rollout',
+  'check-nodes',
+  'scope-retention',
+  'scan-crio',
+];
 const specs = (list) => list.map((f) => `dist/test/${f}.test.js`);
 // The oldest supported release (scripts/k8s-versions.mjs), on real nodes: what depends on the
 // server's version. The CRDs' schemas and CEL rules (list-kind, list-limits, the docs' example
@@ -88,7 +96,8 @@ const ALL_RUNS = [
     env: { INV_K8S_VERSION: 'v1.35.4', INV_TEST_NODES_RUNTIME: 'containerd' },
   },
   // The erase paths again on a cluster of CRI-O nodes (scripts/crio.mjs): named images, `*` with
-  // inventory protection, thresholds, rollout waves, and check --nodes naming the runtime.
+  // inventory protection, thresholds, rollout waves, check --nodes naming the runtime, and scan
+  // mode reading each node's CRI-O store.
   {
     name: 'crio',
     line: 24,

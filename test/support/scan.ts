@@ -156,7 +156,9 @@ export async function runNodeScan(opts: {
   settings: Record<string, unknown>;
   candidates: ContractImage[];
   env?: Record<string, string>;
-}): Promise<{ answer: AnsweredImage[]; stderr: string; ms: number }> {
+  /** More flags of inv node-scan (--crio-store DIR, say). */
+  args?: string[];
+}): Promise<{ answer: AnsweredImage[]; stderr: string; ms: number; shared: string }> {
   const { spawn } = await import('node:child_process');
   const shared = fs.mkdtempSync(path.join(opts.dir, 'shared-'));
   const config = path.join(fs.mkdtempSync(path.join(opts.dir, 'config-')), 'config.yaml');
@@ -174,6 +176,7 @@ export async function runNodeScan(opts: {
       opts.socket,
       '--trivy',
       opts.trivy,
+      ...(opts.args ?? []),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...opts.env } },
   );
@@ -191,7 +194,7 @@ export async function runNodeScan(opts: {
     await sendComplete(shared);
     const code = await exited;
     if (code !== 0) throw new Error(`inv node-scan exited ${code}\n${stderr.slice(-3000)}`);
-    return { answer, stderr, ms: Date.now() - started };
+    return { answer, stderr, ms: Date.now() - started, shared };
   } finally {
     child.kill('SIGKILL');
   }

@@ -2,6 +2,7 @@
 // what runs them (./node-scan-run.ts) is typed by them.
 import { Flags } from '@oclif/core';
 import {
+  CRIO_STORE_IN_SCANNER,
   CRI_SOCKET_IN_SCANNER,
   DEFAULT_CONFIG_PATH,
   SHARED_DIR,
@@ -17,8 +18,12 @@ export const nodeScanFlags = {
     default: SHARED_DIR,
   }),
   'cri-socket': Flags.string({
-    description: "The node's containerd socket, as mounted in this container.",
+    description: "The node's CRI socket (containerd or CRI-O), as mounted in this container.",
     default: CRI_SOCKET_IN_SCANNER,
+  }),
+  'crio-store': Flags.string({
+    description: "CRI-O nodes: the node's image store (containers/storage), as mounted read-only in this container.",
+    default: CRIO_STORE_IN_SCANNER,
   }),
   trivy: Flags.string({ description: 'The Trivy binary.', default: '/trivy' }),
   'finish-timeout': Flags.string({

@@ -1,7 +1,8 @@
 // What `inv node-scan` does once its flags are read: the default scanner of scan mode, the
 // scanner container of a worker Pod (docs/scan-mode.md, "The scanner contract"). It reads Eraser's --config file,
 // takes the candidates from the shared folder, runs Trivy on each through the node's containerd
-// and answers with the vulnerable ones. Logs are JSON lines on stderr, as Eraser's scanners write.
+// (on CRI-O, from the node's image store, served to Trivy on loopback) and answers with the
+// vulnerable ones. Logs are JSON lines on stderr, as Eraser's scanners write.
 import fs from 'node:fs';
 import { EXIT_OK, EXIT_PARTIAL_FAILURE, EXIT_USAGE } from '../process/exit-codes.js';
 import type { FlagValues } from '../flag-values.js';
@@ -25,24 +26,18 @@ export async function runNodeScan(flags: NodeScanFlags): Promise<number> {
   const { trivyEnv } = await import('../../core/scanner/trivy-args.js');
   const { runNodeScanPipeline } = await import('../../core/scanner/scan-node.js');
   const { trivyRunner, killAllTrivy } = await import('../../core/scanner/run-trivy.js');
+  const { startStoreRegistry } = await import('../../core/scanner/store-registry.js');
 
   let config;
   let finishWaitMs;
+  let runtime: 'containerd' | 'crio';
   try {
     const st = fs.statSync(flags.config);
     if (st.size > MAX_CONFIG_BYTES)
       throw new Error(`${flags.config} is larger than ${MAX_CONFIG_BYTES} bytes`);
     config = parseScannerConfigFile(fs.readFileSync(flags.config, 'utf8'));
     finishWaitMs = parseDurationMs(flags['finish-timeout'], '--finish-timeout');
-    // Eraser names the runtime in ERASER_RUNTIME_NAME; Trivy's containerd source is the only
-    // one this scanner drives (CRI-O and Docker would need their own sockets).
-    const runtime = process.env.ERASER_RUNTIME_NAME ?? '';
-    if (runtime !== '' && runtime !== 'containerd') {
-      throw new Error(
-        `ERASER_RUNTIME_NAME=${runtime}: inv's Trivy scanner scans containerd's image store only`,
-      );
-    }
-    await refuseOtherRuntime(flags['cri-socket']);
+    runtime = await chooseRuntime(flags['cri-socket'], flags['crio-store']);
   } catch (e) {
     log('error', 'unusable configuration', { error: (e as Error).message });
     return EXIT_USAGE;
@@ -52,7 +47,9 @@ export async function runNodeScan(flags: NodeScanFlags): Promise<number> {
     process.exit(143);
   };
   process.once('SIGTERM', onTerm);
+  const registry = runtime === 'crio' ? await startStoreRegistry() : undefined;
   log('info', 'config', {
+    runtime,
     server: config.server ?? null,
     cacheDir: config.cacheDir,
     skipDBUpdate: config.skipDBUpdate,
@@ -66,6 +63,9 @@ export async function runNodeScan(flags: NodeScanFlags): Promise<number> {
       runTrivy: trivyRunner(flags.trivy),
       log: (msg, fields) => log('info', msg, fields),
       finishWaitMs,
+      ...(registry
+        ? { store: { root: flags['crio-store'], registry, maxImageBytes: config.maxImageBytes } }
+        : {}),
     });
     log('info', 'remover job completed, shutting down', { ...summary });
     return EXIT_OK;
@@ -74,28 +74,43 @@ export async function runNodeScan(flags: NodeScanFlags): Promise<number> {
     return EXIT_PARTIAL_FAILURE;
   } finally {
     process.off('SIGTERM', onTerm);
+    await registry?.close();
   }
 }
 
 /**
- * Trivy reads images through containerd's API (--image-src containerd): on another runtime
- * (CRI-O) every scan would fail, image by image. When the socket answers CRI Version as
- * another runtime, refuse at once and say so; the remover then removes nothing by scan (it never
- * gets an answer). A socket that does not answer is left to Trivy's own error, as before.
+ * The runtime whose images are scanned: the one the CRI socket answers as (CRI Version), else
+ * Eraser's ERASER_RUNTIME_NAME. containerd: Trivy reads images over its API. CRI-O: from its
+ * store, which must then be mounted (scanners.<name>.runtimeName: crio mounts it). Any other is
+ * refused at once, naming it, rather than failed image by image.
  */
-async function refuseOtherRuntime(socket: string): Promise<void> {
+async function chooseRuntime(socket: string, crioStore: string): Promise<'containerd' | 'crio'> {
   const { connectCri } = await import('../../core/cri/index.js');
-  let name: string;
-  let version: string;
+  const { storeDriver } = await import('../../core/scanner/crio-store.js');
+  const named = process.env.ERASER_RUNTIME_NAME ?? '';
+  let answered = '';
+  let version = '';
   try {
     const cri = await connectCri({ endpoint: socket, timeoutMs: 5_000 });
-    ({ runtimeName: name, runtimeVersion: version } = cri.runtime);
+    ({ runtimeName: answered, runtimeVersion: version } = cri.runtime);
     cri.close();
   } catch {
-    return;
+    // A socket that does not answer is left to Trivy's own error (containerd), as before.
   }
-  if (name !== 'containerd')
+  const runtime = answered ? (answered === 'cri-o' ? 'crio' : answered) : named || 'containerd';
+  if (runtime === 'containerd') return 'containerd';
+  if (runtime !== 'crio')
     throw new Error(
-      `the runtime at ${socket} is ${name} ${version}: inv's Trivy scanner reads images through containerd's API only (--image-src containerd), nothing is scanned; run scan mode on containerd nodes (the node filter leaves the others out) and erase named images or * there`,
+      answered
+        ? `the runtime at ${socket} is ${answered} ${version}: inv's Trivy scanner reads containerd (through its API) and CRI-O (from its image store) only; nothing is scanned`
+        : `ERASER_RUNTIME_NAME=${named}: inv's Trivy scanner scans containerd and CRI-O only`,
     );
+  try {
+    storeDriver(crioStore);
+  } catch (e) {
+    throw new Error(
+      `the node runs CRI-O, whose images are read from its store, but ${(e as Error).message}: set the scanner's runtimeName: crio (and storageHostPath, CRI-O's storage root) in inv-erase-config scanners`,
+    );
+  }
+  return 'crio';
 }

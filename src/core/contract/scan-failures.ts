@@ -18,7 +18,8 @@ export const MAX_SCAN_FAILURE_MESSAGE = 300;
 
 /**
  * Why a scan failed, as a metric label: few values, so a dashboard can group by them.
- * Per image (inv's scanner): db, timeout, scanner-error, no-reference, bad-report.
+ * Per image (inv's scanner): db, timeout, scanner-error, no-reference, bad-report,
+ * unreadable-image (CRI-O's store could not give the image: a layer missing, an unsupported driver).
  * Per node (any scanner): no-answer, invalid-answer, scanner-exit, config-mismatch, other.
  */
 export const SCAN_FAILURE_REASONS = [
@@ -27,6 +28,7 @@ export const SCAN_FAILURE_REASONS = [
   'scanner-error',
   'no-reference',
   'bad-report',
+  'unreadable-image',
   'no-answer',
   'invalid-answer',
   'scanner-exit',

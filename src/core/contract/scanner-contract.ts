@@ -17,6 +17,11 @@ export const ERASE_COMPLETE_SCAN = 'eraseCompleteScan';
 export const COMPLETE_MESSAGE = 'complete';
 /** Where the node's CRI socket is mounted in the scanner container. */
 export const CRI_SOCKET_IN_SCANNER = '/run/cri/cri.sock';
+/**
+ * inv's, not Eraser's: where a CRI-O node's image store (containers/storage, the administrator's
+ * scanners.<name>.storageHostPath) is mounted read-only in the scanner container.
+ */
+export const CRIO_STORE_IN_SCANNER = '/run/inv/crio-storage';
 /** Where Eraser mounts its configuration; inv passes --config explicitly. */
 export const DEFAULT_CONFIG_PATH = '/config/controller_manager_config.yaml';
 

@@ -1,5 +1,5 @@
 // One node's scan, scanner side: receive the candidates, scan each with Trivy through the node's
-// containerd, answer with the non-compliant ones, wait for the remover's `complete`. The order
+// containerd (or, on CRI-O, from the node's image store served on loopback), answer with the non-compliant ones, wait for the remover's `complete`. The order
 // and the rules are those of Eraser's template and Trivy scanner (ReceiveImages, scan, SendImages,
 // Finish); the deadline is the configuration's timeout.total for the scanning, as in Eraser.
 import path from 'node:path';
@@ -20,11 +20,21 @@ import {
 } from '../contract/scan-failures.js';
 import { readBounded, waitForFile, writeAtomically } from './shared-files.js';
 import type { RunTrivy } from './run-trivy.js';
-import { trivyArgs } from './trivy-args.js';
+import { trivyArgs, type TrivyImageSource } from './trivy-args.js';
+import { readStoreImage, UnreadableImage } from './crio-store.js';
+import type { Served, StoreRegistry } from './store-registry.js';
 import type { TrivyScannerConfig } from './trivy-config.js';
 import { judgeReport } from './trivy-report.js';
 
 export type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+/** CRI-O: the node's store, mounted read-only, and the loopback registry that serves it. */
+export interface CrioStoreSource {
+  root: string;
+  registry: StoreRegistry;
+  /** The most bytes served for one image (its layers, uncompressed). */
+  maxImageBytes: number;
+}
 
 export interface ImageScanResult {
   image: ContractImage;
@@ -47,10 +57,11 @@ export async function scanImages(
   runTrivy: RunTrivy,
   deadline: number,
   log: Log,
+  store?: CrioStoreSource,
 ): Promise<ImageScanResult[]> {
   const results: ImageScanResult[] = [];
   for (const image of images) {
-    results.push(await scanOne(image, config, env, runTrivy, deadline, log));
+    results.push(await scanOne(image, config, env, runTrivy, deadline, log, store));
   }
   return results;
 }
@@ -62,6 +73,7 @@ async function scanOne(
   runTrivy: RunTrivy,
   deadline: number,
   log: Log,
+  store?: CrioStoreSource,
 ): Promise<ImageScanResult> {
   const failed = (reason: string, code: ScanFailureReason): ImageScanResult => {
     log('scan failed', { imageID: image.image_id, reason, code });
@@ -73,7 +85,46 @@ async function scanOne(
       answered: config.deleteFailedImages ? { ...image, inv: { status: 'scan-failed' } } : undefined,
     };
   };
-  const refs = scanRefs(image);
+  // containerd: Trivy reads the image by each of its names in turn (Eraser's order). CRI-O: by
+  // its id, from the store, served on loopback; an image the store cannot give fails here.
+  let refs = scanRefs(image);
+  let source: TrivyImageSource = 'containerd';
+  let served: Served | undefined;
+  if (store) {
+    try {
+      const stored = readStoreImage(store.root, image.image_id);
+      const bytes = stored.layers.reduce((n, l) => n + l.diffSize, 0);
+      if (bytes > store.maxImageBytes)
+        throw new UnreadableImage(
+          `its layers are ${bytes} bytes, more than the per-image limit of ${store.maxImageBytes} bytes (maxImageSize)`,
+        );
+      served = store.registry.serve(stored, store.maxImageBytes);
+    } catch (e) {
+      if (!(e instanceof UnreadableImage)) throw e;
+      return failed(`CRI-O's store cannot give the image: ${e.message}`, 'unreadable-image');
+    }
+    refs = [served.ref];
+    source = 'remote';
+  }
+  try {
+    return await scanRefsInTurn(image, refs, source, served, config, env, runTrivy, deadline, log, failed);
+  } finally {
+    served?.close();
+  }
+}
+
+async function scanRefsInTurn(
+  image: ContractImage,
+  refs: string[],
+  source: TrivyImageSource,
+  served: Served | undefined,
+  config: TrivyScannerConfig,
+  env: Record<string, string>,
+  runTrivy: RunTrivy,
+  deadline: number,
+  log: Log,
+  failed: (reason: string, code: ScanFailureReason) => ImageScanResult,
+): Promise<ImageScanResult> {
   if (refs.length === 0) return failed('no name or repo digest to scan by', 'no-reference');
   let lastReason = '';
   let lastCode: ScanFailureReason = 'other';
@@ -81,7 +132,7 @@ async function scanOne(
     const left = deadline - Date.now();
     if (left <= 0) return failed('timeout.total passed before this image was scanned', 'timeout');
     const timeoutMs = Math.min(config.perImageMs, left);
-    const run = await runTrivy(trivyArgs(config, ref, timeoutMs), env, timeoutMs);
+    const run = await runTrivy(trivyArgs(config, ref, timeoutMs, source), env, timeoutMs);
     if (run.spawnError) return failed(`cannot run Trivy: ${run.spawnError}`, 'scanner-error');
     if (run.timedOut) {
       lastReason = `Trivy did not finish within ${Math.round(timeoutMs / 1000)}s`;
@@ -89,6 +140,10 @@ async function scanOne(
     } else if (run.overflow) {
       lastReason = "Trivy's report is too large";
       lastCode = 'bad-report';
+    } else if (run.code !== 0 && served?.error()) {
+      // Trivy failed because the store could not give a layer: that is the reason, not Trivy's.
+      lastReason = `CRI-O's store cannot give the image: ${served.error()}`;
+      lastCode = 'unreadable-image';
     } else if (run.code !== 0) {
       lastReason = `Trivy exited ${run.code}: ${lastLine(run.stderrTail)}`;
       lastCode = DB_ERROR.test(run.stderrTail) ? 'db' : 'scanner-error';
@@ -130,6 +185,8 @@ export interface NodeScanOptions {
   log: Log;
   /** How long to wait for the remover's `complete` after answering. */
   finishWaitMs: number;
+  /** Set on CRI-O nodes: images are read from the node's store, not through containerd. */
+  store?: CrioStoreSource;
 }
 
 export interface NodeScanSummary {
@@ -149,7 +206,7 @@ export async function runNodeScanPipeline(o: NodeScanOptions): Promise<NodeScanS
   await waitForFile(collect, deadline, 'the candidate list');
   const images = parseImageList(await readBounded(collect, MAX_LIST_BYTES, deadline, 'the candidate list'));
   o.log('received images', { count: images.length });
-  const results = await scanImages(images, o.config, o.env, o.runTrivy, deadline, o.log);
+  const results = await scanImages(images, o.config, o.env, o.runTrivy, deadline, o.log, o.store);
   const answer = results.flatMap((r) => (r.answered ? [r.answered] : []));
   // The images it could not judge first (inv's extension, scan-failures.ts): whoever reads the
   // answer finds them beside it.

@@ -11,10 +11,21 @@ export function goDuration(ms: number): string {
   return `${Math.max(1, Math.round(ms))}ms`;
 }
 
-export function trivyArgs(c: TrivyScannerConfig, ref: string, timeoutMs: number): string[] {
+/**
+ * Where Trivy reads the image: the node's containerd over the CRI socket, or (CRI-O) the
+ * scanner's own loopback registry serving the node's store (./store-registry.ts).
+ */
+export type TrivyImageSource = 'containerd' | 'remote';
+
+export function trivyArgs(
+  c: TrivyScannerConfig,
+  ref: string,
+  timeoutMs: number,
+  source: TrivyImageSource = 'containerd',
+): string[] {
   const args = ['image', '--format=json', '--quiet', '--no-progress'];
   args.push('--cache-dir', c.cacheDir, '--timeout', goDuration(timeoutMs));
-  args.push('--image-src', 'containerd', '--skip-version-check', '--disable-telemetry');
+  args.push('--image-src', source, '--skip-version-check', '--disable-telemetry');
   if (c.server) {
     // Client mode: the server detects with its DB; this node downloads none.
     args.push('--server', c.server);

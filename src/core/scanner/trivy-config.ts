@@ -9,6 +9,7 @@
 import { isObj } from '../guards.js';
 import { parse } from 'yaml';
 import { parseDurationMs } from '../duration.js';
+import { parseSize } from '../size.js';
 
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN'] as const;
 const VULN_TYPES = ['os', 'library'];
@@ -42,6 +43,8 @@ export interface TrivyScannerConfig {
   ignoredStatuses: string[];
   totalMs: number;
   perImageMs: number;
+  /** CRI-O: the most bytes of one image (its layers, uncompressed) served to Trivy. */
+  maxImageBytes: number;
 }
 
 export const DEFAULT_TRIVY_CONFIG: Readonly<TrivyScannerConfig> = Object.freeze({
@@ -57,6 +60,7 @@ export const DEFAULT_TRIVY_CONFIG: Readonly<TrivyScannerConfig> = Object.freeze(
   ignoredStatuses: [],
   totalMs: 30 * 60_000,
   perImageMs: 5 * 60_000,
+  maxImageBytes: 20 * 1024 ** 3,
 });
 
 type Obj = Record<string, unknown>;
@@ -131,6 +135,7 @@ export function parseTrivySettings(yamlText: string): TrivyScannerConfig {
     'vulnerabilities',
     'timeout',
     'runtime',
+    'maxImageSize',
   ]);
   const c: TrivyScannerConfig = { ...DEFAULT_TRIVY_CONFIG };
   c.cacheDir = str(doc, 'cacheDir', where) || c.cacheDir;
@@ -162,6 +167,12 @@ export function parseTrivySettings(yamlText: string): TrivyScannerConfig {
     only(t, w, ['total', 'perImage']);
     c.totalMs = duration(t, 'total', w) ?? c.totalMs;
     c.perImageMs = duration(t, 'perImage', w) ?? c.perImageMs;
+  }
+  const size = doc.maxImageSize;
+  if (size !== undefined && size !== null) {
+    const r = parseSize(String(size));
+    if (!r.ok) throw new Error(`${where}.maxImageSize: ${r.reason}`);
+    c.maxImageBytes = r.bytes;
   }
   // runtime: Eraser's scanner ignores its address too (the socket is always CRI_SOCKET_IN_SCANNER) and takes
   // the runtime's name from ERASER_RUNTIME_NAME.

@@ -7,6 +7,7 @@
 //       image: registry.example.com/inv-trivy-scanner:0.1.0
 //       runtimeName: containerd          # ERASER_RUNTIME_NAME (containerd | crio | dockershim)
 //       cacheHostPath: /var/lib/inv/trivy  # optional: a host folder mounted at config.cacheDir
+//       storageHostPath: /var/lib/containers/storage  # crio only: CRI-O's store, mounted read-only
 //       env: [{name: TRIVY_SERVER, value: http://...}]   # optional, plain values only
 //       resources: {requests: {memory: 256Mi}, limits: {memory: 2Gi}}
 //       config:                            # Eraser's components.scanner.config, as a mapping
@@ -22,6 +23,11 @@ export interface ScannerConfig {
   runtimeName: string;
   /** Host folder mounted read-write at config.cacheDir (a DB cache kept between runs); '' none. */
   cacheHostPath: string;
+  /**
+   * runtimeName crio: CRI-O's storage root (crio.conf `root`, containers/storage's graphroot),
+   * mounted read-only into the scanner, which reads images from it. '' on other runtimes.
+   */
+  storageHostPath: string;
   env: { name: string; value: string }[];
   resources: Record<string, unknown>;
   /** Handed to the scanner as the YAML string components.scanner.config. */
@@ -32,7 +38,10 @@ export interface ScannerConfig {
 
 export const DEFAULT_SCAN_TOTAL = '30m';
 export const DEFAULT_CACHE_DIR = '/var/lib/trivy';
+/** CRI-O's default storage root (crio.conf [crio] root). */
+export const DEFAULT_CRIO_STORAGE = '/var/lib/containers/storage';
 const RUNTIMES = ['containerd', 'crio', 'dockershim'];
+const KEYS = ['image', 'runtimeName', 'cacheHostPath', 'storageHostPath', 'env', 'resources', 'config'];
 
 export class ScannerConfigError extends Error {}
 
@@ -50,8 +59,7 @@ export function parseScanners(v: unknown): Record<string, ScannerConfig> {
     if (!SCANNER_NAME.test(name)) fail(`${at}: a scanner name is lowercase letters, digits and '-'`);
     if (!isObj(s)) return fail(`${at}: must be a mapping with at least image`);
     for (const k of Object.keys(s))
-      if (!['image', 'runtimeName', 'cacheHostPath', 'env', 'resources', 'config'].includes(k))
-        fail(`${at}.${k}: unknown key (known: image, runtimeName, cacheHostPath, env, resources, config)`);
+      if (!KEYS.includes(k)) fail(`${at}.${k}: unknown key (known: ${KEYS.join(', ')})`);
     if (typeof s.image !== 'string' || !s.image || /\s/.test(s.image))
       fail(`${at}.image: must be an image reference, got ${JSON.stringify(s.image)}`);
     const runtimeName = s.runtimeName ?? 'containerd';
@@ -60,6 +68,11 @@ export function parseScanners(v: unknown): Record<string, ScannerConfig> {
     const cacheHostPath = s.cacheHostPath ?? '';
     if (typeof cacheHostPath !== 'string' || (cacheHostPath && !cacheHostPath.startsWith('/')))
       fail(`${at}.cacheHostPath: must be an absolute host path, got ${JSON.stringify(s.cacheHostPath)}`);
+    const storage = s.storageHostPath ?? (runtimeName === 'crio' ? DEFAULT_CRIO_STORAGE : '');
+    if (storage && runtimeName !== 'crio')
+      fail(`${at}.storageHostPath: only for runtimeName: crio (containerd's images are read through its socket)`);
+    if (typeof storage !== 'string' || (storage && !storage.startsWith('/')))
+      fail(`${at}.storageHostPath: must be an absolute host path, got ${JSON.stringify(s.storageHostPath)}`);
     const env = s.env ?? [];
     if (!Array.isArray(env)) return fail(`${at}.env: must be a list of {name, value}`);
     const envList = env.map((e, i) => {
@@ -85,6 +98,7 @@ export function parseScanners(v: unknown): Record<string, ScannerConfig> {
       image: s.image as string,
       runtimeName: runtimeName as string,
       cacheHostPath: cacheHostPath as string,
+      storageHostPath: storage as string,
       env: envList,
       resources,
       config,

@@ -60,7 +60,7 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
   });
   const scanFailures = new Counter({
     name: 'inv_erase_scan_failures_total',
-    help: 'Scan mode: failed scans, by reason: one per image the scanner could not judge (db, timeout, scanner-error, no-reference, bad-report; kept unless deleteFailedImages), one per node whose whole scan failed (no-answer, invalid-answer, scanner-exit, config-mismatch, other; nothing removed there).',
+    help: 'Scan mode: failed scans, by reason: one per image the scanner could not judge (db, timeout, scanner-error, no-reference, bad-report, unreadable-image; kept unless deleteFailedImages), one per node whose whole scan failed (no-answer, invalid-answer, scanner-exit, config-mismatch, other; nothing removed there).',
     labelNames: ['reason'],
     registers,
   });

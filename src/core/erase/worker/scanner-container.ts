@@ -3,13 +3,18 @@
 // scanner contract"): an emptyDir at /run/eraser.sh/shared-data shared by both, the node's CRI
 // socket at /run/cri/cri.sock, the configuration file passed with --config in the shape Eraser's
 // scanners read (an EraserConfig whose components.scanner.config is a YAML string), and Eraser's
-// environment variables.
+// environment variables. On CRI-O (runtimeName crio) the node's image store is mounted read-only
+// too: Trivy cannot read CRI-O's images through its socket, so inv's scanner reads the store.
 import { isObj } from '../../guards.js';
 import { stringify } from 'yaml';
 import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
 import { severitiesOf, type ScanSpec } from '../spec/vuln-scan.js';
 import { DEFAULT_SCAN_TOTAL, type ScannerConfig } from '../config/scanners.js';
-import { CRI_SOCKET_IN_SCANNER, SHARED_DIR } from '../../contract/scanner-contract.js';
+import {
+  CRIO_STORE_IN_SCANNER,
+  CRI_SOCKET_IN_SCANNER,
+  SHARED_DIR,
+} from '../../contract/scanner-contract.js';
 import type { WorkerArgs } from '../../contract/worker-command.js';
 
 export const SCANNER_CONFIG_DIR = '/run/inv/scanner';
@@ -77,8 +82,15 @@ export function scannerContainer(name: string, scanner: ScannerConfig): Record<s
     ],
     resources: scanner.resources,
     terminationMessagePolicy: 'FallbackToLogsOnError',
-    // Root to open the runtime socket, as the worker; no capability, no privilege.
-    securityContext: SOCKET_CLIENT_SECURITY_CONTEXT,
+    // Root to open the runtime socket, as the worker; no privilege. On CRI-O, only the capability
+    // to read (never write) any file: an image's files keep their own owners and modes in the
+    // store, which a root without capabilities cannot all open. The mount is read-only.
+    securityContext: scanner.storageHostPath
+      ? {
+          ...SOCKET_CLIENT_SECURITY_CONTEXT,
+          capabilities: { drop: ['ALL'], add: ['DAC_READ_SEARCH'] },
+        }
+      : SOCKET_CLIENT_SECURITY_CONTEXT,
     volumeMounts: [
       { name: 'shared-data', mountPath: SHARED_DIR },
       { name: 'scanner-config', mountPath: SCANNER_CONFIG_DIR, readOnly: true },
@@ -86,6 +98,18 @@ export function scannerContainer(name: string, scanner: ScannerConfig): Record<s
       // Trivy writes its DB and scan cache here; without a host folder, a scratch one.
       { name: 'scanner-cache', mountPath: cacheDirOf(scanner) },
       { name: 'scanner-tmp', mountPath: '/tmp' },
+      // Read-only; HostToContainer so that the store's own mounts (running containers' root file
+      // systems) unmounted on the host are unmounted here too, never held open by the scanner.
+      ...(scanner.storageHostPath
+        ? [
+            {
+              name: 'crio-storage',
+              mountPath: CRIO_STORE_IN_SCANNER,
+              readOnly: true,
+              mountPropagation: 'HostToContainer',
+            },
+          ]
+        : []),
     ],
   };
 }
@@ -99,6 +123,9 @@ export function scanVolumes(configMap: string, scanner: ScannerConfig): Record<s
       ? { name: 'scanner-cache', hostPath: { path: scanner.cacheHostPath, type: 'DirectoryOrCreate' } }
       : { name: 'scanner-cache', emptyDir: {} },
     { name: 'scanner-tmp', emptyDir: {} },
+    ...(scanner.storageHostPath
+      ? [{ name: 'crio-storage', hostPath: { path: scanner.storageHostPath, type: 'Directory' } }]
+      : []),
   ];
 }
 
