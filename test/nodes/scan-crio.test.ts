@@ -30,7 +30,8 @@ interface CrioModule {
 }
 
 const criDir = (c: WholeCluster, i: number) => path.join(c.dir, `node-${i + 1}`, 'cri');
-const isCrio = (c: WholeCluster) => fs.readFileSync(path.join(criDir(c, 0), 'runtime'), 'utf8').trim() === 'crio';
+const isCrio = (c: WholeCluster) =>
+  fs.readFileSync(path.join(criDir(c, 0), 'runtime'), 'utf8').trim() === 'crio';
 
 /** Pulls the scanner image into every CRI-O node (from scripts/crio.mjs's loopback registry). */
 async function importScanner(c: WholeCluster, img: ScannerImage): Promise<void> {
@@ -40,14 +41,16 @@ async function importScanner(c: WholeCluster, img: ScannerImage): Promise<void> 
     const cri = await nodeCri(c, i);
     try {
       const id = img.id.replace(/^sha256:/, '');
-      await until(`${img.ref} on node ${i + 1}`, async () => (await cri.listImages()).some((x) => x.id === id));
+      await until(`${img.ref} on node ${i + 1}`, async () =>
+        (await cri.listImages()).some((x) => x.id === id),
+      );
     } finally {
       cri.close();
     }
   }
 }
 
-describe('erase --vulnerable on CRI-O nodes: inv node-scan judges the images in each node\'s store', function () {
+describe("erase --vulnerable on CRI-O nodes: inv node-scan judges the images in each node's store", function () {
   this.timeout(600_000);
   let c: WholeCluster;
   let env: NodeEraseEnv;
@@ -126,8 +129,10 @@ describe('erase --vulnerable on CRI-O nodes: inv node-scan judges the images in 
     // Per image, from each worker's own report.
     const rows = new Map<string, Map<string, { o: string; e?: string }>>();
     for (const [node, pod] of await env.workers(job.metadata.name)) {
-      const message = pod.status?.containerStatuses?.find((x) => x.name === 'remover')?.state?.terminated?.message;
-      const list = (JSON.parse(message ?? '{}') as { results?: { i: string; o: string; e?: string }[] }).results ?? [];
+      const message = pod.status?.containerStatuses?.find((x) => x.name === 'remover')?.state?.terminated
+        ?.message;
+      const list =
+        (JSON.parse(message ?? '{}') as { results?: { i: string; o: string; e?: string }[] }).results ?? [];
       rows.set(node, new Map(list.map((x) => [x.i, x])));
     }
     const outcome = (node: string, id: string) => rows.get(node)?.get(id)?.o;

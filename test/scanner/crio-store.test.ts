@@ -118,7 +118,10 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
       failed.map((f) => [f.image_id, f.reason]),
       [[candidate(damaged).image_id, 'unreadable-image']],
     );
-    assert.match(failed[0]!.message, /CRI-O's store cannot give the image: layer \w+: its files cannot be read \(ENOENT/);
+    assert.match(
+      failed[0]!.message,
+      /CRI-O's store cannot give the image: layer \w+: its files cannot be read \(ENOENT/,
+    );
     assert.match(stderr, /"runtime":"crio"/);
     const after = spawnSync('find', [store, '-newer', path.join(store, 'overlay-images', 'images.json')], {
       encoding: 'utf8',
@@ -134,11 +137,14 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
     const byId = new Map(failed.map((f) => [f.image_id, f]));
     for (const b of [vuln, clean]) {
       assert.equal(byId.get(candidate(b).image_id)?.reason, 'unreadable-image');
-      assert.match(byId.get(candidate(b).image_id)!.message, /its layers are \d+ bytes, more than the per-image limit of 102400 bytes \(maxImageSize\)/);
+      assert.match(
+        byId.get(candidate(b).image_id)!.message,
+        /its layers are \d+ bytes, more than the per-image limit of 102400 bytes \(maxImageSize\)/,
+      );
     }
   });
 
-  it("a store of another driver: each image scan-failed, naming the driver; no store at all: exit 2 before anything is read", async () => {
+  it('a store of another driver: each image scan-failed, naming the driver; no store at all: exit 2 before anything is read', async () => {
     const vfs = fs.mkdtempSync(path.join(tmp, 'vfs-store-'));
     fs.mkdirSync(path.join(vfs, 'vfs-images'));
     const { answer, shared } = await scan(vfs);
@@ -162,6 +168,9 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
       { encoding: 'utf8', timeout: 30_000 },
     );
     assert.equal(r.status, 2, r.stderr);
-    assert.match(r.stderr, /the node runs CRI-O, whose images are read from its store, but cannot read CRI-O's image store at \S+no-such-store: .*set the scanner's runtimeName: crio/);
+    assert.match(
+      r.stderr,
+      /the node runs CRI-O, whose images are read from its store, but cannot read CRI-O's image store at \S+no-such-store: .*set the scanner's runtimeName: crio/,
+    );
   });
 });

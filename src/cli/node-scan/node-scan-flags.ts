@@ -22,7 +22,8 @@ export const nodeScanFlags = {
     default: CRI_SOCKET_IN_SCANNER,
   }),
   'crio-store': Flags.string({
-    description: "CRI-O nodes: the node's image store (containers/storage), as mounted read-only in this container.",
+    description:
+      "CRI-O nodes: the node's image store (containers/storage), as mounted read-only in this container.",
     default: CRIO_STORE_IN_SCANNER,
   }),
   trivy: Flags.string({ description: 'The Trivy binary.', default: '/trivy' }),

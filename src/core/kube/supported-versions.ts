@@ -130,9 +130,18 @@ export interface TestedRuntime extends Coverage {
 
 /**
  * The real-node suites the crio run runs (named images, `*` with protection, thresholds, waves,
- * check --nodes, scoped prunes and keep-newest by the creation time CRI-O reports).
+ * check --nodes, scoped prunes and keep-newest by the creation time CRI-O reports, scan mode from
+ * CRI-O's store).
  */
-const CRIO_SUITES = ['erase', 'protect', 'threshold', 'rollout', 'check-nodes', 'scope-retention'];
+const CRIO_SUITES = [
+  'erase',
+  'protect',
+  'threshold',
+  'rollout',
+  'check-nodes',
+  'scope-retention',
+  'scan-crio',
+];
 
 export const TESTED_RUNTIMES: readonly TestedRuntime[] = [
   {
@@ -166,7 +175,11 @@ export const TESTED_RUNTIMES: readonly TestedRuntime[] = [
     why: 'a version skew: CRI-O’s minor follows Kubernetes’s, and 1.34 runs here under the 1.37 kubelet; only the erase suites run on it',
     suites: CRIO_SUITES,
     runs: ['crio', 'suite'],
-    tests: [...CRIO_SUITES.map((s) => `test/nodes/${s}.test.ts`), 'test/noderemove/crio.test.ts'],
+    tests: [
+      ...CRIO_SUITES.map((s) => `test/nodes/${s}.test.ts`),
+      'test/noderemove/crio.test.ts',
+      'test/scanner/crio-store.test.ts',
+    ],
   },
 ];
 

@@ -134,7 +134,9 @@ function checkLayers(id: string, config: Buffer, layers: StoreLayer[]): void {
   try {
     diffIds = (JSON.parse(config.toString('utf8')) as { rootfs?: { diff_ids?: unknown } }).rootfs?.diff_ids;
   } catch (e) {
-    throw new UnreadableImage(`image ${id.slice(0, 12)}: its configuration is not JSON: ${(e as Error).message}`);
+    throw new UnreadableImage(
+      `image ${id.slice(0, 12)}: its configuration is not JSON: ${(e as Error).message}`,
+    );
   }
   const want = Array.isArray(diffIds) ? diffIds : [];
   if (want.length !== layers.length || want.some((d, i) => d !== layers[i]!.diffDigest))

@@ -26,9 +26,11 @@ interface Entry {
 
 /** The file an entry names, inside `diffDir`; a name that would leave it is refused. */
 function fileOf(diffDir: string, e: Entry): string {
-  const name = e.name_raw !== undefined ? Buffer.from(e.name_raw, 'base64').toString('latin1') : (e.name ?? '');
+  const name =
+    e.name_raw !== undefined ? Buffer.from(e.name_raw, 'base64').toString('latin1') : (e.name ?? '');
   const rel = path.posix.normalize(`/${name}`).slice(1);
-  if (!rel || rel.split('/').includes('..')) throw new UnreadableImage(`tar-split names ${JSON.stringify(name)}`);
+  if (!rel || rel.split('/').includes('..'))
+    throw new UnreadableImage(`tar-split names ${JSON.stringify(name)}`);
   return path.join(diffDir, rel);
 }
 
@@ -66,7 +68,8 @@ export async function* layerTar(layer: StoreLayer): AsyncGenerator<Buffer> {
     for await (const line of lines) {
       n++;
       if (!line) continue;
-      if (line.length > MAX_LINE) throw new UnreadableImage(`layer ${layer.id.slice(0, 12)}: tar-split line too long`);
+      if (line.length > MAX_LINE)
+        throw new UnreadableImage(`layer ${layer.id.slice(0, 12)}: tar-split line too long`);
       let e: Entry;
       try {
         e = JSON.parse(line) as Entry;

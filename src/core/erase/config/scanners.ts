@@ -70,7 +70,9 @@ export function parseScanners(v: unknown): Record<string, ScannerConfig> {
       fail(`${at}.cacheHostPath: must be an absolute host path, got ${JSON.stringify(s.cacheHostPath)}`);
     const storage = s.storageHostPath ?? (runtimeName === 'crio' ? DEFAULT_CRIO_STORAGE : '');
     if (storage && runtimeName !== 'crio')
-      fail(`${at}.storageHostPath: only for runtimeName: crio (containerd's images are read through its socket)`);
+      fail(
+        `${at}.storageHostPath: only for runtimeName: crio (containerd's images are read through its socket)`,
+      );
     if (typeof storage !== 'string' || (storage && !storage.startsWith('/')))
       fail(`${at}.storageHostPath: must be an absolute host path, got ${JSON.stringify(s.storageHostPath)}`);
     const env = s.env ?? [];

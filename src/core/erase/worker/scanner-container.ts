@@ -10,11 +10,7 @@ import { stringify } from 'yaml';
 import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
 import { severitiesOf, type ScanSpec } from '../spec/vuln-scan.js';
 import { DEFAULT_SCAN_TOTAL, type ScannerConfig } from '../config/scanners.js';
-import {
-  CRIO_STORE_IN_SCANNER,
-  CRI_SOCKET_IN_SCANNER,
-  SHARED_DIR,
-} from '../../contract/scanner-contract.js';
+import { CRIO_STORE_IN_SCANNER, CRI_SOCKET_IN_SCANNER, SHARED_DIR } from '../../contract/scanner-contract.js';
 import type { WorkerArgs } from '../../contract/worker-command.js';
 
 export const SCANNER_CONFIG_DIR = '/run/inv/scanner';
