@@ -2,7 +2,8 @@
 // instance): `inv node-scan` reads each candidate from CRI-O's own store (containers/storage,
 // overlay driver), read-only, and Trivy (v0.74.0, the test DB) judges it. The test plays the
 // collector/remover side of Eraser's contract. Besides vulnerable and clean: a layer whose files
-// were removed, a per-image byte limit, a store of another driver, and no store at all.
+// were removed, a per-image byte limit, a store of another driver, and no store at all. And what
+// Eraser's Trivy scanner does on CRI-O: Trivy's Podman source pointed at CRI-O's socket.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -142,6 +143,36 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
         /its layers are \d+ bytes, more than the per-image limit of 102400 bytes \(maxImageSize\)/,
       );
     }
+  });
+
+  it("Eraser's way on CRI-O: Trivy's Podman source at CRI-O's socket finds no image (CRI-O answers Podman's request 404)", () => {
+    // Eraser's scanner links podman/podman.sock to the CRI socket and runs --image-src podman;
+    // Trivy looks for $XDG_RUNTIME_DIR/podman/podman.sock.
+    const xdg = fs.mkdtempSync(path.join(tmp, 'xdg-'));
+    fs.mkdirSync(path.join(xdg, 'podman'));
+    fs.symlinkSync(socket, path.join(xdg, 'podman', 'podman.sock'));
+    const trivyRun = (env: Record<string, string>) =>
+      spawnSync(
+        trivy,
+        [
+          ...['image', '--image-src', 'podman', '--format', 'json', '--cache-dir', cache],
+          ...['--skip-db-update', '--skip-java-db-update', '--offline-scan', '--skip-version-check'],
+          ...['--disable-telemetry', '--cache-backend', 'memory', '--scanners', 'vuln', vuln.refs[0]!],
+        ],
+        {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env },
+          cwd: tmp,
+          timeout: 120_000,
+        },
+      );
+    const r = trivyRun({ XDG_RUNTIME_DIR: xdg });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /unable to find the specified image .* in \["podman"\]/);
+    assert.match(r.stderr, /unknown status code from Podman: 404/);
+    const none = trivyRun({});
+    assert.equal(none.status, 1, none.stderr);
+    assert.match(none.stderr, /no podman socket found: stat podman\/podman\.sock/);
   });
 
   it('a store of another driver: each image scan-failed, naming the driver; no store at all: exit 2 before anything is read', async () => {

@@ -8,7 +8,12 @@ import { scanProblems } from '../../src/core/erase/spec/vuln-scan.js';
 import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../src/core/erase/config/config.js';
 import { unknownScanner } from '../../src/core/erase/config/scanners.js';
 import { workerPodSpec } from '../../src/core/erase/worker/pod-spec.js';
-import { scannerConfigText } from '../../src/core/erase/worker/scanner-container.js';
+import {
+  scannerConfigText,
+  scannerContainer,
+  scanVolumes,
+} from '../../src/core/erase/worker/scanner-container.js';
+import { parseTrivySettings } from '../../src/core/scanner/trivy-config.js';
 import type { ImageJob } from '../../src/core/erase/api/types.js';
 import { completeErase, validateErase, type EraseFlags } from '../../src/cli/erase/erase-options.js';
 
@@ -136,6 +141,57 @@ describe('scan mode (pure)', () => {
       () => workerPodSpec(job, { worker: cfg.worker, runtimeSocket: '/x', scanners: {} }),
       /not configured/,
     );
+  });
+
+  it("CRI-O: the administrator's store path mounted read-only in the scanner, with only the capability to read", () => {
+    const cfg = parseConfig('scanners:\n  trivy:\n    image: s:1\n    runtimeName: crio\n');
+    const crio = cfg.scanners!.trivy!;
+    assert.equal(crio.storageHostPath, '/var/lib/containers/storage');
+    const other = parseConfig(
+      'scanners:\n  trivy:\n    image: s:1\n    runtimeName: crio\n    storageHostPath: /data/crio\n',
+    );
+    assert.equal(other.scanners!.trivy!.storageHostPath, '/data/crio');
+    assert.throws(
+      () => parseConfig('scanners:\n  trivy:\n    image: s:1\n    storageHostPath: /data/crio\n'),
+      /storageHostPath: only for runtimeName: crio/,
+    );
+    assert.throws(
+      () =>
+        parseConfig('scanners:\n  trivy:\n    image: s:1\n    runtimeName: crio\n    storageHostPath: rel\n'),
+      /must be an absolute host path/,
+    );
+    const c = scannerContainer('trivy', crio) as {
+      volumeMounts: { name: string; mountPath: string; readOnly?: boolean; mountPropagation?: string }[];
+      securityContext: { capabilities: unknown; readOnlyRootFilesystem: boolean };
+    };
+    assert.deepEqual(
+      c.volumeMounts.find((m) => m.name === 'crio-storage'),
+      {
+        name: 'crio-storage',
+        mountPath: '/run/inv/crio-storage',
+        readOnly: true,
+        mountPropagation: 'HostToContainer',
+      },
+    );
+    assert.deepEqual(c.securityContext.capabilities, { drop: ['ALL'], add: ['DAC_READ_SEARCH'] });
+    assert.equal(c.securityContext.readOnlyRootFilesystem, true);
+    assert.deepEqual(
+      scanVolumes('cm', crio).find((v) => v.name === 'crio-storage'),
+      { name: 'crio-storage', hostPath: { path: '/var/lib/containers/storage', type: 'Directory' } },
+    );
+    // containerd: no store, no capability.
+    const plain = parseConfig('scanners:\n  trivy:\n    image: s:1\n').scanners!.trivy!;
+    const p = scannerContainer('trivy', plain) as {
+      volumeMounts: { name: string }[];
+      securityContext: { capabilities: unknown };
+    };
+    assert.ok(!p.volumeMounts.some((m) => m.name === 'crio-storage'));
+    assert.deepEqual(p.securityContext.capabilities, { drop: ['ALL'] });
+    assert.ok(!scanVolumes('cm', plain).some((v) => v.name === 'crio-storage'));
+    // The scanner's own per-image byte bound.
+    assert.equal(parseTrivySettings('').maxImageBytes, 20 * 1024 ** 3);
+    assert.equal(parseTrivySettings('maxImageSize: 2Gi').maxImageBytes, 2 * 1024 ** 3);
+    assert.throws(() => parseTrivySettings('maxImageSize: lots'), /maxImageSize: not a size/);
   });
 
   it('inv erase --vulnerable: the * targets and spec.scan; policy flags need --vulnerable; bad values named', () => {
