@@ -2,8 +2,9 @@
 // instance): `inv node-scan` reads each candidate from CRI-O's own store (containers/storage,
 // overlay driver), read-only, and Trivy (v0.74.0, the test DB) judges it. The test plays the
 // collector/remover side of Eraser's contract. Besides vulnerable and clean: a layer whose files
-// were removed, a per-image byte limit, a store of another driver, and no store at all. And what
-// Eraser's Trivy scanner does on CRI-O: Trivy's Podman source pointed at CRI-O's socket.
+// were removed, a layer missing one file, a per-image byte limit, a store of another driver, and
+// no store at all. And what Eraser's Trivy scanner does on CRI-O: Trivy's Podman source pointed
+// at CRI-O's socket.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -52,7 +53,7 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
   let socket = '';
   let trivy = '';
   let cache = '';
-  let vuln: BuiltImage, clean: BuiltImage, damaged: BuiltImage;
+  let vuln: BuiltImage, clean: BuiltImage, damaged: BuiltImage, lacking: BuiltImage;
   const tag = crypto.randomBytes(3).toString('hex');
   const candidate = (b: BuiltImage): ContractImage => ({
     image_id: b.id.replace(/^sha256:/, ''),
@@ -65,7 +66,7 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
       trivy,
       socket,
       settings: { cacheDir: cache, skipDBUpdate: true, timeout: { total: '5m', perImage: '2m' }, ...extra },
-      candidates: [vuln, clean, damaged].map(candidate),
+      candidates: [vuln, clean, damaged, lacking].map(candidate),
       args: ['--crio-store', store],
       env,
     });
@@ -82,19 +83,22 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
     if (fs.readFileSync(path.join(dir, 'snapshotter'), 'utf8').trim() !== 'overlay') this.skip();
     trivy = await trivyBinary();
     cache = await testDbCache(fs.mkdtempSync(path.join(tmp, 'trivy-')));
-    [vuln, clean, damaged] = (await crio.importImages(dir, [
+    [vuln, clean, damaged, lacking] = (await crio.importImages(dir, [
       ownImage(`docker.io/inv-test/crio-vuln-${tag}:1`, VULNERABLE_BASH, `vuln-${tag}`),
       ownImage(`docker.io/inv-test/crio-clean-${tag}:1`, CLEAN_BASH, `clean-${tag}`),
       ownImage(`docker.io/inv-test/crio-damaged-${tag}:1`, VULNERABLE_BASH, `damaged-${tag}`),
-    ])) as [BuiltImage, BuiltImage, BuiltImage];
+      ownImage(`docker.io/inv-test/crio-lacking-${tag}:1`, VULNERABLE_BASH, `lacking-${tag}`),
+    ])) as [BuiltImage, BuiltImage, BuiltImage, BuiltImage];
     // The damaged image: its own top layer's unpacked files are gone (a disk fault, a hand).
     const store = path.join(dir, 'storage');
     const images = JSON.parse(fs.readFileSync(path.join(store, 'overlay-images', 'images.json'), 'utf8')) as {
       id: string;
       layer: string;
     }[];
-    const top = images.find((i) => i.id === candidate(damaged).image_id)!.layer;
-    fs.rmSync(path.join(store, 'overlay', top, 'diff'), { recursive: true });
+    const top = (b: BuiltImage) => images.find((i) => i.id === candidate(b).image_id)!.layer;
+    fs.rmSync(path.join(store, 'overlay', top(damaged), 'diff'), { recursive: true });
+    // The lacking image: one file of its own layer is gone, found only while the layer is served.
+    fs.rmSync(path.join(store, 'overlay', top(lacking), 'diff', 'var', 'lib', 'dpkg', 'status'));
   });
   after(async () => {
     if (dir) await script.down(dir);
@@ -117,11 +121,18 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
     const failed = failures(shared);
     assert.deepEqual(
       failed.map((f) => [f.image_id, f.reason]),
-      [[candidate(damaged).image_id, 'unreadable-image']],
+      [
+        [candidate(damaged).image_id, 'unreadable-image'],
+        [candidate(lacking).image_id, 'unreadable-image'],
+      ],
     );
     assert.match(
       failed[0]!.message,
       /CRI-O's store cannot give the image: layer \w+: its files cannot be read \(ENOENT/,
+    );
+    assert.match(
+      failed[1]!.message,
+      /CRI-O's store cannot give the image: layer \w+: a file is missing from its files \(ENOENT: \S+var\/lib\/dpkg\/status\)/,
     );
     assert.match(stderr, /"runtime":"crio"/);
     const after = spawnSync('find', [store, '-newer', path.join(store, 'overlay-images', 'images.json')], {
@@ -134,7 +145,7 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
     const { answer, shared } = await scan(path.join(dir, 'storage'), { maxImageSize: '100Ki' });
     assert.deepEqual(answer, []);
     const failed = failures(shared);
-    assert.equal(failed.length, 3);
+    assert.equal(failed.length, 4);
     const byId = new Map(failed.map((f) => [f.image_id, f]));
     for (const b of [vuln, clean]) {
       assert.equal(byId.get(candidate(b).image_id)?.reason, 'unreadable-image');
@@ -181,7 +192,7 @@ describe("scan mode on CRI-O: inv node-scan reads the node's own store", functio
     const { answer, shared } = await scan(vfs);
     assert.deepEqual(answer, []);
     const failed = failures(shared);
-    assert.equal(failed.length, 3);
+    assert.equal(failed.length, 4);
     for (const f of failed) {
       assert.equal(f.reason, 'unreadable-image');
       assert.match(f.message, /CRI-O's storage driver is vfs; inv's scanner reads only overlay stores/);
