@@ -105,14 +105,15 @@ describe('erase: scenarios', function () {
     env.startKubelet((node) => (node.startsWith('hung-') ? 'hang' : 'run'));
     const name = `timeout-${env.tag}`;
     const t0 = Date.now();
-    const job = await env.wait(name, await env.erase({ name, images: ['busybox'], jobTimeout: '3s' }));
+    // A deadline the healthy node's worker meets even on a loaded machine (3 s did not, once).
+    const job = await env.wait(name, await env.erase({ name, images: ['busybox'], jobTimeout: '8s' }));
     const took = Date.now() - t0;
     assert.equal(job.status?.phase, 'Failed');
     const r = results(job);
     // The reason names the worker Pod and its state, not a bare "timeout".
     assert.match(r[nodes[1]!]!.reason, /^timeout: Pod timeout-\S+ Running$/);
     assert.equal(r[nodes[0]!]!.outcome, 'Succeeded', r[nodes[0]!]!.reason);
-    assert.ok(took >= 3000 && took < 15_000, `finished after ${took} ms (never before the 3 s timeout)`);
+    assert.ok(took >= 8000 && took < 30_000, `finished after ${took} ms (never before the 8 s timeout)`);
     // The hung worker's Pod is deleted at once (the fake kubelet finalizes it).
     await waitFor('hung Pod deleted', async () => (await env.objects('pods')).length === 1, 10_000);
   });

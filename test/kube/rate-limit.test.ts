@@ -72,13 +72,21 @@ describe('write rate limit against the real API server', function () {
         spec: { containers: images.map((image, i) => ({ name: `c${i}`, image })) },
       },
     });
-    // When each token was granted: a write is sent after its grant, and the first one may be
-    // sent late (it also waits for credentials), so the pace is measured from the first grant.
+    // When each token is granted, as the bucket scheduled it (the time of its reservation plus
+    // its wait), not when the waiting code got to run: under load a continuation runs late,
+    // and a late first grant made a later one look early. A write is sent after its grant.
     const grants: number[] = [];
     const limiter = new (class extends TokenBucket {
-      override async take(signal?: AbortSignal): Promise<void> {
-        await super.take(signal);
-        grants.push(performance.now());
+      override take(signal?: AbortSignal): Promise<void> {
+        const taking = super.take(signal); // reserves synchronously, before its first await
+        grants.push(this.reservedAt);
+        return taking;
+      }
+      reservedAt = 0;
+      override reserve(): number {
+        const ms = super.reserve();
+        this.reservedAt = performance.now() + Math.max(0, ms);
+        return ms;
       }
     })({ qps: 10, burst: 2 });
     const d = await startDaemon(env.kc, { namespaces: [ns], rest: { writeLimiter: limiter } });
