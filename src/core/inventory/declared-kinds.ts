@@ -6,6 +6,7 @@
 import { Ajv } from 'ajv';
 import jsyaml from 'js-yaml';
 import { BUILTIN, OWNER_KINDS, type SourceKindSpec } from './source-kinds.js';
+import { IMAGE_FIELD_LIMITS, ImageFieldPathError, parseImageFieldPath } from './image-fields.js';
 
 /** The daemon's declared source kinds: this ConfigMap in its namespace, this key (deploy/source-kinds.yaml). */
 export const SOURCE_KINDS_CONFIGMAP = 'inv-source-kinds';
@@ -52,8 +53,22 @@ export const SOURCE_KINDS_SCHEMA = {
           podTemplates: paths,
           /** Paths of references ({kind, name}) to a source object whose templates count too. */
           workloadRefs: paths,
+          /** Paths of image strings (spec.image, spec.steps[*].image): grammar in ./image-fields.ts. */
+          imageFields: {
+            type: 'array',
+            maxItems: 16,
+            uniqueItems: true,
+            items: { type: 'string', minLength: 1, maxLength: IMAGE_FIELD_LIMITS.maxLength },
+          },
+          /** Namespaced (the default) or Cluster: then its images are kept in `namespace`. */
+          scope: { enum: ['Namespaced', 'Cluster'] },
+          namespace: { type: 'string', maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
         },
-        anyOf: [{ required: ['podTemplates'] }, { required: ['workloadRefs'] }],
+        anyOf: [
+          { required: ['podTemplates'] },
+          { required: ['workloadRefs'] },
+          { required: ['imageFields'] },
+        ],
       },
     },
   },
@@ -70,6 +85,9 @@ interface DeclaredKind {
   plural?: string;
   podTemplates?: string[];
   workloadRefs?: string[];
+  imageFields?: string[];
+  scope?: 'Namespaced' | 'Cluster';
+  namespace?: string;
 }
 
 // Path segments that would reach an object's prototype when the stripper builds the path.
@@ -105,6 +123,24 @@ export function parseSourceKinds(text: string, name: string): SourceKindSpec[] {
     for (const p of [...(k.podTemplates ?? []), ...(k.workloadRefs ?? [])])
       if (p.split('.').some((s) => FORBIDDEN_SEGMENTS.has(s)))
         throw new SourceKindsError(`${where}: path ${p} is not a field path`);
+    const imageFields = (k.imageFields ?? []).map((p) => {
+      try {
+        return parseImageFieldPath(p);
+      } catch (e) {
+        if (e instanceof ImageFieldPathError) throw new SourceKindsError(`${where}: ${e.message}`);
+        throw e;
+      }
+    });
+    const cluster = k.scope === 'Cluster';
+    if (cluster && !k.namespace)
+      throw new SourceKindsError(
+        `${where}: a cluster-scoped kind needs namespace: the namespace that keeps its Images`,
+      );
+    if (!cluster && k.namespace !== undefined)
+      throw new SourceKindsError(`${where}: namespace is only for a cluster-scoped kind (scope: Cluster)`);
+    // A reference names an object in the same namespace: a cluster-scoped object has none.
+    if (cluster && k.workloadRefs?.length)
+      throw new SourceKindsError(`${where}: a cluster-scoped kind cannot have workloadRefs`);
     out.push({
       kind: k.kind,
       group: k.group,
@@ -113,6 +149,8 @@ export function parseSourceKinds(text: string, name: string): SourceKindSpec[] {
       key: `${k.kind}.${k.group}`,
       podSpecs: (k.podTemplates ?? []).map((p) => `${p}.spec`),
       ...(k.workloadRefs?.length ? { workloadRefs: k.workloadRefs } : {}),
+      ...(imageFields.length ? { imageFields } : {}),
+      ...(cluster ? { namespace: k.namespace } : {}),
       declared: true,
     });
   }

@@ -15,7 +15,7 @@ export interface SkippedKind {
 
 export interface DiscoveredKinds {
   kinds: SourceKinds;
-  /** The declared kinds in force (served, namespaced). */
+  /** The declared kinds in force (served, in the scope declared). */
   served: SourceKindSpec[];
   skipped: SkippedKind[];
 }
@@ -53,8 +53,17 @@ export async function discoverKinds(
       skipped.push({ ...id, reason: `${k.kind}.${gv} is not served (is its CRD installed?)` });
       continue;
     }
-    if (!r.namespaced) {
-      skipped.push({ ...id, reason: `${k.kind}.${gv} is cluster-scoped; only namespaced kinds are sources` });
+    // The entry says its scope (a cluster-scoped kind names the namespace of its Images): a
+    // server that disagrees serves another kind than the one declared.
+    if (!r.namespaced && !k.namespace) {
+      skipped.push({
+        ...id,
+        reason: `${k.kind}.${gv} is cluster-scoped; declare it with scope: Cluster and a namespace`,
+      });
+      continue;
+    }
+    if (r.namespaced && k.namespace) {
+      skipped.push({ ...id, reason: `${k.kind}.${gv} is namespaced, not cluster-scoped (scope: Cluster)` });
       continue;
     }
     if (k.plural && k.plural !== r.name) {

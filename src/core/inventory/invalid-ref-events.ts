@@ -83,6 +83,14 @@ export class InvalidRefReporter {
   }
 }
 
+/** The message: a container's bad image, or an image field's (which may hold no string at all). */
+function problem(ref: InvalidRef): string {
+  if (ref.field && ref.image === '' && ref.reason !== 'empty image')
+    return `field ${ref.container}: ${ref.reason}`;
+  const what = ref.field ? 'field' : 'container';
+  return `${what} ${ref.container}: image ${JSON.stringify(abbreviate(ref.image))} is not a valid reference: ${ref.reason}`;
+}
+
 function eventBody(namespace: string, name: string, ref: InvalidRef, uid: string | undefined): unknown {
   const now = new Date().toISOString();
   return {
@@ -95,12 +103,10 @@ function eventBody(namespace: string, name: string, ref: InvalidRef, uid: string
       name: ref.name,
       namespace,
       uid,
-      fieldPath: `spec.containers{${ref.container}}`,
+      fieldPath: ref.field ? ref.container : `spec.containers{${ref.container}}`,
     },
     reason: EVENT_REASON,
-    message: limitMessage(
-      `container ${ref.container}: image ${JSON.stringify(abbreviate(ref.image))} is not a valid reference: ${ref.reason}`,
-    ),
+    message: limitMessage(problem(ref)),
     type: 'Warning',
     source: { component: EVENT_COMPONENT },
     reportingComponent: EVENT_COMPONENT,

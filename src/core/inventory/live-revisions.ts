@@ -13,6 +13,7 @@
 // to the workload, as the user `Deployment/web (ReplicaSet web-5d4f8c, 3 Pods)` or
 // `StatefulSet/db (earlier revision, 1 Pod)`. Pure.
 import { atPath, type SourceKindSpec, type SourceKinds } from './source-kinds.js';
+import { imagesAt } from './image-fields.js';
 import type { Container, OwnerReference, PodObject, PodSpec, SourceObject } from './source-fields.js';
 
 /** The live source object an owned Pod's chain ends at, and its controller on the way. */
@@ -55,6 +56,7 @@ export function templateImages(
         if (c.image) set!.add(c.image);
     };
     for (const p of spec.podSpecs) add(atPath(o, p) as PodSpec | undefined);
+    for (const p of spec.imageFields ?? []) for (const f of imagesAt(o, p)) if (f.image) set.add(f.image);
     for (const p of spec.workloadRefs ?? []) {
       const ref = atPath(o, p) as { kind?: string; name?: string } | undefined;
       const target = ref?.kind ? kinds.byKind(ref.kind) : undefined;

@@ -7,6 +7,7 @@ import { normalizeRef } from '../refs/normalize.js';
 import { LiveRevisions, templateImages, type LiveSource } from './live-revisions.js';
 import { controllerOf, isReplicaSetRef, settledByDeploymentName } from './owner-by-name.js';
 import { atPath, BUILTIN, groupOf, OWNER_KINDS, type SourceKinds } from './source-kinds.js';
+import { imagesAt } from './image-fields.js';
 import type {
   Container,
   CronJobObject,
@@ -25,7 +26,10 @@ export interface InvalidRef {
   source: string;
   kind: Kind;
   name: string;
+  /** The container's name; for an image field (`field` set), the field's place. */
   container: string;
+  /** Set when the ref is an image field's (`spec.steps[2].image`), not a container's. */
+  field?: true;
   /** The image exactly as written (possibly empty). */
   image: string;
   reason: string;
@@ -78,6 +82,31 @@ export function desiredImages(
       for (const path of k.podSpecs)
         credit(k.kind, o.metadata.name, allContainers(atPath(o, path) as PodSpec));
       for (const path of k.workloadRefs ?? []) creditWorkloadRef(k.kind, o, path, ctx, counts);
+      for (const path of k.imageFields ?? [])
+        for (const f of imagesAt(o, path)) {
+          if (f.image !== undefined)
+            addImage(
+              out,
+              namespace,
+              k.kind,
+              o.metadata.name,
+              { name: f.at, image: f.image },
+              undefined,
+              undefined,
+              true,
+            );
+          else
+            out.invalid.push({
+              namespace,
+              source: `${k.kind}/${o.metadata.name}`,
+              kind: k.kind,
+              name: o.metadata.name,
+              container: f.at,
+              field: true,
+              image: '',
+              reason: f.problem!,
+            });
+        }
     }
   }
   // Images live Pods run that their workloads' current templates lack (./live-revisions.ts).
@@ -263,6 +292,7 @@ function addImage(
   c: Container,
   carrier: Carrier = { kind, name },
   user = `${kind}/${name}`,
+  field = false,
 ): void {
   const image = c.image ?? '';
   const r = image.trim() === '' ? { ok: false as const, reason: 'empty image' } : normalizeRef(image);
@@ -274,6 +304,7 @@ function addImage(
       kind: carrier.kind,
       name: carrier.name,
       container: c.name,
+      ...(field ? { field: true as const } : {}),
       image,
       reason: r.reason,
     });

@@ -6,6 +6,7 @@
 // Adding a built-in kind: one entry here (and its row in kube/kinds.ts), its rule in rules.ts only if it has a special one, and a
 // test. Pure data and small pure helpers: no I/O.
 import { apiVersionOf, KINDS, type KindName } from '../kube/kinds.js';
+import type { ImageFieldPath } from './image-fields.js';
 
 export interface SourceKindSpec {
   kind: string;
@@ -22,6 +23,13 @@ export interface SourceKindSpec {
    * source object in the same namespace, whose PodSpecs this kind is credited with too.
    */
   workloadRefs?: readonly string[];
+  /** Image string fields (`spec.steps[*].image`), parsed (./image-fields.ts). */
+  imageFields?: readonly ImageFieldPath[];
+  /**
+   * Set for a cluster-scoped kind only: the namespace its objects count in (their Images are
+   * kept there). Namespaced kinds (every built-in one) leave it unset.
+   */
+  namespace?: string;
   /** Declared by the administrator (--source-kinds), not built in. */
   declared?: boolean;
 }

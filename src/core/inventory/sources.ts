@@ -15,15 +15,22 @@ import { stripMetadata, stripperFor, type RawObject, type StrippedObject } from 
 import type { NamespaceObjects } from './source-fields.js';
 
 export function collectionPath(k: SourceKindSpec | OwnerKindSpec, namespace?: string): string {
-  // Every source and owner kind is namespaced; a declared kind's plural comes from discovery.
-  return resourcePath({ group: k.group, version: k.version, plural: k.plural, namespaced: true }, namespace);
+  // A declared kind's plural comes from discovery. A cluster-scoped kind (`namespace` set) has
+  // one collection, whichever namespace asks: only its own namespace does (inScope below).
+  const cluster = 'namespace' in k && k.namespace !== undefined;
+  const { group, version, plural } = k;
+  return resourcePath({ group, version, plural, namespaced: !cluster }, cluster ? undefined : namespace);
 }
+
+/** Whether `k`'s objects can count in `namespace`: a cluster-scoped kind's count in one only. */
+export const countsIn = (k: SourceKindSpec | OwnerKindSpec, namespace: string | undefined): boolean =>
+  !('namespace' in k) || k.namespace === undefined || namespace === undefined || namespace === k.namespace;
 
 const strippers = new WeakMap<SourceKindSpec, (o: RawObject) => StrippedObject>();
 export function stripFor(k: SourceKindSpec | OwnerKindSpec): (o: RawObject) => StrippedObject {
   if (!('podSpecs' in k)) return stripMetadata;
   let s = strippers.get(k);
-  if (!s) strippers.set(k, (s = stripperFor(k.podSpecs, k.workloadRefs)));
+  if (!s) strippers.set(k, (s = stripperFor(k.podSpecs, k.workloadRefs, k.imageFields, k.namespace)));
   return s;
 }
 
@@ -64,7 +71,9 @@ export async function listNamespaceObjects(
   const list = async (ks: readonly (SourceKindSpec | OwnerKindSpec)[], out: NamespaceObjects) => {
     const lists = await Promise.all(
       ks.map((k) =>
-        listKind(rest, k, namespace, labelSelector && 'podSpecs' in k ? { labelSelector } : undefined),
+        countsIn(k, namespace)
+          ? listKind(rest, k, namespace, labelSelector && 'podSpecs' in k ? { labelSelector } : undefined)
+          : { items: [] },
       ),
     );
     ks.forEach((k, i) => (out[k.key] = lists[i]!.items));

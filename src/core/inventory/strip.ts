@@ -1,6 +1,7 @@
 // Reduces API objects to the few fields the source-to-kinds rules read, as soon as they
 // arrive from a LIST or a watch. At cluster scale (tens of thousands of Pods) this is what
 // keeps memory small: everything else in a Pod (status, volumes, env, managedFields) is dropped.
+import { projectImageFields, type ImageFieldPath } from './image-fields.js';
 
 interface RawMeta {
   name?: string;
@@ -131,11 +132,16 @@ function setPath(root: Record<string, unknown>, path: readonly string[], v: unkn
 export function stripperFor(
   podSpecs: readonly string[],
   refs: readonly string[] = [],
+  imageFields: readonly ImageFieldPath[] = [],
+  /** A cluster-scoped kind's: its objects count in this namespace (source-kinds.ts). */
+  namespace?: string,
 ): (o: RawObject) => StrippedObject {
   const specs = podSpecs.map((p) => p.split('.'));
   const refPaths = refs.map((p) => p.split('.'));
   return (o) => {
-    const out: Record<string, unknown> = { metadata: meta(o.metadata) };
+    const m = meta(o.metadata);
+    if (namespace) m.namespace = namespace;
+    const out: Record<string, unknown> = { metadata: m };
     for (const path of specs) {
       let v: unknown = o;
       for (const p of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
@@ -151,6 +157,7 @@ export function stripperFor(
         setPath(out, path, ref);
       }
     }
+    if (imageFields.length) projectImageFields(o, imageFields, out);
     return out as unknown as StrippedObject;
   };
 }

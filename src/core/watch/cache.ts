@@ -87,6 +87,8 @@ export class InventoryCache implements Runnable {
   readonly needLeaderElection = false;
   private readonly informers = new Map<WatchedKind, Informer<CachedObject>[]>();
   private readonly scoped: boolean;
+  /** Cluster-scoped declared kinds, and the namespace their objects count in. */
+  private readonly clusterScoped = new Map<WatchedKind, string>();
 
   readonly kinds: SourceKinds;
   private readonly read: (SourceKindSpec | OwnerKindSpec)[];
@@ -121,6 +123,24 @@ export class InventoryCache implements Runnable {
       this.informers.set(kind, scopes.map(make));
     for (const k of this.read) {
       const kind = watchedName(k);
+      const clusterNs = 'namespace' in k ? k.namespace : undefined;
+      if (clusterNs !== undefined) {
+        // A cluster-scoped kind: one informer of its one collection, its objects kept under
+        // the namespace its entry names (the stripper sets it); watched when that namespace is.
+        if (!namespaces || namespaces.includes(clusterNs)) {
+          this.clusterScoped.set(kind, clusterNs);
+          this.informers.set(kind, [
+            new Informer<CachedObject>({
+              name: kind,
+              rest: opts.rest,
+              path: collectionPath(k),
+              strip: stripper(k),
+              logger: opts.logger,
+            }),
+          ]);
+        }
+        continue;
+      }
       add(
         kind,
         (ns) =>
@@ -165,6 +185,8 @@ export class InventoryCache implements Runnable {
   private informerFor(kind: WatchedKind, namespace: string): Informer<CachedObject> | undefined {
     const list = this.informers.get(kind);
     if (!list) return undefined;
+    const clusterNs = this.clusterScoped.get(kind);
+    if (clusterNs !== undefined) return namespace === clusterNs ? list[0] : undefined;
     if (!this.scoped) return list[0];
     const i = this.opts.namespaces!.indexOf(namespace);
     return i < 0 ? undefined : list[i];

@@ -149,7 +149,11 @@ export class ManifestCollector {
     this.read.objects++;
     for (const p of takeOutBadContainers(d as Record<string, unknown>, source))
       this.skip('container', { ...id, container: p.container, reason: p.reason });
-    const ns = str(d.metadata?.namespace) ?? this.defaultNamespace;
+    // A cluster-scoped kind's objects count in the namespace its entry names.
+    const ns =
+      ('namespace' in source ? source.namespace : undefined) ??
+      str(d.metadata?.namespace) ??
+      this.defaultNamespace;
     let objs = this.read.byNamespace.get(ns);
     if (!objs) {
       objs = emptyNamespaceObjects();

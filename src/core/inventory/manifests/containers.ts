@@ -4,7 +4,7 @@
 // `!!binary` into bytes, and JSON can say `"image": 125`. Such a container is taken out of the
 // document (the rest of the document still counts) and reported, so one unquoted tag cannot
 // crash the whole scan. Pure: the parsed document in, the problems out.
-import { isObj } from '../../guards.js';
+import { describeValue, isObj } from '../../guards.js';
 import { atPath, type OwnerKindSpec, type SourceKindSpec } from '../source-kinds.js';
 
 export interface ContainerProblem {
@@ -21,18 +21,6 @@ type Obj = Record<string, unknown>;
 function podSpecsOf(doc: Obj, kind: SourceKindSpec | OwnerKindSpec): Obj[] {
   const paths = 'podSpecs' in kind ? kind.podSpecs : [];
   return paths.map((p) => atPath(doc, p)).filter(isObj);
-}
-
-/** What a YAML or JSON value is, in words, for messages. */
-export function describeValue(v: unknown): string {
-  if (v instanceof Date) return `a date (${Number.isNaN(v.getTime()) ? 'invalid' : v.toISOString()})`;
-  if (v instanceof Uint8Array) return `binary data (${v.length} bytes)`;
-  if (Array.isArray(v)) return 'a list';
-  if (v === null) return 'null';
-  if (typeof v === 'object') return 'a map';
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
-    return `a ${typeof v} (${String(v)})`;
-  return `a ${typeof v}`;
 }
 
 /**
