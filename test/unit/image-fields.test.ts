@@ -4,6 +4,8 @@
 // crediting what the fields name. Cluster-scoped entries: their objects count in the namespace
 // the entry names, their collection is the cluster's, and install's rules cover them.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import {
   imagesAt,
   IMAGE_FIELD_LIMITS,
@@ -17,6 +19,7 @@ import { collectionPath, stripFor } from '../../src/core/inventory/sources.js';
 import { sourceKindRules } from '../../src/core/install/source-kinds.js';
 import { MAX_REFERENCE_LENGTH } from '../../src/core/refs/normalize.js';
 import type { RawObject } from '../../src/core/inventory/strip.js';
+import { repoRoot } from '../support/paths.js';
 
 const file = (entries: string) =>
   `apiVersion: cli.imageinventory.dev/v1\nkind: SourceKinds\nkinds:\n${entries}`;
@@ -242,5 +245,19 @@ describe('declared kinds with image fields', () => {
       { apiGroups: ['apps.kruise.io'], resources: ['imagepulljobs'], verbs: ['list', 'watch'] },
       { apiGroups: ['tekton.dev'], resources: ['clustertasks'], verbs: ['list', 'watch'] },
     ]);
+  });
+});
+
+describe('the docs of image fields', () => {
+  it("state the grammar's limits as the code has them", () => {
+    const text = fs.readFileSync(path.join(repoRoot, 'docs', 'inventory.md'), 'utf8').replace(/\s+/g, ' ');
+    const { maxLength, maxSegments, maxWildcards } = IMAGE_FIELD_LIMITS;
+    assert.ok(
+      text.includes(
+        `At most ${maxLength} characters, ${maxSegments} fields and ${maxWildcards} \`[*]\` per path`,
+      ),
+      'docs/inventory.md, "Image fields and cluster-scoped kinds": the limits',
+    );
+    assert.ok(text.includes(`longer than a reference can be (${MAX_REFERENCE_LENGTH} characters)`));
   });
 });
