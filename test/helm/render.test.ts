@@ -4,6 +4,8 @@
 // messages for a wrong type, an unknown key and a bad duration. Helm is the real one, Helm 4,
 // built from the Go module proxy (scripts/tools.mjs); test/helm/helm3.test.ts runs Helm 3.
 import assert from 'node:assert/strict';
+import { parseSourceKinds } from '../../src/core/inventory/declared-kinds.js';
+import { sourceKindRules } from '../../src/core/install/source-kinds.js';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -179,6 +181,24 @@ describe('Helm chart charts/inv', function () {
         assert.equal(cfg.jobTimeoutSeconds, 3600);
       }
     }
+  });
+
+  it("renders full-values.yaml's source kinds as a SourceKinds file inv accepts, with a rule for each kind", async () => {
+    const objects = await template(['-f', path.join(chartDir, 'ci', 'full-values.yaml')]);
+    const cm = objects.find((o) => o.metadata.name === 'inv-source-kinds') as
+      (KubeObject & { data: Record<string, string> }) | undefined;
+    const kinds = parseSourceKinds(cm!.data['source-kinds.yaml']!, 'inv-source-kinds');
+    assert.deepEqual(
+      kinds.map((k) => [k.kind, k.namespace, k.imageFields?.map((f) => f.text)]),
+      [
+        ['Rollout', undefined, undefined],
+        ['ClusterTask', 'tekton-pipelines', ['spec.steps[*].image']],
+      ],
+    );
+    const role = objects.find(
+      (o) => o.kind === 'ClusterRole' && o.metadata.name === 'image-inventory-source-kinds',
+    ) as (KubeObject & { rules: unknown[] }) | undefined;
+    assert.deepEqual(role!.rules, sourceKindRules(kinds));
   });
 
   it('refuses a Kubernetes older than its CRDs need (kubeVersion: 1.30, for optionalOldSelf)', async () => {

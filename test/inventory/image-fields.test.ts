@@ -12,12 +12,21 @@ import { buildProtectedSet } from '../../src/core/contract/protected-set.js';
 import { ScanProtection } from '../../src/core/erase/worker/inventory-protection.js';
 import { parseSourceKinds } from '../../src/core/inventory/declared-kinds.js';
 import { discoverKinds } from '../../src/core/inventory/discover-kinds.js';
+import { parseAllDocuments } from 'yaml';
+import { isNotFound } from '../../src/core/kube/rest.js';
 import { runCli } from '../cli/run-cli.js';
 import { kubeconfigPath } from '../support/kube.js';
 import { useNamespace } from '../support/suite-hooks.js';
 import { startDaemon, until } from '../watch/helpers.js';
 import { inventory, listImages, setupEnv, type Env } from './helpers.js';
-import { FIELD_KINDS, installFieldKinds, kindsFile, objectsOf, pathOf } from './image-fields-helpers.js';
+import {
+  FIELD_KINDS,
+  installFieldKinds,
+  kindsFile,
+  objectsOf,
+  pathOf,
+  type Obj,
+} from './image-fields-helpers.js';
 
 describe('declared kinds with image fields (kube-fledged, OpenKruise, Tekton CRDs; real API server)', function () {
   this.timeout(120_000);
@@ -112,6 +121,57 @@ describe('declared kinds with image fields (kube-fledged, OpenKruise, Tekton CRD
       set.get('docker.io/library/nginx:1.27'),
       `referenced by ImageCache in ${ns}, ImagePullJob in ${ns}`,
     );
+  });
+
+  it('inv install grants the daemon list and watch on every kind, the cluster-scoped one included; inv check verifies it', async () => {
+    type Check = { group: string; name: string; status: string; detail?: string };
+    const check = () => {
+      const r = runCli(['check', '--source-kinds', file, '-o', 'json', '--kubeconfig', kubeconfigPath()]);
+      return (JSON.parse(r.stdout) as { checks: Check[] }).checks.filter((c) => c.group === 'source kinds');
+    };
+    const r = runCli(['install', '--daemon', '--source-kinds', file, '--dry-run']);
+    assert.equal(r.status, 0, r.stderr);
+    const objs = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj & { rules?: unknown });
+    const role = objs.find(
+      (o) => o.kind === 'ClusterRole' && o.metadata.name === 'image-inventory-source-kinds',
+    )!;
+    assert.deepEqual(role.rules, [
+      { apiGroups: ['kubefledged.io'], resources: ['imagecaches'], verbs: ['list', 'watch'] },
+      { apiGroups: ['apps.kruise.io'], resources: ['imagepulljobs'], verbs: ['list', 'watch'] },
+      { apiGroups: ['tekton.dev'], resources: ['tasks'], verbs: ['list', 'watch'] },
+      { apiGroups: ['tekton.dev'], resources: ['clustertasks'], verbs: ['list', 'watch'] },
+    ]);
+    const binding = objs.find(
+      (o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'image-inventory-source-kinds',
+    )!;
+    const rbac = '/apis/rbac.authorization.k8s.io/v1';
+    // Another file of the same run may have applied these two objects (deploy/ holds them).
+    for (const p of ['clusterrolebindings', 'clusterroles'])
+      await env.rest.request('DELETE', `${rbac}/${p}/image-inventory-source-kinds`).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+    await env.rest.request('POST', `${rbac}/clusterroles`, { body: role });
+    await env.rest.request('POST', `${rbac}/clusterrolebindings`, { body: binding });
+    try {
+      await until(
+        'inv check passes every kind',
+        () => check().every((c) => c.status === 'pass'),
+        20_000,
+        500,
+      );
+      assert.deepEqual(
+        check().map((c) => [c.name, c.detail]),
+        [
+          ['ImageCache.kubefledged.io', 'served as imagecaches; the daemon may list, watch'],
+          ['ImagePullJob.apps.kruise.io', 'served as imagepulljobs; the daemon may list, watch'],
+          ['Task.tekton.dev', 'served as tasks; the daemon may list, watch'],
+          ['ClusterTask.tekton.dev', 'served as clustertasks; the daemon may list, watch'],
+        ],
+      );
+    } finally {
+      await env.rest.request('DELETE', `${rbac}/clusterrolebindings/image-inventory-source-kinds`);
+      await env.rest.request('DELETE', `${rbac}/clusterroles/image-inventory-source-kinds`);
+    }
   });
 
   it('a bad path is refused at load, naming the entry', () => {
