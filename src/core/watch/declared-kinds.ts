@@ -1,5 +1,5 @@
 // The daemon's declared source kinds at start: discovery says which are served. A kind that is
-// not (its CRD is not installed, or it is cluster-scoped) is logged once and skipped; the daemon
+// not (its CRD is not installed, or its scope is not the declared one) is logged once and skipped; the daemon
 // runs with the rest, and a CRD installed later is picked up at the next start (a Pod of such a
 // kind's object is still credited meanwhile, under the kind, by the owned-Pod rule). When
 // discovery itself keeps failing, the daemon starts with the built-in kinds only, for the same
