@@ -17,6 +17,7 @@ import { desiredImages, usersStatus } from '../../src/core/inventory/rules.js';
 import { SourceKinds } from '../../src/core/inventory/source-kinds.js';
 import { collectionPath, stripFor } from '../../src/core/inventory/sources.js';
 import { sourceKindRules } from '../../src/core/install/source-kinds.js';
+import { blockingNamespaces } from '../../src/core/erase/worker/blocking-namespaces.js';
 import { MAX_REFERENCE_LENGTH } from '../../src/core/refs/normalize.js';
 import type { RawObject } from '../../src/core/inventory/strip.js';
 import { repoRoot } from '../support/paths.js';
@@ -237,6 +238,11 @@ describe('declared kinds with image fields', () => {
     assert.equal(o.metadata.namespace, 'ci');
     const d = desiredImages('ci', { 'ClusterTask.tekton.dev': [o] }, sk);
     assert.deepEqual([...d.users.get('docker.io/library/golang:1.23')!], ['ClusterTask/build']);
+  });
+
+  it("a failed LIST of a cluster-scoped kind names no namespace as blocking the prune's protected set", async () => {
+    // Probing each namespace would list the one collection again, once per namespace.
+    assert.deepEqual(await blockingNamespaces(undefined as never, clusterTask), []);
   });
 
   it("install's rules grant list and watch on every declared kind, cluster-scoped ones included", () => {

@@ -29,6 +29,8 @@ export async function blockingNamespaces(
   kind: SourceKindSpec | OwnerKindSpec,
   concurrency = 4,
 ): Promise<BlockedNamespace[]> {
+  // A cluster-scoped declared kind has one collection: no namespace blocks it, its error stands.
+  if ('namespace' in kind && kind.namespace !== undefined) return [];
   const { items } = await resources.list<{ metadata: { name: string } }>(rest, 'Namespace', undefined, {
     accept: METADATA_LIST_ACCEPT,
     bounds: { maxItems: MAX_PROBED },
