@@ -210,6 +210,7 @@ does not exist, a missing permission on every namespace).`);
         dryRun: options.dryRun,
         concurrency: options.concurrency,
         checkNamespaces: !options.allNamespaces,
+        allNamespaces: options.allNamespaces,
         selector: options.selector,
         readOnly: noInventory,
         kinds: discovered.kinds,

@@ -18,6 +18,10 @@ import type { SourceKinds } from './source-kinds.js';
 import { listNamespaceObjects } from './sources.js';
 import { forEachConcurrent } from '../concurrency.js';
 import type { ScanStop } from './scan-stop.js';
+import type { ImageResource } from './image-resource.js';
+import type { NamespaceObjects } from './source-fields.js';
+import { kindStreams } from './cluster-scan/kind-streams.js';
+import { mergeStreams, type MergeEnd } from './cluster-scan/merged-pages.js';
 
 export interface ScanOptions {
   /** Namespaces to rebuild; undefined means every namespace. */
@@ -44,6 +48,25 @@ export interface ScanOptions {
   ownerLists?: 'when-needed' | 'always';
   /** Stops the scan between namespaces (^C): see scan-stop.ts. */
   stop?: ScanStop;
+  /**
+   * How the objects are read. `merged`: one cluster-wide paginated LIST per kind, regrouped
+   * namespace by namespace as the pages arrive (cluster-scan/), for a scan of every namespace;
+   * the namespaces it cannot finish (a cluster-wide LIST forbidden, a page that fails) are then
+   * read `per-namespace`, as a scan of some namespaces always is. Default: merged when
+   * `namespaces` is undefined or `allNamespaces` is set.
+   */
+  listing?: 'merged' | 'per-namespace';
+  /** The namespaces are every namespace of the cluster (-A): a merged listing reads them all. */
+  allNamespaces?: boolean;
+  /** Page size of the merged listing's LISTs (default 500, as every LIST). */
+  pageSize?: number;
+}
+
+/** How the objects were read: what a bench prints, and a test checks. */
+export interface ScanListing {
+  strategy: 'merged' | 'per-namespace';
+  /** Namespaces read one at a time after a merged listing stopped, and why it stopped. */
+  fallback?: { namespaces: number; reason: string };
 }
 
 export interface ScanFailure {
@@ -58,6 +81,7 @@ export interface ScanReport {
   failures: ScanFailure[];
   /** True for a selector scan or `readOnly`: nothing was compared with or written to the Images. */
   readOnly: boolean;
+  listing?: ScanListing;
 }
 
 export async function listAllNamespaces(rest: KubeRest): Promise<string[]> {
@@ -106,6 +130,7 @@ function readOnlyResult(
 }
 
 export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promise<ScanReport> {
+  const all = opts.namespaces === undefined || opts.allNamespaces === true;
   const namespaces = opts.namespaces ?? (await listAllNamespaces(rest));
   const store = new ImageStore(rest);
   const events = new InvalidRefReporter(rest);
@@ -113,40 +138,114 @@ export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promi
   const report: ScanReport = { results: [], failures: [], readOnly };
   let done = 0;
   const stop = opts.stop;
-  await forEachConcurrent(namespaces, opts.concurrency ?? 4, async (ns) => {
+
+  /** One namespace from its objects (and Images, when listed with them). */
+  const rebuild = async (ns: string, objs: NamespaceObjects, existing?: ImageResource[]) => {
+    if (readOnly) {
+      report.results.push(readOnlyResult(ns, objs, opts.kinds));
+      return;
+    }
+    // Stopped while this namespace was being read: it is left as it was.
+    if (stop && !stop.enter()) return;
+    let completed = false;
+    try {
+      const r = await reconcileNamespace({ store, events, kinds: opts.kinds }, ns, objs, {
+        dryRun: opts.dryRun,
+        existing,
+      });
+      report.results.push(r);
+      if (r.errors.length)
+        report.failures.push({ namespace: ns, error: r.errors.join('; '), reason: 'Error' });
+      completed = true;
+    } finally {
+      stop?.leave(completed);
+    }
+  };
+  const failed = (ns: string, e: unknown) => {
+    const forbidden = forbiddenMessage(e);
+    report.failures.push({
+      namespace: ns,
+      error: forbidden ?? (e as Error).message,
+      reason: e instanceof NamespaceNotFound ? 'NotFound' : forbidden ? 'Forbidden' : 'Error',
+    });
+  };
+
+  let perNamespace = namespaces;
+  const merged = (opts.listing ?? (all ? 'merged' : 'per-namespace')) === 'merged';
+  report.listing = { strategy: merged ? 'merged' : 'per-namespace' };
+  if (merged) {
+    const end = await scanMerged(rest, namespaces, opts, readOnly, rebuild, failed, (ns) =>
+      opts.onProgress?.(++done, namespaces.length, ns),
+    );
+    perNamespace = end.remaining;
+    if (end.rereadAll) {
+      // Namespaces already rebuilt may have been incomplete: each is rebuilt again, whole.
+      report.results = [];
+      report.failures = [];
+      done = 0;
+    }
+    if (end.error !== undefined && perNamespace.length)
+      report.listing.fallback = { namespaces: perNamespace.length, reason: (end.error as Error).message };
+  }
+
+  await forEachConcurrent(perNamespace, opts.concurrency ?? 4, async (ns) => {
     if (stop?.isStopped) return;
     try {
       if (opts.checkNamespaces) await checkNamespace(rest, ns);
-      const objs = await listNamespaceObjects(rest, ns, opts.selector, opts.kinds, opts.ownerLists);
-      if (readOnly) {
-        report.results.push(readOnlyResult(ns, objs, opts.kinds));
-      } else {
-        // Stopped while this namespace was being read: it is left as it was.
-        if (stop && !stop.enter()) return;
-        let completed = false;
-        try {
-          const r = await reconcileNamespace({ store, events, kinds: opts.kinds }, ns, objs, {
-            dryRun: opts.dryRun,
-          });
-          report.results.push(r);
-          if (r.errors.length)
-            report.failures.push({ namespace: ns, error: r.errors.join('; '), reason: 'Error' });
-          completed = true;
-        } finally {
-          stop?.leave(completed);
-        }
-      }
+      await rebuild(ns, await listNamespaceObjects(rest, ns, opts.selector, opts.kinds, opts.ownerLists));
     } catch (e) {
-      const forbidden = forbiddenMessage(e);
-      report.failures.push({
-        namespace: ns,
-        error: forbidden ?? (e as Error).message,
-        reason: e instanceof NamespaceNotFound ? 'NotFound' : forbidden ? 'Forbidden' : 'Error',
-      });
+      failed(ns, e);
     }
     opts.onProgress?.(++done, namespaces.length, ns);
   });
   report.results.sort((a, b) => a.namespace.localeCompare(b.namespace));
   report.failures.sort((a, b) => a.namespace.localeCompare(b.namespace));
   return report;
+}
+
+/**
+ * Every namespace from cluster-wide LISTs merged namespace by namespace (cluster-scan/), rebuilt
+ * by `concurrency` workers as the namespaces complete. Returns what is left to read one
+ * namespace at a time (nothing, unless a LIST failed).
+ */
+async function scanMerged(
+  rest: KubeRest,
+  namespaces: string[],
+  opts: ScanOptions,
+  readOnly: boolean,
+  rebuild: (ns: string, objs: NamespaceObjects, existing?: ImageResource[]) => Promise<void>,
+  failed: (ns: string, e: unknown) => void,
+  progress: (ns: string) => void,
+): Promise<MergeEnd> {
+  const ks = kindStreams(rest, {
+    kinds: opts.kinds,
+    selector: opts.selector,
+    images: !readOnly,
+    pageSize: opts.pageSize,
+    owners: opts.ownerLists,
+  });
+  const merge = mergeStreams(namespaces, ks.streams);
+  let end: MergeEnd | undefined;
+  // The workers share one generator: its next() calls queue, each namespace goes to one worker.
+  await Promise.all(
+    Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, async () => {
+      for (;;) {
+        if (opts.stop?.isStopped || end) return;
+        const r = await merge.next();
+        if (r.done) {
+          end ??= r.value;
+          return;
+        }
+        const { objs, existing } = ks.objects(r.value);
+        try {
+          await rebuild(r.value.namespace, objs, existing);
+        } catch (e) {
+          failed(r.value.namespace, e);
+        }
+        progress(r.value.namespace);
+      }
+    }),
+  );
+  // Stopped (^C) before the end: nothing is left to read.
+  return end ?? { remaining: [] };
 }

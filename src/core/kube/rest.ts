@@ -21,6 +21,8 @@ export interface KubeStatusLike {
   message?: string;
   /** StatusCause: its type is serialized as "reason". */
   details?: { causes?: { reason?: string; message?: string }[] };
+  /** A 410 to an expired continue token carries one that resumes at the next key (inconsistently). */
+  metadata?: { continue?: string };
 }
 
 export class KubeApiError extends Error {
@@ -32,6 +34,8 @@ export class KubeApiError extends Error {
     readonly path: string,
     /** StatusCause types from the Status details, e.g. NamespaceTerminating. */
     readonly causes: string[] = [],
+    /** The Status's metadata.continue: set on a 410 to an expired continue token (paginate.ts). */
+    readonly continueToken?: string,
   ) {
     super(message);
   }
@@ -314,6 +318,7 @@ export class KubeRest {
                   method,
                   url.pathname,
                   (st.details?.causes ?? []).map((c) => c.reason ?? ''),
+                  st.metadata?.continue || undefined,
                 ),
               );
             }),
