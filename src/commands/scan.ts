@@ -26,6 +26,9 @@ import { exitOnInterrupt, setInterruptCleanup, setInterruptHint } from '../cli/p
 import { readSourceKindsFile, reportSkippedKinds } from '../cli/source-kinds-flag.js';
 import { commandCompletion } from '../cli/completion/sources.js';
 
+/** How often a progress count is drawn between the spinner's own frames (ora's default interval). */
+const PROGRESS_FRAME_MS = 80;
+
 /**
  * How long ^C waits for the namespaces being written to finish. Longer than the usual cleanup
  * wait: a namespace with many images takes many writes, several namespaces are in flight
@@ -204,6 +207,7 @@ does not exist, a missing permission on every namespace).`);
       } else {
         setInterruptHint(() => 'nothing was written');
       }
+      let lastFrame = 0;
       const report = await scanCluster(rest, {
         namespaces: scanned,
         stop,
@@ -215,7 +219,15 @@ does not exist, a missing permission on every namespace).`);
         readOnly: noInventory,
         kinds: discovered.kinds,
         onProgress: (done, total, ns) => {
-          if (spin) spin.text = `Scanned ${done}/${total} namespaces (last: ${ns})`;
+          if (!spin) return;
+          spin.text = `Scanned ${done}/${total} namespaces (last: ${ns})`;
+          // Drawn now, at most once a frame: a merged -A scan hands out many namespaces at once,
+          // and may finish before the spinner's next frame would have shown any count.
+          const now = Date.now();
+          if (now - lastFrame >= PROGRESS_FRAME_MS) {
+            lastFrame = now;
+            spin.render();
+          }
         },
       });
       setInterruptCleanup(undefined);
