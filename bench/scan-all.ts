@@ -1,13 +1,16 @@
-// `npm run bench scan-all [-- --namespaces 10000]`: `inv scan -A` over 10,000 namespaces (issue
-// 32) against `kubectl get pods,deployments,statefulsets,daemonsets,jobs,cronjobs -A -o json` on
-// the same data, both as child processes measured alike (wall time, wait4's peak RSS:
-// bench/_rusage.ts). Each namespace holds what a cluster's does: a Deployment with its current
-// and old ReplicaSet and 2 Pods, and by turns a StatefulSet, a DaemonSet, a CronJob with its Job,
-// a Job, each with its Pod, or a naked Pod. Measured: the read-only full scan (--dry-run), then,
-// unless --write false, the writing scan that creates every namespace's Images. Seeding is
-// parallel with bounded concurrency (--seed-concurrency, default 32). kubectl runs --rounds times
-// (default 3), alternating with the dry-run scan, which runs once unless --dry-run-rounds all.
-// Never fails on timing.
+// `npm run bench scan-all [-- --namespaces 10000 --shape deploy3]`: `inv scan -A` across many
+// namespaces (issues 32, 56) against `kubectl get pods,deployments,statefulsets,daemonsets,jobs,
+// cronjobs -A -o json` on the same data, both as child processes measured alike (wall time,
+// wait4's peak RSS: bench/_rusage.ts), alternating rounds (--rounds, default 3). Shapes
+// (--shape): `deploy3` (default), each namespace a Deployment at 0 and 3 Pods; `pods`, each
+// namespace --pods-per-namespace (500) Pods; `mixed`, each namespace a Deployment with its
+// current and old ReplicaSet and 2 Pods, and by turns a StatefulSet, a DaemonSet, a CronJob with
+// its Job, a Job, each with its Pod, or a naked Pod. With INV_BENCH_BASELINE=<a built checkout>,
+// that checkout's `inv scan -A --dry-run` runs in the same rounds. Then, unless --write false:
+// the API server's create ceiling (bare Image POSTs, bench/_write-ceiling.ts), the writing scan
+// at each --write-concurrency (default 4,16; the Images are removed between them), and unless
+// --daemon false, `inv watch`'s first build over the same namespaces (every Pod cached, every
+// namespace rebuilt). Seeding is parallel (--seed-concurrency, default 32). Never fails on timing.
 import { KubeConfig } from '@kubernetes/client-node';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +20,12 @@ import { isAlreadyExists, KubeApiError, KubeRest } from '../src/core/kube/rest.j
 import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
 import { apiServerMetrics, sumOf } from './_apf.js';
 import { measure, type Measured } from './_rusage.js';
+import { seedDeploy3, seedPods } from './_scan-shapes.js';
+import { createCeiling } from './_write-ceiling.js';
+import { daemonMetrics, startWatchDaemon } from './_daemon.js';
+import { deployedNodeOptions, hwm } from './_proc.js';
+import { sleep as wait, until } from './_wait.js';
+import { imagesPath } from '../src/core/inventory/image-resource.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The same-release kubectl that scripts/cluster.mjs builds (INV_K8S_VERSION picks the release).
@@ -142,6 +151,14 @@ export async function main(ctx: {
 }): Promise<Record<string, number | string>> {
   const f = ctx.flags ?? {};
   const NSS = Number(f.namespaces ?? 10_000);
+  const SHAPE = f.shape ?? 'deploy3';
+  const PER_NS = Number(f['pods-per-namespace'] ?? 500);
+  const seed = (ns: string, i: number) =>
+    SHAPE === 'mixed'
+      ? seedNamespace(rest, ns, i)
+      : SHAPE === 'pods'
+        ? seedPods(rest, ns, i, PER_NS)
+        : seedDeploy3(rest, ns, i);
   const SEED = Number(f['seed-concurrency'] ?? 32);
   const ROUNDS = Number(f.rounds ?? 3);
   const kc = new KubeConfig();
@@ -168,22 +185,22 @@ export async function main(ctx: {
   log(`${NSS} namespaces created in ${Math.round((Date.now() - t0) / 1000)} s`);
   let objects = 0;
   await forEachConcurrent(range(NSS), SEED, async (i) => {
-    const made = await seedNamespace(rest, nss[i]!, i);
+    const made = await seed(nss[i]!, i);
     objects += made;
     if (i % 1000 === 999) log(`seeded ${i + 1} namespaces (${Math.round((Date.now() - t0) / 1000)} s)`);
   });
   const seedS = Math.round((Date.now() - t0) / 1000);
-  out.size = `${NSS} namespaces holding ${objects} objects (and their default ServiceAccounts)`;
+  out.size = `${NSS} namespaces (${SHAPE}) holding ${objects} objects (and their default ServiceAccounts)`;
   out[`seeding (s; ${SEED} creates at a time)`] =
     `${seedS} (${Math.round((2 * NSS + objects) / seedS)} creates/s)`;
   log(`seeded in ${seedS} s`);
 
   const env = { ...process.env, NO_COLOR: '1' };
-  const inv = (args: string[]) =>
+  const inv = (args: string[], root = repoRoot) =>
     measure(
       [
         process.execPath,
-        path.join(repoRoot, 'bin', 'run.js'),
+        path.join(root, 'bin', 'run.js'),
         'scan',
         '-A',
         '--kubeconfig',
@@ -201,46 +218,137 @@ export async function main(ctx: {
     log(`${what}: ${m.wallMs} ms, peak RSS ${m.peakRssMB} MB, ${mb(m.stdoutBytes)} out, ${served} requests`);
     return { ...m, served };
   };
-
-  const k: Awaited<ReturnType<typeof run>>[] = [];
-  const d: Awaited<ReturnType<typeof run>>[] = [];
-  // Alternating, so both see the same load on the shared machine.
-  for (let i = 0; i < ROUNDS; i++) {
-    k.push(
-      await run('kubectl get -A -o json', () =>
-        measure(
-          [
-            kubectl,
-            '--kubeconfig',
-            ctx.kubeconfig,
-            'get',
-            'pods,deployments,statefulsets,daemonsets,jobs,cronjobs',
-            '-A',
-            '-o',
-            'json',
-          ],
-          env,
-        ),
-      ),
+  type Run = Awaited<ReturnType<typeof run>>;
+  const kubectlGet = () =>
+    measure(
+      [
+        kubectl,
+        '--kubeconfig',
+        ctx.kubeconfig,
+        'get',
+        'pods,deployments,statefulsets,daemonsets,jobs,cronjobs',
+        '-A',
+        '-o',
+        'json',
+      ],
+      env,
     );
-    if (i === 0 || f['dry-run-rounds'] === 'all')
-      d.push(await run('inv scan -A --dry-run', () => inv(['--dry-run', '-o', 'json'])));
+  const baseline = process.env.INV_BENCH_BASELINE?.split(',').filter(Boolean)[0];
+  const forms: { name: string; go: () => Promise<Measured>; runs: Run[] }[] = [
+    { name: 'kubectl get <6 kinds> -A -o json', go: kubectlGet, runs: [] },
+    { name: 'inv scan -A --dry-run -o json', go: () => inv(['--dry-run', '-o', 'json']), runs: [] },
+    ...(baseline
+      ? [
+          {
+            name: `baseline ${path.basename(baseline)}: inv scan -A --dry-run -o json`,
+            go: () => inv(['--dry-run', '-o', 'json'], path.resolve(baseline)),
+            runs: [] as Run[],
+          },
+        ]
+      : []),
+  ];
+  // Alternating, in turned order each round, so all see the same load on the shared machine.
+  // The baseline (today's per-namespace listing is slow at 10,000 namespaces) runs in the first
+  // --baseline-rounds rounds only (default: all).
+  const baselineRounds = Number(f['baseline-rounds'] ?? ROUNDS);
+  for (let i = 0; i < ROUNDS; i++)
+    for (const form of i % 2 ? [...forms].reverse() : forms)
+      if (!form.name.startsWith('baseline') || i < baselineRounds)
+        form.runs.push(await run(form.name, form.go));
+  const med = (r: Run[]) => ({
+    wall: median(r.map((x) => x.wallMs)),
+    rss: median(r.map((x) => x.peakRssMB)),
+  });
+  const km = med(forms[0]!.runs);
+  for (const form of forms) {
+    const m = med(form.runs);
+    const r = form.runs[0]!;
+    out[`${form.name}: time / peak RSS (median of ${form.runs.length})`] =
+      `${(m.wall / 1000).toFixed(1)} s / ${m.rss} MB (${r.served} requests, ${(r.served / NSS).toFixed(2)} per namespace, ${mb(r.stdoutBytes)} of JSON)`;
+    if (form !== forms[0])
+      out[`${form.name} / kubectl: time, peak RSS`] =
+        `${(m.wall / km.wall).toFixed(2)}×, ${(m.rss / km.rss).toFixed(2)}× (rounds: ${form.runs
+          .map((x, j) => (x.wallMs / forms[0]!.runs[j]!.wallMs).toFixed(2))
+          .join(', ')})`;
   }
-  const km = { wall: median(k.map((x) => x.wallMs)), rss: median(k.map((x) => x.peakRssMB)) };
-  const dm = { wall: median(d.map((x) => x.wallMs)), rss: median(d.map((x) => x.peakRssMB)) };
-  out[`kubectl get <6 kinds> -A -o json: time / peak RSS (median of ${k.length})`] =
-    `${(km.wall / 1000).toFixed(1)} s / ${km.rss} MB (${k[0]!.served} requests, ${mb(k[0]!.stdoutBytes)} of JSON)`;
-  out[`inv scan -A --dry-run -o json: time / peak RSS (${d.length} run${d.length > 1 ? 's, median' : ''})`] =
-    `${(dm.wall / 1000).toFixed(1)} s / ${dm.rss} MB (${d[0]!.served} requests, ${mb(d[0]!.stdoutBytes)} of JSON)`;
-  out['inv / kubectl: time, peak RSS'] =
-    `${(dm.wall / km.wall).toFixed(1)}×, ${(dm.rss / km.rss).toFixed(1)}×`;
 
   if (f.write !== 'false') {
-    const w = await run('inv scan -A (writing)', () => inv(['-o', 'json']));
-    const images = (await rest.list('/apis/imageinventory.dev/v1alpha1/images')).items.length;
-    out['inv scan -A, writing every Image: time / peak RSS'] =
-      `${(w.wallMs / 1000).toFixed(1)} s / ${w.peakRssMB} MB (${w.served} requests, ${images} Images created)`;
+    // What the API server takes: bare creates, at a few concurrencies (KubeRest's 32 connections at most).
+    const levels = await createCeiling(rest, Number(f['ceiling-creates'] ?? 5000), [8, 16, 32]);
+    const ceiling = Math.max(...levels.map((l) => l.perSecond));
+    out['API server create ceiling: bare Image POSTs per second at 8 / 16 / 32 in flight'] = levels
+      .map((l) => l.perSecond)
+      .join(' / ');
+    const concurrencies = (f['write-concurrency'] ?? '4,16').split(',').map(Number);
+    for (const [j, c] of concurrencies.entries()) {
+      if (j > 0)
+        await forEachConcurrent(nss, 16, async (ns) => {
+          await rest.request('DELETE', imagesPath(ns));
+        });
+      const w = await run(`inv scan -A --concurrency ${c} (writing)`, () =>
+        inv(['--concurrency', String(c), '-o', 'json']),
+      );
+      const images = (await rest.list(imagesPath())).items.length;
+      // Each created Image is a create and a status write (image-store.ts).
+      const writes = images * 2;
+      const perS = (images * 1000) / w.wallMs;
+      const writesS = (writes * 1000) / w.wallMs;
+      out[`inv scan -A --concurrency ${c}, writing every Image: time / peak RSS`] =
+        `${(w.wallMs / 1000).toFixed(1)} s / ${w.peakRssMB} MB (${w.served} requests, ${images} Images created)`;
+      out[`  --concurrency ${c}: Images/s, write requests/s; / ceiling`] =
+        `${Math.round(perS)}, ${Math.round(writesS)}; ${(perS / ceiling).toFixed(2)}×, ${(writesS / ceiling).toFixed(2)}×`;
+    }
+    if (f.daemon !== 'false') {
+      const pods = (await rest.list('/api/v1/pods', { map: () => 0 })).items.length;
+      Object.assign(out, await daemonFirstBuild(ctx.kubeconfig, NSS, pods));
+    }
   }
   rest.close();
   return out;
+}
+
+/**
+ * `inv watch` started over the written namespaces: every Pod cached, then every namespace's
+ * first rebuild finished (the Images exist, so the build writes nothing), at the deployed V8
+ * settings; its requests and peak RSS.
+ */
+async function daemonFirstBuild(
+  kubeconfig: string,
+  nss: number,
+  pods: number,
+): Promise<Record<string, string>> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const sum = async (name: string, labels?: Record<string, string>) =>
+    sumOf(await daemonMetrics(d), name, labels);
+  const r0 = sumOf(await apiServerMetrics(kc), 'apiserver_request_total');
+  const t0 = Date.now();
+  const d = await startWatchDaemon(kubeconfig, ['--resync-period', '30m'], {
+    nodeOptions: deployedNodeOptions(),
+  });
+  try {
+    await until(
+      'every Pod cached',
+      async () => (await sum('inv_cache_objects', { kind: 'Pod' })) >= pods,
+      1_800_000,
+      500,
+    );
+    const cached = Date.now() - t0;
+    await until(`${nss} rebuilds`, async () => (await sum('inv_rebuilds_total')) >= nss, 3_600_000, 1000);
+    const built = Date.now() - t0;
+    // Settled: no rebuild for 5 s.
+    for (
+      let last = -1, n = await sum('inv_rebuilds_total');
+      n !== last;
+      last = n, await wait(5000), n = await sum('inv_rebuilds_total')
+    );
+    const served = sumOf(await apiServerMetrics(kc), 'apiserver_request_total') - r0 - 3;
+    return {
+      'inv watch first build: every Pod cached / every namespace rebuilt (s)': `${(cached / 1000).toFixed(1)} / ${(built / 1000).toFixed(1)}`,
+      'inv watch first build: requests (incl. metrics polls), peak RSS': `${served}, ${hwm(d.proc.pid!).hwm} MB`,
+    };
+  } finally {
+    d.proc.kill('SIGTERM');
+    await d.exited;
+  }
 }
