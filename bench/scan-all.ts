@@ -276,6 +276,11 @@ export async function main(ctx: {
     // What the API server takes: bare creates, at a few concurrencies (KubeRest's 32 connections at most).
     const levels = await createCeiling(rest, Number(f['ceiling-creates'] ?? 5000), [8, 16, 32]);
     const ceiling = Math.max(...levels.map((l) => l.perSecond));
+    const paired = await createCeiling(rest, Number(f['ceiling-creates'] ?? 5000), [32], {
+      withStatus: true,
+    });
+    out['API server ceiling of Images with their status (POST + status apply each) per second at 32'] =
+      paired[0]!.perSecond;
     out['API server create ceiling: bare Image POSTs per second at 8 / 16 / 32 in flight'] = levels
       .map((l) => l.perSecond)
       .join(' / ');
@@ -295,8 +300,8 @@ export async function main(ctx: {
       const writesS = (writes * 1000) / w.wallMs;
       out[`inv scan -A --concurrency ${c}, writing every Image: time / peak RSS`] =
         `${(w.wallMs / 1000).toFixed(1)} s / ${w.peakRssMB} MB (${w.served} requests, ${images} Images created)`;
-      out[`  --concurrency ${c}: Images/s, write requests/s; / ceiling`] =
-        `${Math.round(perS)}, ${Math.round(writesS)}; ${(perS / ceiling).toFixed(2)}×, ${(writesS / ceiling).toFixed(2)}×`;
+      out[`  --concurrency ${c}: Images/s, write requests/s; / create ceiling; Images / paired ceiling`] =
+        `${Math.round(perS)}, ${Math.round(writesS)}; ${(perS / ceiling).toFixed(2)}×, ${(writesS / ceiling).toFixed(2)}×; ${(perS / paired[0]!.perSecond).toFixed(2)}×`;
     }
     if (f.daemon !== 'false') {
       const pods = (await rest.list('/api/v1/pods', { map: () => 0 })).items.length;
