@@ -21,9 +21,9 @@ import { installCrds } from '../src/core/kube/crd-install.js';
 import { KubeRest } from '../src/core/kube/rest.js';
 import { forEachConcurrent } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
-import { hwm } from './_proc.js';
-import { sleep } from './_wait.js';
-import { createReadyNodes, succeedWorker } from './_harness.js';
+import { hwm } from './support/proc.js';
+import { sleep } from './support/wait.js';
+import { createReadyNodes, succeedWorker } from './support/harness.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LABEL = 'bench-erase-5k';

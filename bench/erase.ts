@@ -13,8 +13,8 @@ import { KubeRest } from '../src/core/kube/rest.js';
 import { terminationSummary } from '../src/core/noderemove/summary.js';
 import { forEachConcurrent } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
-import { sleep } from './_wait.js';
-import { createReadyNodes, succeedWorker } from './_harness.js';
+import { sleep } from './support/wait.js';
+import { createReadyNodes, succeedWorker } from './support/harness.js';
 
 const NODES = 1000;
 const NS = 'bench-erase';

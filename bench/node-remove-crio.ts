@@ -22,7 +22,7 @@ import {
   useWorkerImage,
   type CliRun,
   type Form,
-} from './_worker-run.js';
+} from './support/worker-run.js';
 
 const IMAGES = 200;
 const ROUNDS = 3;

@@ -31,7 +31,7 @@ import {
   withoutPreload,
   type CliRun,
   type Form,
-} from './_worker-run.js';
+} from './support/worker-run.js';
 
 export interface BenchContext {
   kubeconfig?: string;

@@ -1,10 +1,10 @@
 // `npm run bench scale [-- --pods 150000 --namespaces 3000]`: `inv watch` (a child process, at
 // its default --kube-api-qps/--kube-api-burst) over Pods owned as a cluster's are (Deployments,
-// each with its current and one old ReplicaSet, bench/_replicasets.ts; every 10th Pod naked):
+// each with its current and one old ReplicaSet, bench/support/replicasets.ts; every 10th Pod naked):
 //   - start-up: the fresh daemon lists, caches and settles its first build; time, requests the
 //     API server served (its apiserver_request_total), Image writes, peak RSS;
 //   - the API server's priority and fairness during that build, from its own metrics: the daemon
-//     runs as the ServiceAccount `inv install` makes, with its RBAC (bench/_apf.ts), so its
+//     runs as the ServiceAccount `inv install` makes, with its RBAC (bench/support/apf.ts), so its
 //     requests are classified as a cluster's would be (workload-low), not `exempt` (--identity
 //     admin runs it with the bench's admin credentials instead);
 //   - a no-op resync of every namespace (--resync-period): writes;
@@ -23,11 +23,18 @@ import { KubeRest } from '../src/core/kube/rest.js';
 import { Informer } from '../src/core/controller/informer.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
-import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
-import { deployedNodeOptions, hwm } from './_proc.js';
-import { sleep, until } from './_wait.js';
-import { daemonMetrics, startWatchDaemon, type Daemon } from './_daemon.js';
-import { apfFigures, apiServerMetrics, daemonKubeconfig, sampleLevel, samples, sumOf } from './_apf.js';
+import { deploymentOwner, type OwnerRef, type PodTemplate } from './support/replicasets.js';
+import { deployedNodeOptions, hwm } from './support/proc.js';
+import { sleep, until } from './support/wait.js';
+import { daemonMetrics, startWatchDaemon, type Daemon } from './support/daemon.js';
+import {
+  apfFigures,
+  apiServerMetrics,
+  daemonKubeconfig,
+  sampleLevel,
+  samples,
+  sumOf,
+} from './support/apf.js';
 
 const log = (m: string) => process.stderr.write(`bench scale: ${m}\n`);
 const pct = (xs: number[], p: number) =>

@@ -1,13 +1,13 @@
 // `npm run bench scan-all [-- --namespaces 10000 --shape deploy3]`: `inv scan -A` across many
 // namespaces (issues 32, 56) against `kubectl get pods,deployments,statefulsets,daemonsets,jobs,
 // cronjobs -A -o json` on the same data, both as child processes measured alike (wall time,
-// wait4's peak RSS: bench/_rusage.ts), alternating rounds (--rounds, default 3). Shapes
+// wait4's peak RSS: bench/support/rusage.ts), alternating rounds (--rounds, default 3). Shapes
 // (--shape): `deploy3` (default), each namespace a Deployment at 0 and 3 Pods; `pods`, each
 // namespace --pods-per-namespace (500) Pods; `mixed`, each namespace a Deployment with its
 // current and old ReplicaSet and 2 Pods, and by turns a StatefulSet, a DaemonSet, a CronJob with
 // its Job, a Job, each with its Pod, or a naked Pod. With INV_BENCH_BASELINE=<a built checkout>,
 // that checkout's `inv scan -A --dry-run` runs in the same rounds. Then, unless --write false:
-// the API server's create ceiling (bare Image POSTs, bench/_write-ceiling.ts), the writing scan
+// the API server's create ceiling (bare Image POSTs, bench/support/write-ceiling.ts), the writing scan
 // at each --write-concurrency (default 4,16; the Images are removed between them), and unless
 // --daemon false, `inv watch`'s first build over the same namespaces (every Pod cached, every
 // namespace rebuilt). Seeding is parallel (--seed-concurrency, default 32). Never fails on timing.
@@ -17,14 +17,14 @@ import { fileURLToPath } from 'node:url';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { installCrds } from '../src/core/kube/crd-install.js';
 import { isAlreadyExists, KubeApiError, KubeRest } from '../src/core/kube/rest.js';
-import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
-import { apiServerMetrics, sumOf } from './_apf.js';
-import { measure, type Measured } from './_rusage.js';
-import { seedDeploy3, seedPods } from './_scan-shapes.js';
-import { createCeiling } from './_write-ceiling.js';
-import { daemonMetrics, startWatchDaemon } from './_daemon.js';
-import { deployedNodeOptions, hwm } from './_proc.js';
-import { sleep as wait, until } from './_wait.js';
+import { deploymentOwner, type OwnerRef, type PodTemplate } from './support/replicasets.js';
+import { apiServerMetrics, sumOf } from './support/apf.js';
+import { measure, type Measured } from './support/rusage.js';
+import { seedDeploy3, seedPods } from './support/scan-shapes.js';
+import { createCeiling } from './support/write-ceiling.js';
+import { daemonMetrics, startWatchDaemon } from './support/daemon.js';
+import { deployedNodeOptions, hwm } from './support/proc.js';
+import { sleep as wait, until } from './support/wait.js';
 import { imagesPath } from '../src/core/inventory/image-resource.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

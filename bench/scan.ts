@@ -16,7 +16,7 @@ import { installCrds } from '../src/core/kube/crd-install.js';
 import { isWrite, KubeRest } from '../src/core/kube/rest.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
-import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
+import { deploymentOwner, type OwnerRef, type PodTemplate } from './support/replicasets.js';
 
 export interface BenchContext {
   kubeconfig: string;
@@ -35,7 +35,7 @@ const podTemplate = (i: number) => ({
   metadata: { labels: { app: `w${i}` } },
   spec: { containers: [{ name: 'c', image: img(i) }], initContainers: [{ name: 'i', image: img(i + 7) }] },
 });
-/** The ownerReference of each Deployment's current ReplicaSet (bench/_replicasets.ts). */
+/** The ownerReference of each Deployment's current ReplicaSet (bench/support/replicasets.ts). */
 const owners: OwnerRef[] = [];
 
 function object(kind: SourceKind, i: number): unknown {

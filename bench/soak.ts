@@ -1,9 +1,9 @@
 // `npm run bench soak [-- --duration 1h]`: `inv watch` with the erase controllers for an hour (by
 // default) at 50 Pod operations per second across 1,000 namespaces, an erase job every 5 minutes on
-// 1,000 harness Nodes (bench/_soak-run.ts). Figures against issue 32's targets; never fails on them.
+// 1,000 harness Nodes (bench/support/soak-run.ts). Figures against issue 32's targets; never fails on them.
 // Flags: --duration, --namespaces, --ops, --nodes, --schedule, --sample.
 import { parseDurationMs } from '../src/core/duration.js';
-import { runSoak } from './_soak-run.js';
+import { runSoak } from './support/soak-run.js';
 
 export async function main(ctx: {
   kubeconfig: string;

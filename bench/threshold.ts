@@ -15,8 +15,8 @@ import { forEachConcurrent } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
 import { PRUNE_ALL } from '../src/core/erase/spec/images.js';
 import { decodeNodes } from '../src/core/erase/api/node-status.js';
-import { sleep } from './_wait.js';
-import { createReadyNodes, succeedWorker, type HarnessPod } from './_harness.js';
+import { sleep } from './support/wait.js';
+import { createReadyNodes, succeedWorker, type HarnessPod } from './support/harness.js';
 
 const NODES = 1000;
 const NS = 'bench-threshold';

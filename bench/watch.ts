@@ -6,7 +6,7 @@
 //   - the daemon's RSS with 50,000 Pods cached (steady state, and the peak of a daemon started
 //     with the 50,000 Pods already present).
 // The Pods are owned as a cluster's are: by ReplicaSets that Deployments control, 50
-// Deployments per namespace (bench/_replicasets.ts), every 10th Pod naked.
+// Deployments per namespace (bench/support/replicasets.ts), every 10th Pod naked.
 // Prints figures; never fails on timing.
 import { KubeConfig } from '@kubernetes/client-node';
 import { imagesPath, type ImageResource } from '../src/core/inventory/image-resource.js';
@@ -15,10 +15,10 @@ import { KubeRest } from '../src/core/kube/rest.js';
 import { Informer } from '../src/core/controller/informer.js';
 import { forEachConcurrent, range } from '../src/core/concurrency.js';
 import { ensureNamespace } from '../src/core/kube/namespaces.js';
-import { hwm } from './_proc.js';
-import { sleep, until as untilEvery } from './_wait.js';
-import { daemonMetrics, startWatchDaemon, type Daemon } from './_daemon.js';
-import { deploymentOwner, type OwnerRef, type PodTemplate } from './_replicasets.js';
+import { hwm } from './support/proc.js';
+import { sleep, until as untilEvery } from './support/wait.js';
+import { daemonMetrics, startWatchDaemon, type Daemon } from './support/daemon.js';
+import { deploymentOwner, type OwnerRef, type PodTemplate } from './support/replicasets.js';
 
 // This bench polls every 100 ms by default.
 const until = (what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100) =>
@@ -57,7 +57,7 @@ async function settle(d: Daemon, quietMs = 2000): Promise<number> {
     last = n;
   }
 }
-// 50 Deployments per namespace, each with its ReplicaSets (bench/_replicasets.ts): 9 Pods in 10
+// 50 Deployments per namespace, each with its ReplicaSets (bench/support/replicasets.ts): 9 Pods in 10
 // are owned by one of the current ReplicaSets and run its images, every 10th is naked.
 const DEPLOYMENTS = 50;
 const SIDECAR = { name: 'sidecar', image: 'registry.example.com/proxy:1.2' };

@@ -1,10 +1,10 @@
-// The soak's short version (bench/_soak-run.ts; `npm run bench soak` runs the hour): `inv watch`
+// The soak's short version (bench/support/soak-run.ts; `npm run bench soak` runs the hour): `inv watch`
 // with the erase controllers as a child process under Pod churn across 20 namespaces, an erase
 // job on 5 harness Nodes; then the Images equal a fresh dry-run scan exactly, and the daemon holds
 // no more sockets, API server connections (watch streams plus at most the 32 pooled keep-alive
 // sockets) or timers than after its warm-up, counted from /proc and its own metrics.
 import assert from 'node:assert/strict';
-import { runSoak } from '../../bench/_soak-run.js';
+import { runSoak } from '../../bench/support/soak-run.js';
 import { kubeconfigPath } from '../support/kube.js';
 
 describe('inv watch soak (short)', function () {

@@ -10,9 +10,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import fs from 'node:fs';
 import https from 'node:https';
-import { readBundle } from '../src/core/install/bundle.js';
-import { applyObject } from '../src/core/kube/apply.js';
-import type { KubeRest } from '../src/core/kube/rest.js';
+import { readBundle } from '../../src/core/install/bundle.js';
+import { applyObject } from '../../src/core/kube/apply.js';
+import type { KubeRest } from '../../src/core/kube/rest.js';
 
 /** The API server's /metrics (a Prometheus text exposition), with the kubeconfig's credentials. */
 export async function apiServerMetrics(kc: KubeConfig): Promise<string> {

@@ -6,11 +6,11 @@
 // second the two writes of each allow, without inv's reads and plans. Each level's Images are
 // then removed with one deletecollection per namespace, so the scans that follow find those
 // namespaces empty.
-import { forEachConcurrent, range } from '../src/core/concurrency.js';
-import { imagesPath } from '../src/core/inventory/image-resource.js';
-import { ensureNamespace } from '../src/core/kube/namespaces.js';
-import type { KubeRest } from '../src/core/kube/rest.js';
-import * as resources from '../src/core/kube/resources.js';
+import { forEachConcurrent, range } from '../../src/core/concurrency.js';
+import { imagesPath } from '../../src/core/inventory/image-resource.js';
+import { ensureNamespace } from '../../src/core/kube/namespaces.js';
+import type { KubeRest } from '../../src/core/kube/rest.js';
+import * as resources from '../../src/core/kube/resources.js';
 
 export interface CeilingLevel {
   concurrency: number;

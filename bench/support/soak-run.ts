@@ -8,16 +8,16 @@
 // operations stop and the Images must equal what a fresh dry-run scan computes (zero changes).
 import { KubeConfig } from '@kubernetes/client-node';
 import fs from 'node:fs';
-import { forEachConcurrent, range } from '../src/core/concurrency.js';
-import { installCrds } from '../src/core/kube/crd-install.js';
-import { ensureNamespace } from '../src/core/kube/namespaces.js';
-import { isNotFound, KubeRest } from '../src/core/kube/rest.js';
-import { scanCluster } from '../src/core/inventory/scan.js';
-import { submitErase } from '../src/core/erase-request/request.js';
-import { JOB_LABEL } from '../src/core/erase/api/types.js';
-import { sleep } from './_wait.js';
-import { startWatchDaemon, type Daemon } from './_daemon.js';
-import { createReadyNodes, succeedWorker, type HarnessPod } from './_harness.js';
+import { forEachConcurrent, range } from '../../src/core/concurrency.js';
+import { installCrds } from '../../src/core/kube/crd-install.js';
+import { ensureNamespace } from '../../src/core/kube/namespaces.js';
+import { isNotFound, KubeRest } from '../../src/core/kube/rest.js';
+import { scanCluster } from '../../src/core/inventory/scan.js';
+import { submitErase } from '../../src/core/erase-request/request.js';
+import { JOB_LABEL } from '../../src/core/erase/api/types.js';
+import { sleep } from './wait.js';
+import { startWatchDaemon, type Daemon } from './daemon.js';
+import { createReadyNodes, succeedWorker, type HarnessPod } from './harness.js';
 
 export interface SoakOptions {
   kubeconfig: string;

@@ -4,7 +4,7 @@
 // controller-manager runs in the bench's API server, so they are created here, with real UIDs.
 // Such Pods credit nothing (their Deployment is credited); an owner that does not exist would
 // be credited as a bare ReplicaSet, which no cluster has by the thousand.
-import type { KubeRest } from '../src/core/kube/rest.js';
+import type { KubeRest } from '../../src/core/kube/rest.js';
 
 export interface OwnerRef {
   apiVersion: string;

@@ -3,7 +3,7 @@
 //     many small namespaces, where one LIST per kind per namespace costs the most);
 //   - `pods`: each namespace `perNamespace` Pods of 2 containers (few large namespaces).
 // Pods wait for the namespace's default ServiceAccount, which scan-all creates with it.
-import type { KubeRest } from '../src/core/kube/rest.js';
+import type { KubeRest } from '../../src/core/kube/rest.js';
 
 const SIDECAR = { name: 'proxy', image: 'registry.example.com/mesh/proxy:1.2' };
 

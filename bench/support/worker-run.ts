@@ -7,9 +7,9 @@ import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCriPackage } from '../test/support/cri-proto-loader.js';
+import { loadCriPackage } from '../../test/support/cri-proto-loader.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 // The bare loop's client: proto-loader, as any grpc-js program would do it.
 export const imageService = () => loadCriPackage('v1').ImageService as grpc.ServiceClientConstructor;

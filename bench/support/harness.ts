@@ -2,8 +2,8 @@
 // the erase controllers plan a worker on each, and worker Pods moved to Succeeded with the
 // termination message node-remove would have written. One copy, so every erase bench plays the
 // kubelet the same way.
-import { forEachConcurrent } from '../src/core/concurrency.js';
-import { isAlreadyExists, isNotFound, type KubeRest } from '../src/core/kube/rest.js';
+import { forEachConcurrent } from '../../src/core/concurrency.js';
+import { isAlreadyExists, isNotFound, type KubeRest } from '../../src/core/kube/rest.js';
 
 /** An RFC 3339 time in whole seconds, as the kubelet writes it. */
 export const ts = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
