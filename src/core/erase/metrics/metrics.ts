@@ -45,6 +45,21 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
     help: 'Bytes freed on nodes by finished jobs, as the runtimes listed the images (dry runs not counted).',
     registers,
   });
+  const measured = new Counter({
+    name: 'inv_erase_bytes_measured_freed_total',
+    help: "Bytes freed on nodes by finished jobs as the runtimes measured their image file systems (usage before minus after; dry runs not counted), on the nodes that measured it: compare with inv_erase_bytes_measured_estimate_total, those nodes' listed sizes.",
+    registers,
+  });
+  const measuredEstimate = new Counter({
+    name: 'inv_erase_bytes_measured_estimate_total',
+    help: 'The listed sizes of what finished jobs removed on the nodes that measured their freed space (inv_erase_bytes_measured_freed_total).',
+    registers,
+  });
+  const notMeasured = new Counter({
+    name: 'inv_erase_freed_not_measured_nodes_total',
+    help: "Nodes of finished jobs that removed images but whose runtime gave no usable image file system figure (no ImageFsInfo, a figure that does not count the layers, or none taken after the removals within the worker's wait).",
+    registers,
+  });
   const protectedImages = new Counter({
     name: 'inv_erase_protected_images_total',
     help: 'Images a * prune kept on a node because a workload references them.',
@@ -159,6 +174,9 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
       if (!dryRun) {
         removed.inc(counts.removed);
         bytes.inc(counts.bytes);
+        measured.inc(counts.bytesMeasured);
+        measuredEstimate.inc(counts.bytesMeasuredEstimate);
+        notMeasured.inc(counts.freedNotMeasured);
       }
       protectedImages.inc(counts.protected);
       lastDuration.set(seconds);
