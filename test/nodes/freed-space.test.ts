@@ -69,6 +69,12 @@ describe('erase: freed space measured by the runtime (real nodes)', function () 
     );
     assert.equal(job.status?.phase, 'Completed', job.status?.message);
     const r = results(job)[n2]!;
+    assert.equal(r.removed, 20, JSON.stringify(r));
+    const ids = await nodeImageIds(c, 1);
+    assert.ok(
+      built.every((b) => !ids.has(b.id)),
+      'all 20 removed from node 2',
+    );
     const runtime = fs.readFileSync(path.join(c.dir, 'node-2', 'cri', 'runtime'), 'utf8').trim();
     process.stderr.write(
       `      (${runtime}: listed sizes ${r.bytes} bytes, measured ${r.bytesMeasured ?? `not (${r.freedNotMeasured})`}; ImageFsInfo ${fig.used} bytes, largest image ${fig.largest})\n`,
