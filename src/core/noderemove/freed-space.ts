@@ -1,8 +1,10 @@
 // What a run freed on the node as its runtime measures it (../contract/freed-space.ts): the
 // image file system usage from CRI ImageFsInfo before the removals, then after them. containerd
 // serves a cached figure, refreshed in the background (every 10 s by default) and stamped with
-// when it was taken: after the removals the worker asks again until the stamp is later than the
-// last removal, within a bound, and otherwise says the figure was not refreshed. A figure below
+// when it was taken: before the removals the worker waits for a figure stamped after it listed
+// the images (one taken earlier may miss images pulled since, and their layers would read as
+// freed or not), after them for one stamped after the last removal, each within a bound, and
+// otherwise says the figure was not refreshed. A figure below
 // the largest listed image is not the images' bytes (CRI-O counts its metadata folder only).
 import type { CriFilesystemUsage } from '../cri/messages.js';
 import type { FreedSummary, NotMeasured } from '../contract/freed-space.js';
@@ -30,6 +32,27 @@ export async function readUsage(
   return { used: fs.usedBytes, atMs: fs.timestamp / 1e6 };
 }
 
+/**
+ * The usage as measured after `sinceMs` (a runtime that stamps no time measures on request: its
+ * first answer counts), waiting for the runtime to measure again within the bound.
+ */
+export async function usageSince(
+  imageFsInfo: () => Promise<CriFilesystemUsage[]>,
+  largestImage: number,
+  sinceMs: number,
+  opts: FreedWait = {},
+): Promise<UsageReading> {
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const until = now() + (opts.waitMs ?? FREED_WAIT_MS);
+  for (;;) {
+    const u = await readUsage(imageFsInfo, largestImage);
+    if ('notMeasured' in u || u.atMs === 0 || u.atMs > sinceMs) return u;
+    if (now() >= until) return { notMeasured: 'not-refreshed' };
+    await sleep(opts.pollMs ?? POLL_MS);
+  }
+}
+
 export interface FreedWait {
   waitMs?: number;
   pollMs?: number;
@@ -48,14 +71,6 @@ export async function freedSince(
   opts: FreedWait = {},
 ): Promise<FreedSummary> {
   if ('notMeasured' in before) return before.notMeasured;
-  const now = opts.now ?? Date.now;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const until = now() + (opts.waitMs ?? FREED_WAIT_MS);
-  for (;;) {
-    const after = await readUsage(imageFsInfo, 0);
-    if ('notMeasured' in after) return after.notMeasured;
-    if (after.atMs === 0 || after.atMs > removedAtMs) return [before.used, after.used];
-    if (now() >= until) return 'not-refreshed';
-    await sleep(opts.pollMs ?? POLL_MS);
-  }
+  const after = await usageSince(imageFsInfo, 0, removedAtMs, opts);
+  return 'notMeasured' in after ? after.notMeasured : [before.used, after.used];
 }

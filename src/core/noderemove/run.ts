@@ -28,7 +28,7 @@ import { forEachConcurrent } from '../concurrency.js';
 import type { Scope } from '../refs/scope.js';
 import type { CriClient } from '../cri/client.js';
 import type { ImageView } from './remove/in-use.js';
-import { freedSince, readUsage, type FreedWait } from './freed-space.js';
+import { freedSince, usageSince, type FreedWait } from './freed-space.js';
 
 const containerView = (c: CriContainer): ContainerView => ({
   id: c.id,
@@ -87,6 +87,7 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
     );
     const warnings: string[] = [];
     const reader = new SandboxReader(cri);
+    const listedAt = Date.now();
     const [images, containers, sandboxRead] = await Promise.all([
       cri.listImages(),
       cri.listContainers(),
@@ -142,9 +143,15 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
     }
     // The runtime's own figure of what the removals freed (freed-space.ts), beside the estimate.
     const imageFsInfo = () => cri.imageFsInfo();
-    const before = opts.dryRun
-      ? undefined
-      : await readUsage(imageFsInfo, Math.max(0, ...images.map((i) => i.size ?? 0)));
+    const before =
+      opts.dryRun || !decisions.some((d) => d.action === 'remove')
+        ? undefined
+        : await usageSince(
+            imageFsInfo,
+            Math.max(0, ...images.map((i) => i.size ?? 0)),
+            listedAt,
+            opts.freedWait,
+          );
     let results = await execute(runtime, decisions, { dryRun: opts.dryRun, onProgress: opts.onProgress });
     const freed =
       before && results.some((r) => r.outcome === 'removed')
