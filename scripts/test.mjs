@@ -39,6 +39,7 @@ const CRIO_NODE_SUITES = [
   'check-nodes',
   'scope-retention',
   'scan-crio',
+  'freed-space',
 ];
 const specs = (list) => list.map((f) => `dist/test/${f}.test.js`);
 // The oldest supported release (scripts/k8s-versions.mjs), on real nodes: what depends on the

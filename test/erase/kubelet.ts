@@ -1,5 +1,6 @@
-// The test harness plays the kubelet of every fake Node, honestly: for each worker Pod bound to
-// a node it runs the real `inv node-remove` (node bin/run.js) with that Pod's arguments, the
+// The test harness plays the kubelet of every fake Node, honestly: it binds each worker Pod to the
+// node its affinity names through the binding subresource, as the scheduler does (the plain API
+// server runs none), and for each worker Pod bound to a node it runs the real `inv node-remove` (node bin/run.js) with that Pod's arguments, the
 // mounted ConfigMaps written to temp files, against the run's real containerd, then writes the
 // Pod status the way a kubelet does (Running, then phase + terminated state + termination
 // message). Pods being deleted are finalized (grace period 0), as a kubelet does once the
@@ -17,6 +18,7 @@ import path from 'node:path';
 import { isNotFound, type KubeRest } from '../../src/core/kube/rest.js';
 import { JOB_LABEL } from '../../src/core/erase/api/types.js';
 import { CRI_SOCKET_IN_POD } from '../../src/core/erase/worker/pod-spec.js';
+import { targetNode, type AffinitySpec } from '../../src/core/erase/worker/placement.js';
 import { repoRoot } from '../support/paths.js';
 
 /**
@@ -34,6 +36,7 @@ interface Pod {
   metadata: { name: string; namespace: string; deletionTimestamp?: string; labels?: Record<string, string> };
   spec: {
     nodeName?: string;
+    affinity?: AffinitySpec['affinity'];
     containers: {
       name: string;
       image: string;
@@ -109,6 +112,7 @@ export class FakeKubelet {
           .catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
         continue;
       }
+      if (!pod.spec.nodeName && !(await this.bind(pod))) continue;
       if (
         !this.active ||
         this.seen.has(`${key}/${pod.metadata.labels?.[JOB_LABEL]}`) ||
@@ -127,6 +131,26 @@ export class FakeKubelet {
           process.stderr.write(`kubelet: pod ${key}: ${(e as Error).message}\n`);
         });
     }
+  }
+
+  /** The scheduler's part: binds the Pod to the one node its affinity names; false if none. */
+  private async bind(pod: Pod): Promise<boolean> {
+    const node = targetNode(pod.spec);
+    if (!node) return false;
+    await this.rest.request(
+      'POST',
+      `/api/v1/namespaces/${this.namespace}/pods/${pod.metadata.name}/binding`,
+      {
+        body: {
+          apiVersion: 'v1',
+          kind: 'Binding',
+          metadata: { name: pod.metadata.name },
+          target: { apiVersion: 'v1', kind: 'Node', name: node },
+        },
+      },
+    );
+    pod.spec.nodeName = node;
+    return true;
   }
 
   private statusPath(pod: Pod) {

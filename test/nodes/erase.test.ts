@@ -1,5 +1,5 @@
-// `inv erase` end to end on real nodes: the erase controllers create worker Pods, the scheduler-
-// free path pins them to nodes, real kubelets run the worker image built from this checkout on
+// `inv erase` end to end on real nodes: the erase controllers create worker Pods, the real
+// kube-scheduler places each on its node (node affinity), real kubelets run the worker image built from this checkout on
 // each node's own containerd, and the results come back through real termination messages.
 import assert from 'node:assert/strict';
 import { podNames } from '../../src/core/erase/api/types.js';

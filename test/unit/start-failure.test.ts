@@ -94,7 +94,10 @@ describe('describeWorker', () => {
       'Pod j-1 Pending: ErrImagePull: denied',
     );
     assert.equal(describeWorker('j-1', { status: { phase: 'Running' } }), 'Pod j-1 Running');
-    assert.equal(describeWorker('j-1', {}), "Pod j-1 Pending: not started by its node's kubelet");
+    assert.equal(
+      describeWorker('j-1', {}),
+      'Pod j-1 Pending: not placed by the scheduler (is kube-scheduler running?)',
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 // How `inv erase` and `inv erase status` draw an EraseReport: a few summary lines, one row per
 // node, and each node's targets and images (a dry run's point: which images would go). Also the
 // one-line progress the spinner and non-TTY stderr show while a job runs.
+import { measuredText } from '../../core/contract/freed-space.js';
 import type { Outcome } from '../../core/contract/worker-summary.js';
 import { printOut } from '../output/wrap.js';
 import type { JobEvent } from '../../core/erase-request/follow.js';
@@ -196,9 +197,25 @@ export function renderEraseReport(r: EraseReport, o: EraseRenderOptions = {}): s
   const freedOn = r.results.filter((x) => x.bytes > 0).length;
   out += dry
     ? `would remove ${r.wouldRemove} image(s), would free ${formatBytes(r.bytesWouldFree)} on ${freedOn} node(s)`
-    : `removed ${r.removed} image(s), freed ${formatBytes(r.bytesFreed)} on ${freedOn} node(s)`;
+    : `removed ${r.removed} image(s), freed ${formatBytes(r.bytesFreed)} on ${freedOn} node(s)${measuredLine(r)}`;
   out += r.protected ? `; ${r.protected} referenced image(s) kept by the inventory's protection\n` : '\n';
   if (r.collisions.length) out += `collisions: ${r.collisions.join(', ')}\n`;
+  return out;
+}
+
+/**
+ * The nodes' runtimes' own figure beside the estimate (", measured 3.1 MB (the listed sizes count
+ * a shared layer once per image)"), and how many nodes could not measure it.
+ */
+function measuredLine(r: EraseReport): string {
+  let out = '';
+  if (r.bytesMeasured !== undefined && r.bytesMeasuredEstimate !== undefined) {
+    out += measuredText(r.bytesMeasuredEstimate, { bytesMeasured: r.bytesMeasured }, formatBytes);
+    // Only some nodes measured: say which share of the estimate the figure compares with.
+    if (r.bytesMeasuredEstimate !== r.bytesFreed)
+      out += ` on ${r.results.filter((x) => x.bytesMeasured !== undefined).length} node(s) whose listed sizes are ${formatBytes(r.bytesMeasuredEstimate)}`;
+  }
+  if (r.freedNotMeasured) out += `; not measured on ${r.freedNotMeasured} node(s)`;
   return out;
 }
 

@@ -29,6 +29,12 @@ export function reportData(report: Report) {
     })),
     /** Bytes the removed images took (would take, in a dry run), each image once. */
     bytesFreed: bytesFreed(report.results),
+    /** A real run that removed images: what the runtime measured (contract/freed-space.ts). */
+    ...(Array.isArray(report.freed)
+      ? { imageFsUsed: { before: report.freed[0], after: report.freed[1] } }
+      : report.freed
+        ? { freedNotMeasured: report.freed }
+        : {}),
     warnings: [...(report.warnings ?? [])],
     ...(report.scan ? { scan: report.scan } : {}),
     /** A threshold run: the image file system (bytes) before and, estimated, after. */

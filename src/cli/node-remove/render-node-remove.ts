@@ -1,6 +1,7 @@
 // Output of `inv node-remove`: the JSON/YAML report (a fixed shape the controller parses) or a
 // readable kubectl-style table (short image IDs, long values truncated to the terminal; -o wide
 // shows full IDs and every value) with a one-line summary.
+import { measuredText, readFreed } from '../../core/contract/freed-space.js';
 import { colors } from '../output/style.js';
 import type { TemplateOutput } from '../flags.js';
 import { renderData } from '../output/print-data.js';
@@ -72,6 +73,9 @@ export function renderReport(
   const freed = bytesFreed(report.results);
   const dry = report.results.some((r) => r.outcome === 'would-remove');
   if (freed > 0) out += `; ${dry ? 'would free' : 'freed'} ${formatBytes(freed)}`;
+  // The runtime's own figure beside the estimate (contract/freed-space.ts).
+  const m = readFreed(report.freed);
+  if (freed > 0 && !dry && m) out += measuredText(freed, m, formatBytes);
   out += '\n';
   return out;
 }

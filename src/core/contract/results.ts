@@ -14,6 +14,7 @@ import {
   type Untrusted,
 } from './worker-summary.js';
 import { isNodeOutcome, nodeTraitsOf, type NodeOutcome } from './node-outcomes.js';
+import { readFreed, type NotMeasured } from './freed-space.js';
 
 export interface NodeResult {
   node: string;
@@ -29,6 +30,13 @@ export interface NodeResult {
   protected: number;
   /** Bytes the removed images took (would take, in a dry run), as the node's runtime listed them. */
   bytes: number;
+  /**
+   * A real run that removed images: bytes freed as the runtime measured its image file system
+   * (usage before minus after; freed-space.ts). Absent when not measured (freedNotMeasured says why).
+   */
+  bytesMeasured?: number;
+  /** Why bytesMeasured is absent although images were removed. */
+  freedNotMeasured?: NotMeasured;
   /** Why a node failed or was skipped; '' otherwise. */
   reason: string;
   /** Scan mode: images removed (would be) because the scanner named them; absent otherwise. */
@@ -117,6 +125,7 @@ export function decodeResult(line: string): NodeResult {
 interface Summary {
   node?: unknown;
   fs?: unknown;
+  fm?: unknown;
   counts?: Record<string, unknown>;
   bytes?: unknown;
   scan?: Untrusted<SummaryScan>;
@@ -167,6 +176,7 @@ export function resultFromPod(node: string, pod: PodOutcome): NodeResult {
     }
     const b = summary.bytes;
     r.bytes = typeof b === 'number' && Number.isSafeInteger(b) && b >= 0 ? b : 0;
+    Object.assign(r, readFreed(summary.fm));
     const sc = summary.scan;
     if (sc && typeof sc === 'object') {
       const n = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : 0);
@@ -226,6 +236,11 @@ export interface JobCounts {
   removed: number;
   protected: number;
   bytes: number;
+  /** Over the nodes where the runtime measured it: bytes freed, and those nodes' estimate. */
+  bytesMeasured: number;
+  bytesMeasuredEstimate: number;
+  /** Nodes that removed images but whose freed space was not measured. */
+  freedNotMeasured: number;
 }
 
 /**
@@ -245,8 +260,15 @@ export function countResults(results: readonly NodeResult[]): JobCounts {
     removed: 0,
     protected: 0,
     bytes: 0,
+    bytesMeasured: 0,
+    bytesMeasuredEstimate: 0,
+    freedNotMeasured: 0,
   };
   for (const r of results) {
+    if (r.bytesMeasured !== undefined) {
+      c.bytesMeasured = saturatingAdd(c.bytesMeasured, r.bytesMeasured);
+      c.bytesMeasuredEstimate = saturatingAdd(c.bytesMeasuredEstimate, r.bytes);
+    } else if (r.freedNotMeasured) c.freedNotMeasured++;
     c.removed = saturatingAdd(c.removed, r.removed);
     c.protected = saturatingAdd(c.protected, r.protected);
     c.bytes = saturatingAdd(c.bytes, r.bytes);

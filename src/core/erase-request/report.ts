@@ -4,6 +4,7 @@
 // node) and, while they exist, the job's worker Pods, whose termination messages carry each
 // node's list of targets, images and outcomes (the worker's compact summary,
 // src/core/noderemove/summary.ts). Removed and would-remove are separate numbers.
+import type { NotMeasured } from '../contract/freed-space.js';
 import { isOutcome, type Outcome, type SummaryRow, type Untrusted } from '../contract/worker-summary.js';
 import { nodeTraitsOf, type NodeOutcome, type NodeOutcomeTraits } from '../contract/node-outcomes.js';
 import { statusNodes } from '../erase/api/status-budget.js';
@@ -53,6 +54,10 @@ export interface NodeReport {
   bytes: number;
   /** A threshold run only: percent of the image file system the images took, before and after. */
   imageFs?: { before: number; after: number };
+  /** A real run that removed images: bytes freed as the node's runtime measured them. */
+  bytesMeasured?: number;
+  /** Why bytesMeasured is absent although images were removed (contract/freed-space.ts). */
+  freedNotMeasured?: NotMeasured;
   /** The node's targets and outcomes; null when not available (skipped, not finished, Pod gone). */
   images: ImageOutcome[] | null;
   /** The worker shortened its list to fit the 4 KiB termination message. */
@@ -87,6 +92,11 @@ export interface EraseReport {
   protected: number;
   bytesFreed: number;
   bytesWouldFree: number;
+  /** Over the nodes whose runtime measured it: bytes freed, and those nodes' bytesFreed. */
+  bytesMeasured?: number;
+  bytesMeasuredEstimate?: number;
+  /** Nodes that removed images without a measurement. */
+  freedNotMeasured?: number;
   collisions: string[];
   /**
    * Targets that matched no image on any node whose worker reported its list (every such node
@@ -215,6 +225,8 @@ export function buildReport(
       ...(r.imageFsBefore !== undefined
         ? { imageFs: { before: r.imageFsBefore / 100, after: (r.imageFsAfter ?? r.imageFsBefore) / 100 } }
         : {}),
+      ...(r.bytesMeasured !== undefined ? { bytesMeasured: r.bytesMeasured } : {}),
+      ...(r.freedNotMeasured ? { freedNotMeasured: r.freedNotMeasured } : {}),
       images: list?.images ?? null,
       imagesTruncated: list?.truncated ?? false,
     };
@@ -257,6 +269,10 @@ export function buildReport(
     protected: (fromJob ? s?.protected : ls?.protected) ?? 0,
     bytesFreed: dry ? 0 : bytesTotal,
     bytesWouldFree: dry ? bytesTotal : 0,
+    ...(fromJob && s?.bytesMeasuredEstimate !== undefined
+      ? { bytesMeasured: s.bytesMeasured ?? 0, bytesMeasuredEstimate: s.bytesMeasuredEstimate }
+      : {}),
+    ...(fromJob && s?.freedNotMeasured ? { freedNotMeasured: s.freedNotMeasured } : {}),
     collisions: s?.collisions ?? [],
     notPresent: notPresentAnywhere(results),
     results,

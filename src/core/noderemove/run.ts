@@ -28,6 +28,7 @@ import { forEachConcurrent } from '../concurrency.js';
 import type { Scope } from '../refs/scope.js';
 import type { CriClient } from '../cri/client.js';
 import type { ImageView } from './remove/in-use.js';
+import { freedSince, usageSince, type FreedWait } from './freed-space.js';
 
 const containerView = (c: CriContainer): ContainerView => ({
   id: c.id,
@@ -56,6 +57,8 @@ export interface NodeRemoveOptions {
   scope?: Scope;
   /** Keep the N newest images of each repository (keep-newest.ts). */
   keepNewest?: number;
+  /** How long to wait for the runtime's figure after the removals (freed-space.ts). */
+  freedWait?: FreedWait;
 }
 
 /**
@@ -84,6 +87,7 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
     );
     const warnings: string[] = [];
     const reader = new SandboxReader(cri);
+    const listedAt = Date.now();
     const [images, containers, sandboxRead] = await Promise.all([
       cri.listImages(),
       cri.listContainers(),
@@ -137,7 +141,22 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
       decisions = scanned.decisions;
       warnings.push(...scanned.warnings);
     }
+    // The runtime's own figure of what the removals freed (freed-space.ts), beside the estimate.
+    const imageFsInfo = () => cri.imageFsInfo();
+    const before =
+      opts.dryRun || !decisions.some((d) => d.action === 'remove')
+        ? undefined
+        : await usageSince(
+            imageFsInfo,
+            Math.max(0, ...images.map((i) => i.size ?? 0)),
+            listedAt,
+            opts.freedWait,
+          );
     let results = await execute(runtime, decisions, { dryRun: opts.dryRun, onProgress: opts.onProgress });
+    const freed =
+      before && results.some((r) => r.outcome === 'removed')
+        ? await freedSince(imageFsInfo, before, Date.now(), opts.freedWait)
+        : undefined;
     const after = step?.finish(results);
     if (after) warnings.push(...after.warnings);
     if (opts.scan && scanned) {
@@ -156,6 +175,7 @@ export async function nodeRemove(opts: NodeRemoveOptions): Promise<Report> {
       warnings,
       ...(scanned ? { scan: scanned.report } : {}),
       ...(after?.imageFs ? { imageFs: after.imageFs } : {}),
+      ...(freed !== undefined ? { freed } : {}),
     };
   } catch (e) {
     // Whatever went wrong, the scanner is told to finish, so its container ends.

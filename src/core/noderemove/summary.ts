@@ -56,6 +56,8 @@ export function terminationSummary(report: Report, limit = TERMINATION_MESSAGE_L
     counts: imageCounts(report.results),
     /** Bytes freed (or, in a dry run, that would be), as the runtime listed the images. */
     bytes: bytesFreed(report.results),
+    /** The runtime's image file system usage [before, after] the removals, or why not measured. */
+    ...(report.freed !== undefined ? { fm: report.freed } : {}),
     ...scanHead(report),
     /** A threshold run: image file system bytes used before, capacity, used after (estimated). */
     ...(report.imageFs

@@ -1,4 +1,5 @@
 // Shapes of `inv node-remove`: what the decision step produces and what the report carries.
+import type { FreedSummary } from '../contract/freed-space.js';
 import type { ScanFailureCounts } from '../contract/scan-failures.js';
 
 import { removes, traitsOf, type Outcome } from '../contract/worker-summary.js';
@@ -136,6 +137,11 @@ export interface Report {
   scan?: ScanReport;
   /** A threshold run: the image file system before and (estimated) after. */
   imageFs?: ImageFsReport;
+  /**
+   * A real run that removed images: the runtime's image file system usage [before, after] the
+   * removals, or why it was not measured (contract/freed-space.ts).
+   */
+  freed?: FreedSummary;
 }
 
 /** What a threshold run measured (image-fs.ts) and decided. */

@@ -24,12 +24,14 @@ export interface NodeStatus {
 }
 
 const isZero = (v: unknown) => v === 0 || v === '' || v === false || v === undefined || v === null;
+/** Fields whose 0 is a figure, not "none": a measured freed space of 0 bytes is a finding. */
+const ZERO_KEPT: ReadonlySet<string> = new Set(['bytesMeasured']);
 
 /** One node's entry, its reason cut to `maxReason` characters (newlines made spaces). */
 export function toNodeStatus(r: NodeResult, maxReason = MAX_REASON): NodeStatus {
   const out: NodeStatus = { node: r.node, outcome: r.outcome };
   for (const [k, v] of Object.entries(r)) {
-    if (k === 'node' || k === 'outcome' || isZero(v)) continue;
+    if (k === 'node' || k === 'outcome' || (isZero(v) && !(ZERO_KEPT.has(k) && v === 0))) continue;
     out[k] =
       k === 'reason'
         ? String(v)

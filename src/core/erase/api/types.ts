@@ -209,6 +209,14 @@ export interface ImageJobStatus {
   removed?: number;
   protected?: number;
   bytesFreed?: number;
+  /**
+   * Bytes freed as the nodes' runtimes measured them (image file system usage before minus
+   * after), over the nodes that measured it; bytesMeasuredEstimate is those nodes' bytesFreed.
+   */
+  bytesMeasured?: number;
+  bytesMeasuredEstimate?: number;
+  /** Nodes that removed images without a measurement (their freedNotMeasured says why). */
+  freedNotMeasured?: number;
   /** A threshold run: per node, image file system usage before -> after (trigger-results.ts). */
   imageFs?: string;
   /** bytesFreed for people ("1.2 GB"), for the printer columns: set in a real run only. */

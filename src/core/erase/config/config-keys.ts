@@ -100,7 +100,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     field: 'workerStartGraceSeconds',
     seconds: true,
     setBy: ADMIN,
-    what: 'a worker that cannot start (image pull, container config, socket mount) fails its node after this',
+    what: 'a worker that cannot start (image pull, container config, socket mount) or cannot be placed (unschedulable, no preemption under way) fails its node after this',
   },
   {
     key: 'exclusionLabel',
@@ -177,14 +177,14 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     type: '[toleration]',
     field: 'worker.tolerations',
     setBy: ADMIN,
-    what: "the worker Pods' tolerations (the default reaches tainted nodes too)",
+    what: "the worker Pods' tolerations (the default reaches tainted nodes too; a cordon's taint is always tolerated, as `skipCordoned` decides)",
   },
   {
     key: 'worker.priorityClassName',
     type: 'string',
     field: 'worker.priorityClassName',
     setBy: ADMIN,
-    what: "the worker Pods' priority class (empty: none)",
+    what: "the worker Pods' priority class (empty: none); one that may preempt lets a worker into a full node",
   },
   {
     key: 'worker.imagePullSecrets',

@@ -16,7 +16,8 @@
 //   maxConcurrentJobs: 5                             # jobs running at once, cluster-wide; later
 //                                                    # ones wait, oldest first (queue.ts)
 //   workerStartGrace: 15s                            # a worker that cannot start (image pull,
-//                                                    # container config) fails its node after this
+//                                                    # container config) or be placed (unschedulable,
+//                                                    # no preemption under way) fails its node after this
 //   protectionWait: 1h                               # a * prune without its protected set fails after this
 //   exclusionLabel: imageinventory.dev/exclusion-list=true   # ConfigMaps merged into the exclusions
 //   allowPruneAll: true                              # may an ImageList name * (prune all unused)?
@@ -72,7 +73,7 @@ export interface EraseConfig {
   jobTimeoutSeconds: number;
   /** ImageJobs running at once in the cluster; the others wait in creation order. */
   maxConcurrentJobs: number;
-  /** How long a worker may sit in ErrImagePull, CreateContainerError... before its node fails. */
+  /** How long a worker may sit in ErrImagePull, CreateContainerError, Unschedulable... before its node fails. */
   workerStartGraceSeconds: number;
   /** A `*` prune that cannot get its protected set this long fails, with the reason (plan.ts). */
   protectionWaitSeconds: number;

@@ -1,6 +1,7 @@
 // Observe: finished worker Pods give their node's result (the termination message) and their
-// items Complete; a worker that cannot start, or whose node is not Ready or gone, fails its node
-// after a grace; past the job deadline, unfinished nodes fail with a reason naming their Pod and
+// items Complete; a worker that cannot start, cannot be placed (unschedulable) or whose node is
+// not Ready or gone fails its node after a grace, one its kubelet refused (OutOfpods...) at once;
+// past the job deadline, unfinished nodes fail with a reason naming their Pod and
 // its state ("timeout: Pod x Pending: Unschedulable: ...") and their Pods are scheduled for
 // deletion.
 import { itemKey, ApplyInventory } from '../../apply-inventory/apply-inventory.js';
@@ -14,6 +15,8 @@ import { timeAfter } from '../../timestamps.js';
 import { iso, setResult, type Pass } from './pass.js';
 import { scannerExit, workerPhase, workerStatus, type PodLike } from './pod.js';
 import { SCANNER_CONTAINER } from '../worker/scanner-container.js';
+import { rejection, unschedulable } from '../worker/placement-failure.js';
+import { placementFailureKind } from '../../contract/placement-failures.js';
 import { WORKER_CONTAINER } from '../worker/pod-spec.js';
 
 export async function observe(ctx: JobContext, p: Pass): Promise<void> {
@@ -51,6 +54,7 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
             ? { failNow: true, reason: gone.reason }
             : { failNow: false, retryInMs: gone.retryInMs };
       const stuck =
+        unschedulable(pod, now, grace) ??
         startFailure(pod.status, now, grace) ??
         scanStuck ??
         (await ctx.mounts.failure(pod, now, grace)) ??
@@ -60,8 +64,14 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
           const failed: NodeResult = { ...pendingResult(node), outcome: 'Failed', reason: stuck.reason };
           setResult(p, failed);
           ctx.metrics?.nodeScanned?.(failed, Boolean(p.job.spec.dryRun), Boolean(p.job.spec.scan));
+          const kind = placementFailureKind(stuck.reason);
+          if (kind) ctx.metrics?.workerNotPlaced?.(kind);
           p.inv.scheduleDeletion([itemKey(item)]);
-          ctx.log.warn('worker cannot start', { job: name, node, reason: stuck.reason });
+          ctx.log.warn(kind ? 'worker cannot be placed' : 'worker cannot start', {
+            job: name,
+            node,
+            reason: stuck.reason,
+          });
         } else {
           p.requeue = Math.min(p.requeue ?? Infinity, stuck.retryInMs);
         }
@@ -70,7 +80,16 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
     }
     completed.push(itemKey(item));
     const term = workerStatus(pod, WORKER_CONTAINER)?.state?.terminated;
-    if (node && pendingNode(node)) {
+    // Refused by its node's kubelet before it ran (OutOfpods, OutOfcpu...): the node failed with
+    // the kubelet's words, not a bare reason code.
+    const refused = phase === 'Failed' ? rejection(pod) : undefined;
+    if (refused && node && pendingNode(node)) {
+      const r: NodeResult = { ...pendingResult(node), outcome: 'Failed', reason: refused };
+      setResult(p, r);
+      ctx.metrics?.nodeScanned?.(r, Boolean(p.job.spec.dryRun), Boolean(p.job.spec.scan));
+      ctx.metrics?.workerNotPlaced?.('rejected');
+      ctx.log.warn('worker refused by its node', { job: name, node, reason: refused });
+    } else if (node && pendingNode(node)) {
       const r = resultFromPod(node, {
         phase,
         exitCode: term?.exitCode,

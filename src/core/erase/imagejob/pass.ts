@@ -157,6 +157,16 @@ export function recordStatus(p: Pass): void {
   st.removed = c.removed;
   st.protected = c.protected;
   st.bytesFreed = c.bytes;
+  // The runtimes' own figure beside the estimate (contract/freed-space.ts); absent when no node measured.
+  if (c.bytesMeasuredEstimate || c.bytesMeasured) {
+    st.bytesMeasured = c.bytesMeasured;
+    st.bytesMeasuredEstimate = c.bytesMeasuredEstimate;
+  } else {
+    delete st.bytesMeasured;
+    delete st.bytesMeasuredEstimate;
+  }
+  if (c.freedNotMeasured) st.freedNotMeasured = c.freedNotMeasured;
+  else delete st.freedNotMeasured;
   // For the printer columns (which cannot format): freed and would-free kept apart.
   const human = c.bytes || isFinished(st.phase) ? formatBytes(c.bytes) : undefined;
   if (p.job.spec.dryRun) st.wouldFree = human;

@@ -7,10 +7,20 @@ export interface PodLike extends KubeObject {
   status?: {
     phase?: string;
     reason?: string;
+    message?: string;
     startTime?: string;
+    nominatedNodeName?: string;
+    conditions?: {
+      type?: string;
+      status?: string;
+      reason?: string;
+      message?: string;
+      lastTransitionTime?: string;
+    }[];
     containerStatuses?: {
       name?: string;
       state?: {
+        running?: unknown;
         terminated?: { exitCode?: number; message?: string; reason?: string; finishedAt?: string };
         waiting?: { reason?: string; message?: string };
       };

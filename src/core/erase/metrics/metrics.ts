@@ -6,6 +6,7 @@ import type { ImageJob, ImageList } from '../api/types.js';
 import { nodeFailureReason, SCAN_FAILURE_REASONS } from '../../contract/scan-failures.js';
 import { scheduleSamples } from './schedule-metrics.js';
 import { queueSample } from './queue-metrics.js';
+import { PLACEMENT_FAILURES, type PlacementFailureKind } from '../../contract/placement-failures.js';
 
 export interface EraseMetrics {
   /** A job reached Completed or Failed; removals and bytes count only when it was not a dry run. */
@@ -20,6 +21,8 @@ export interface EraseMetrics {
   readLists?(lists: (() => readonly ImageList[]) | undefined): void;
   /** The same for the queue gauges: this install's ImageJobs, from the running controllers' cache. */
   readJobs?(jobs: (() => readonly ImageJob[]) | undefined): void;
+  /** A worker could not be placed on its node (unschedulable) or its kubelet refused it; its node failed. */
+  workerNotPlaced?(kind: PlacementFailureKind): void;
   /** A threshold run finished: each measured node's usage, and what the trigger freed. */
   thresholdFinished?(results: readonly NodeResult[], dryRun: boolean): void;
 }
@@ -42,11 +45,34 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
     help: 'Bytes freed on nodes by finished jobs, as the runtimes listed the images (dry runs not counted).',
     registers,
   });
+  const measured = new Counter({
+    name: 'inv_erase_bytes_measured_freed_total',
+    help: "Bytes freed on nodes by finished jobs as the runtimes measured their image file systems (usage before minus after; dry runs not counted), on the nodes that measured it: compare with inv_erase_bytes_measured_estimate_total, those nodes' listed sizes.",
+    registers,
+  });
+  const measuredEstimate = new Counter({
+    name: 'inv_erase_bytes_measured_estimate_total',
+    help: 'The listed sizes of what finished jobs removed on the nodes that measured their freed space (inv_erase_bytes_measured_freed_total).',
+    registers,
+  });
+  const notMeasured = new Counter({
+    name: 'inv_erase_freed_not_measured_nodes_total',
+    help: "Nodes of finished jobs that removed images but whose runtime gave no usable image file system figure (no ImageFsInfo, a figure that does not count the layers, or none taken after the removals within the worker's wait).",
+    registers,
+  });
   const protectedImages = new Counter({
     name: 'inv_erase_protected_images_total',
     help: 'Images a * prune kept on a node because a workload references them.',
     registers,
   });
+  const notPlaced = new Counter({
+    name: 'inv_erase_workers_not_placed_total',
+    help: 'Worker Pods that never ran, failing their node: unschedulable (the scheduler could not place it past workerStartGrace, with no preemption under way) or rejected (its kubelet refused it: OutOfpods, OutOfcpu, OutOfmemory...).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  // Both series exist from the start, so a rate() over them never lacks a baseline.
+  for (const reason of PLACEMENT_FAILURES) notPlaced.inc({ reason }, 0);
   const lastDuration = new Gauge({
     name: 'inv_erase_last_job_duration_seconds',
     help: 'How long the most recently finished ImageJob ran, from its start to its finish.',
@@ -148,9 +174,15 @@ export function createEraseMetrics(registry: Registry): EraseMetrics {
       if (!dryRun) {
         removed.inc(counts.removed);
         bytes.inc(counts.bytes);
+        measured.inc(counts.bytesMeasured);
+        measuredEstimate.inc(counts.bytesMeasuredEstimate);
+        notMeasured.inc(counts.freedNotMeasured);
       }
       protectedImages.inc(counts.protected);
       lastDuration.set(seconds);
+    },
+    workerNotPlaced(kind) {
+      notPlaced.inc({ reason: kind });
     },
     nodeScanned(r, dryRun, scan) {
       // Images the scanner could not judge, by its reason; else a scan-mode node that failed as a

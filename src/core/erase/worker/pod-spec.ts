@@ -1,4 +1,4 @@
-// The worker Pod: `inv node-remove` pinned to one node, reading the job's image list and merged
+// The worker Pod: `inv node-remove` placed on one node by the scheduler (placement.ts), reading the job's image list and merged
 // exclusions from mounted ConfigMaps and the node's runtime through its CRI socket, writing
 // its summary to the termination message for the controller to read.
 import { SOCKET_CLIENT_SECURITY_CONTEXT } from './security-context.js';
@@ -18,6 +18,7 @@ import {
 } from './scanner-container.js';
 import { SHARED_DIR } from '../../contract/scanner-contract.js';
 import { nodeRemoveArgs, type WorkerArgs } from '../../contract/worker-command.js';
+import { nodeAffinity, workerTolerations } from './placement.js';
 
 export const IMAGES_DIR = '/run/inv/images';
 export const EXCLUDE_DIR = '/run/inv/exclude';
@@ -164,7 +165,7 @@ function triggerVolumes(job: ImageJob, settings: WorkerSettings) {
   };
 }
 
-/** The Pod spec shared by every worker (no nodeName): also the PodTemplate's template. */
+/** The Pod spec shared by every worker (no node yet): also the PodTemplate's template. */
 export function workerPodSpec(
   job: ImageJob,
   settings: WorkerSettings,
@@ -191,7 +192,7 @@ export function workerPodSpec(
     ...(w.priorityClassName ? { priorityClassName: w.priorityClassName } : {}),
     // The administrator's pull secrets, for a worker image in a private registry.
     ...(w.imagePullSecrets?.length ? { imagePullSecrets: w.imagePullSecrets.map((name) => ({ name })) } : {}),
-    tolerations: w.tolerations,
+    tolerations: workerTolerations(w.tolerations),
     containers: [
       {
         name: WORKER_CONTAINER,
@@ -271,7 +272,8 @@ export function workerPod(
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: objectMeta(job, podName, namespace),
-    spec: { ...workerPodSpec(job, settings, inputs), nodeName: node },
+    // Through the scheduler, to this node alone (placement.ts): never spec.nodeName.
+    spec: { ...workerPodSpec(job, settings, inputs), affinity: nodeAffinity(node) },
   };
 }
 

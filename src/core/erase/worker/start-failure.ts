@@ -98,7 +98,8 @@ export function describeWorker(
   if (unscheduled)
     return `Pod ${podName} ${phase}: ${unscheduled.reason || 'Unschedulable'}${unscheduled.message ? `: ${clean(unscheduled.message)}` : ''}`;
   if (st.reason) return `Pod ${podName} ${phase}: ${st.reason}${st.message ? `: ${clean(st.message)}` : ''}`;
+  // Not even PodScheduled: no scheduler has looked at it (workers are placed by the scheduler).
   if (phase === 'Pending' && !st.conditions?.length)
-    return `Pod ${podName} Pending: not started by its node's kubelet`;
+    return `Pod ${podName} Pending: not placed by the scheduler (is kube-scheduler running?)`;
   return `Pod ${podName} ${phase}`;
 }
