@@ -27,24 +27,17 @@ import { deploymentOwner, type OwnerRef, type PodTemplate } from './support/repl
 import { deployedNodeOptions, hwm } from './support/proc.js';
 import { sleep, until } from './support/wait.js';
 import { daemonMetrics, startWatchDaemon, type Daemon } from './support/daemon.js';
-import {
-  apfFigures,
-  apiServerMetrics,
-  daemonKubeconfig,
-  sampleLevel,
-  samples,
-  sumOf,
-} from './support/apf.js';
+import * as apf from './support/apf.js';
 
 const log = (m: string) => process.stderr.write(`bench scale: ${m}\n`);
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
-const metricSum = sumOf;
+const metricSum = apf.sumOf;
 /** Per value of `label`, the sum of `name`. */
 function metricBy(text: string, name: string, label: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (const x of samples(text, name)) {
+  for (const x of apf.samples(text, name)) {
     const v = x.labels[label] ?? '';
     out.set(v, (out.get(v) ?? 0) + x.value);
   }
@@ -154,7 +147,7 @@ export async function main(ctx: {
   const kc = new KubeConfig();
   kc.loadFromFile(ctx.kubeconfig);
   const rest = new KubeRest(kc);
-  const apiMetrics = () => apiServerMetrics(kc);
+  const apiMetrics = () => apf.apiServerMetrics(kc);
   await installCrds(rest);
   const out: Record<string, number | string> = {
     size: `${PODS} Pods in ${NSS} namespaces, ${NSS * DEPLOY} Deployments, ${NSS * DEPLOY * 2} ReplicaSets`,
@@ -203,9 +196,9 @@ export async function main(ctx: {
   const daemonConfig = asAdmin
     ? ctx.kubeconfig
     : path.join(path.dirname(ctx.kubeconfig), 'daemon.kubeconfig');
-  if (!asAdmin) out['daemon identity'] = await daemonKubeconfig(rest, kc, daemonConfig);
+  if (!asAdmin) out['daemon identity'] = await apf.daemonKubeconfig(rest, kc, daemonConfig);
   const before = await apiMetrics();
-  const level = sampleLevel(kc);
+  const level = apf.sampleLevel(kc);
   const t0 = Date.now();
   // --workers, --kube-api-qps and --kube-api-burst pass through to the daemon (a faster first
   // build for a memory-only run: say so when reporting it).
@@ -241,7 +234,7 @@ export async function main(ctx: {
     const [db, da] = [disp(before), disp(after)];
     out['APF: requests dispatched during start-up, by priority level'] =
       [...da].map(([k, v]) => `${k} ${v - (db.get(k) ?? 0)}`).join(', ') || 'n/a';
-    Object.assign(out, apfFigures(before, after, peaks));
+    Object.assign(out, apf.apfFigures(before, after, peaks));
     log(JSON.stringify(out));
     if (process.env.INV_BENCH_BASELINE) {
       d.proc.kill('SIGTERM');
