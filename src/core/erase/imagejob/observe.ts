@@ -1,5 +1,6 @@
 // Observe: finished worker Pods give their node's result (the termination message) and their
-// items Complete; a worker that cannot start, or whose node is not Ready or gone, fails its node
+// removal record (every row of the report in the Pod's log, before the Pod can be deleted), and
+// their items Complete; a worker that cannot start, or whose node is not Ready or gone, fails its node
 // after a grace; past the job deadline, unfinished nodes fail with a reason naming their Pod and
 // its state ("timeout: Pod x Pending: Unschedulable: ...") and their Pods are scheduled for
 // deletion.
@@ -77,6 +78,7 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
         message: term?.message,
         reason: term?.reason ?? pod.status?.reason,
       });
+      await record(ctx, p, item.name, r);
       setResult(p, r);
       ctx.metrics?.nodeScanned?.(r, Boolean(p.job.spec.dryRun), Boolean(p.job.spec.scan));
     }
@@ -84,6 +86,27 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
   p.inv.complete(completed);
   p.inv.drop(vanished);
   deadline(ctx, p);
+}
+
+/** Keeps the node's rows: written before its result, so a restart between the two writes again. */
+async function record(ctx: JobContext, p: Pass, pod: string, r: NodeResult): Promise<void> {
+  if (!ctx.records) return;
+  const { job } = p;
+  const problem = await ctx.records.capture(
+    {
+      job: {
+        name: p.name,
+        uid: job.metadata.uid ?? '',
+        list: job.spec.imageList.name,
+        dryRun: Boolean(job.spec.dryRun),
+      },
+      pod,
+      result: r,
+      finishedAt: p.now,
+    },
+    WORKER_CONTAINER,
+  );
+  if (problem) ctx.log.warn('removal record incomplete', { job: p.name, node: r.node, problem });
 }
 
 /** Past the job deadline, every unfinished node fails naming its Pod and the Pod's state. */
