@@ -148,7 +148,7 @@ export class NodeEraseEnv {
   }
 
   /** `protection`: where a `*` prune learns the references (default: a scan of built-in kinds). */
-  startControllers(opts: { protection?: ProtectionSource } = {}): void {
+  startControllers(opts: { protection?: ProtectionSource; now?: () => Date } = {}): void {
     this.abort = new AbortController();
     const controllers = new EraseControllers({
       kubeConfig: this.kc,
@@ -156,6 +156,7 @@ export class NodeEraseEnv {
       configNamespace: this.configNamespace,
       jobResyncMs: 1000,
       protection: opts.protection,
+      now: opts.now,
       logger: process.env.ERASE_DEBUG
         ? createLogger({ level: 'debug', format: 'text', stream: process.stderr })
         : undefined,
