@@ -43,7 +43,12 @@ describe('removal record on a real kubelet (1,000 images, kept after the job)', 
     const r = spawnSync(
       process.execPath,
       [path.join(repoRoot, 'bin', 'run.js'), ...args, '--kubeconfig', c.kubeconfig],
-      { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
+      {
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 120_000,
+      },
     );
     return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   };
@@ -105,7 +110,11 @@ describe('removal record on a real kubelet (1,000 images, kept after the job)', 
 
     // The next day: another job finishes (and prunes by that clock); the first's record is whole.
     offset = DAY;
-    const [one] = await importToNodes(c, [0], [{ refs: [`docker.io/library/rec-${t}-x:1`], distinct: `x-${t}` }]);
+    const [one] = await importToNodes(
+      c,
+      [0],
+      [{ refs: [`docker.io/library/rec-${t}-x:1`], distinct: `x-${t}` }],
+    );
     const second = await env.wait(
       await env.erase({ images: [`rec-${t}-x:1`], nodeSelector: `kubernetes.io/hostname=${node}` }),
     );
@@ -121,7 +130,10 @@ describe('removal record on a real kubelet (1,000 images, kept after the job)', 
     assert.ok(ajv.validate(schema, doc), ajv.errorsText(ajv.errors));
     assert.equal(doc.records.length, 1);
     const shown = new Set(doc.records[0]!.images.map((i) => i.id));
-    assert.ok(built.every((b) => shown.has(b.id)), 'every image in the history');
+    assert.ok(
+      built.every((b) => shown.has(b.id)),
+      'every image in the history',
+    );
     // An image filter finds one image by name; the table lists it.
     const one1 = cli(['erase', 'history', '--image', `${'long'.repeat(30)}-7:1`, '--no-headers']);
     assert.equal(one1.status, 0, one1.stderr);
@@ -143,7 +155,10 @@ describe('removal record on a real kubelet (1,000 images, kept after the job)', 
     assert.equal(report.job, name);
     assert.equal(report.results[0]?.imagesTruncated, false);
     const inReport = new Set(report.results[0]!.images.map((i) => i.image));
-    assert.ok(built.every((b) => inReport.has(b.id)), 'every image in the status of the deleted job');
+    assert.ok(
+      built.every((b) => inReport.has(b.id)),
+      'every image in the status of the deleted job',
+    );
 
     // The bound in objects: past it the oldest go (the first job's), the newest stay.
     await env.config('record: {maxObjects: 2}');

@@ -63,7 +63,9 @@ describe('removal record', () => {
   it('says why when the log holds no report, or a broken one, and drops rows it cannot read', () => {
     assert.match(parseWorkerLog('error: runtime unreachable\n').problem, /no report/);
     assert.match(parseWorkerLog('{\n  "results": [\n').problem, /not JSON/);
-    const odd = parseWorkerLog('{\n"results": [{"outcome": "exploded"}, 7, {"outcome": "removed", "size": -1}]}');
+    const odd = parseWorkerLog(
+      '{\n"results": [{"outcome": "exploded"}, 7, {"outcome": "removed", "size": -1}]}',
+    );
     assert.deepEqual(odd.rows, [{ id: '', names: [], outcome: 'removed', size: 0, target: '' }]);
   });
 

@@ -16,7 +16,8 @@ export const historyFlags = {
   image: completes(
     'text',
     Flags.string({
-      description: 'Only images one of whose names, or whose ID, contains this text (e.g. nginx:1.25, sha256:3f5).',
+      description:
+        'Only images one of whose names, or whose ID, contains this text (e.g. nginx:1.25, sha256:3f5).',
     }),
   ),
   outcome: Flags.string({
@@ -26,7 +27,9 @@ export const historyFlags = {
   since: Flags.string({
     description: 'Only nodes that finished within this long (24h, 7d) or at or after this time (RFC 3339).',
   }),
-  until: Flags.string({ description: 'Only nodes that finished before this time (RFC 3339) or this long ago.' }),
+  until: Flags.string({
+    description: 'Only nodes that finished before this time (RFC 3339) or this long ago.',
+  }),
   ...outputFlags(['table', 'wide', 'json', 'yaml']),
   ...kubeFlags,
 };

@@ -19,7 +19,8 @@ export interface HistoryOptions {
 function timeOf(flag: string, v: string, now: Date, problems: string[]): Date | undefined {
   if (/^\d{4}-\d\d-\d\d/.test(v)) {
     const t = Date.parse(v);
-    if (Number.isNaN(t)) problems.push(`--${flag}: not a time: ${JSON.stringify(v)} (RFC 3339, e.g. 2026-12-05T08:00:00Z)`);
+    if (Number.isNaN(t))
+      problems.push(`--${flag}: not a time: ${JSON.stringify(v)} (RFC 3339, e.g. 2026-12-05T08:00:00Z)`);
     return Number.isNaN(t) ? undefined : new Date(t);
   }
   try {
@@ -37,7 +38,10 @@ export function completeHistoryOptions(
 ): { options: HistoryOptions; problems: string[] } {
   const problems: string[] = [];
   const outcomes: Outcome[] = [];
-  for (const o of (flags.outcome ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const o of (flags.outcome ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (isOutcome(o)) outcomes.push(o);
     else problems.push(`--outcome: unknown outcome ${JSON.stringify(o)} (known: ${OUTCOMES.join(', ')})`);
   }

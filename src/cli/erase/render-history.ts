@@ -53,9 +53,11 @@ export function historyNotes(records: readonly HistoryNode[]): string[] {
   const out: string[] = [];
   for (const n of records) {
     const where = `node ${n.node} of job ${n.job}`;
-    if (n.beyond) out.push(`${where}: ${n.beyond} more image(s) past the record's bound, counted, not listed`);
+    if (n.beyond)
+      out.push(`${where}: ${n.beyond} more image(s) past the record's bound, counted, not listed`);
     if (n.unrecorded) out.push(`${where}: images not recorded: ${n.unrecorded}`);
-    if (n.missingParts) out.push(`${where}: ${n.missingParts} part(s) of the record deleted by the retention`);
+    if (n.missingParts)
+      out.push(`${where}: ${n.missingParts} part(s) of the record deleted by the retention`);
   }
   return out;
 }

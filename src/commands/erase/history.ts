@@ -36,7 +36,10 @@ Exit codes: 0 shown (also when nothing matched: "No records found." on stderr); 
 no usable cluster.`);
 
   static override examples = [
-    { description: 'What every node did in the last 24 hours', command: '<%= config.bin %> erase history --since 24h' },
+    {
+      description: 'What every node did in the last 24 hours',
+      command: '<%= config.bin %> erase history --since 24h',
+    },
     {
       description: 'What node worker-3 removed last night',
       command: '<%= config.bin %> erase history --node worker-3 --outcome removed --since 12h',

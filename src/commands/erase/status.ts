@@ -163,7 +163,11 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
 
   /** A job read from its record alone (it was deleted): the report, and exit 1 if it Failed. */
   private print(report: EraseReport, options: StatusOptions): void {
-    printReport(report, options.output, { noHeaders: options.noHeaders, sortBy: options.sortBy, status: true });
+    printReport(report, options.output, {
+      noHeaders: options.noHeaders,
+      sortBy: options.sortBy,
+      status: true,
+    });
     if (report.phase === 'Failed') this.exit(EXIT_PARTIAL_FAILURE);
   }
 

@@ -80,29 +80,43 @@ export async function daemonRecordCheck(
           kind: 'SubjectAccessReview',
           spec: {
             user: `system:serviceaccount:${daemonNamespace}:${DAEMON_SERVICE_ACCOUNT}`,
-            groups: ['system:serviceaccounts', `system:serviceaccounts:${daemonNamespace}`, 'system:authenticated'],
+            groups: [
+              'system:serviceaccounts',
+              `system:serviceaccounts:${daemonNamespace}`,
+              'system:authenticated',
+            ],
             resourceAttributes: attrs,
           },
         })
       ).status?.allowed,
     );
   const rights: [string, Record<string, string>][] = [
-    [`get pods/log in ${workersNamespace}`, { resource: 'pods', subresource: 'log', verb: 'get', namespace: workersNamespace }],
+    [
+      `get pods/log in ${workersNamespace}`,
+      { resource: 'pods', subresource: 'log', verb: 'get', namespace: workersNamespace },
+    ],
     ...['create', 'list', 'delete'].map((verb): [string, Record<string, string>] => [
       `${verb} imagejobrecords.${KINDS.ImageJobRecord.group}`,
       { group: KINDS.ImageJobRecord.group, resource: KINDS.ImageJobRecord.plural, verb },
     ]),
   ];
   try {
-    await resources.get(rest, 'ServiceAccount', daemonNamespace, DAEMON_SERVICE_ACCOUNT, { timeoutMs: 10_000 });
+    await resources.get(rest, 'ServiceAccount', daemonNamespace, DAEMON_SERVICE_ACCOUNT, {
+      timeoutMs: 10_000,
+    });
   } catch (e) {
     if (isNotFound(e)) return [];
-    return [{ group: 'daemon', name: RECORD_NAME, status: 'warn', detail: `cannot tell: ${(e as Error).message}` }];
+    return [
+      { group: 'daemon', name: RECORD_NAME, status: 'warn', detail: `cannot tell: ${(e as Error).message}` },
+    ];
   }
   try {
     const ok = await Promise.all(rights.map(([, a]) => ask(a)));
     const denied = rights.filter((_, i) => !ok[i]).map(([what]) => what);
-    if (!denied.length) return [{ group: 'daemon', name: RECORD_NAME, status: 'pass', detail: rights.map(([w]) => w).join(', ') }];
+    if (!denied.length)
+      return [
+        { group: 'daemon', name: RECORD_NAME, status: 'pass', detail: rights.map(([w]) => w).join(', ') },
+      ];
     return [
       {
         group: 'daemon',
@@ -113,6 +127,8 @@ export async function daemonRecordCheck(
       },
     ];
   } catch (e) {
-    return [{ group: 'daemon', name: RECORD_NAME, status: 'warn', detail: `cannot tell: ${(e as Error).message}` }];
+    return [
+      { group: 'daemon', name: RECORD_NAME, status: 'warn', detail: `cannot tell: ${(e as Error).message}` },
+    ];
   }
 }

@@ -9,12 +9,7 @@ import * as resources from '../../kube/resources.js';
 import { isAlreadyExists, isNotFound, METADATA_LIST_ACCEPT, type KubeRest } from '../../kube/rest.js';
 import { parseWorkerLog } from '../../contract/removal-record.js';
 import type { RecordRetention } from '../config/record-retention.js';
-import {
-  BYTES_ANNOTATION,
-  FINISHED_ANNOTATION,
-  recordObjects,
-  type RecordSource,
-} from '../api/record.js';
+import { BYTES_ANNOTATION, FINISHED_ANNOTATION, recordObjects, type RecordSource } from '../api/record.js';
 import { recordsToPrune } from '../api/record-prune.js';
 import { MANAGED_BY, MANAGED_BY_LABEL, type Meta } from '../api/types.js';
 
