@@ -12,10 +12,14 @@ import { podNames } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { livePods } from './live.js';
 import { timeAfter } from '../../timestamps.js';
+import { forEachConcurrent } from '../../concurrency.js';
 import { iso, setResult, type Pass } from './pass.js';
 import { scannerExit, workerPhase, workerStatus, type PodLike } from './pod.js';
 import { SCANNER_CONTAINER } from '../worker/scanner-container.js';
 import { WORKER_CONTAINER } from '../worker/pod-spec.js';
+
+/** Workers' logs read (and records written) at once. */
+const RECORD_CONCURRENCY = 8;
 
 export async function observe(ctx: JobContext, p: Pass): Promise<void> {
   const { name, now, cfg } = p;
@@ -23,6 +27,7 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
   p.live = await livePods(ctx, name, p.ns, p.owner);
   const completed: string[] = [];
   const vanished: string[] = [];
+  const finished: { pod: string; r: NodeResult }[] = [];
   for (const item of p.inv.items) {
     if (item.kind !== 'Pod' || item.phase !== 'Ready') continue;
     const node = p.podToNode.get(item.name);
@@ -78,17 +83,22 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
         message: term?.message,
         reason: term?.reason ?? pod.status?.reason,
       });
-      await record(ctx, p, item.name, r);
-      setResult(p, r);
-      ctx.metrics?.nodeScanned?.(r, Boolean(p.job.spec.dryRun), Boolean(p.job.spec.scan));
+      finished.push({ pod: item.name, r });
     }
+  }
+  // Each node's record is written before its result is saved (a restart in between writes it
+  // again, never loses it), a few at once: many workers can finish between two passes.
+  await forEachConcurrent(finished, RECORD_CONCURRENCY, ({ pod, r }) => record(ctx, p, pod, r));
+  for (const { r } of finished) {
+    setResult(p, r);
+    ctx.metrics?.nodeScanned?.(r, Boolean(p.job.spec.dryRun), Boolean(p.job.spec.scan));
   }
   p.inv.complete(completed);
   p.inv.drop(vanished);
   deadline(ctx, p);
 }
 
-/** Keeps the node's rows: written before its result, so a restart between the two writes again. */
+/** Keeps the node's rows (its worker's log read into ImageJobRecords, cluster/records.ts). */
 async function record(ctx: JobContext, p: Pass, pod: string, r: NodeResult): Promise<void> {
   if (!ctx.records) return;
   const { job } = p;
