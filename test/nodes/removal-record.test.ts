@@ -33,7 +33,9 @@ describe('removal record on a real kubelet (1,000 images, kept after the job)', 
     this.timeout(900_000);
     // delayOnSuccess: 1h (the environment's configuration).
     env = await new NodeEraseEnv(c).setup();
-    env.startControllers({ now });
+    // A finished job waits for its deleteAfter by the real clock; the resync has the
+    // controllers look at it again soon after the test moves theirs.
+    env.startControllers({ now, resyncMs: 2000 });
   });
   after(async () => {
     await env?.teardown();
