@@ -22,9 +22,9 @@ function acceptedAt(prefix: string): string[] {
   throw new Error(`parseConfig did not refuse the unknown key ${prefix}${PROBE} naming the known ones`);
 }
 
-/** Every leaf key config.yaml accepts: the top level, with `worker` and `requesterLimits` opened. */
+/** Every leaf key config.yaml accepts: the top level, with `worker`, `requesterLimits` and `record` opened. */
 export function acceptedConfigKeys(): string[] {
-  const nested = ['worker', 'requesterLimits'];
+  const nested = ['worker', 'requesterLimits', 'record'];
   return acceptedAt('').flatMap((k) => (nested.includes(k) ? acceptedAt(`${k}.`) : [k]));
 }
 

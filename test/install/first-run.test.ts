@@ -163,7 +163,7 @@ describe('first run on a cluster without inv', function () {
           'customresourcedefinition.apiextensions.k8s.io/images.imageinventory.dev created',
           'customresourcedefinition.apiextensions.k8s.io/imagelists.erase.imageinventory.dev created',
           'customresourcedefinition.apiextensions.k8s.io/imagejobs.erase.imageinventory.dev created',
-          // The erase configuration: erase refuses to run without it.
+          'customresourcedefinition.apiextensions.k8s.io/imagejobrecords.erase.imageinventory.dev created',
           'configmap/inv-erase-config created',
           'CRDs Established. Next: inv check',
           '',
@@ -180,7 +180,7 @@ describe('first run on a cluster without inv', function () {
     it('inv install again changes nothing, and the CRDs belong to the field manager "inv"', async () => {
       const r = inv(['install']);
       assert.equal(r.status, 0, r.stderr);
-      assert.equal((r.stdout.match(/ unchanged$/gm) ?? []).length, 5, r.stdout);
+      assert.equal((r.stdout.match(/ unchanged$/gm) ?? []).length, 6, r.stdout);
       const crd = await rest.get<{
         metadata: { managedFields: { manager: string; operation: string }[] };
       }>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/images.imageinventory.dev');
@@ -280,7 +280,7 @@ describe('first run on a cluster without inv', function () {
         checks: { status: string }[];
       };
       assert.equal(json.passed, true);
-      assert.equal(json.checks.length, 11); // with the version (check/server-version.ts) and the daemon's read rights (check/daemon-access.ts)
+      assert.equal(json.checks.length, 13); // the version, the 4 CRDs, the daemon's rights (check/daemon-access.ts)
       const v = inv(['version']);
       assert.match(v.stdout, /^CRD images\.imageinventory\.dev: v1alpha1 \(storage\)$/m);
       await killDaemon(daemon, 'SIGTERM');

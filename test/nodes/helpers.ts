@@ -148,14 +148,17 @@ export class NodeEraseEnv {
   }
 
   /** `protection`: where a `*` prune learns the references (default: a scan of built-in kinds). */
-  startControllers(opts: { protection?: ProtectionSource } = {}): void {
+  /** `now` and `resyncMs`: a test that moves the clock has every job looked at again that often. */
+  startControllers(opts: { protection?: ProtectionSource; now?: () => Date; resyncMs?: number } = {}): void {
     this.abort = new AbortController();
     const controllers = new EraseControllers({
       kubeConfig: this.kc,
       namespace: this.namespace,
       configNamespace: this.configNamespace,
       jobResyncMs: 1000,
+      resyncMs: opts.resyncMs,
       protection: opts.protection,
+      now: opts.now,
       logger: process.env.ERASE_DEBUG
         ? createLogger({ level: 'debug', format: 'text', stream: process.stderr })
         : undefined,

@@ -53,6 +53,7 @@ const CRDS = [
   'images.imageinventory.dev',
   'imagelists.erase.imageinventory.dev',
   'imagejobs.erase.imageinventory.dev',
+  'imagejobrecords.erase.imageinventory.dev',
 ];
 
 describe('docs/install.md "Install on your cluster", as written, on real kubelets and a TLS registry', function () {
@@ -167,6 +168,18 @@ describe('docs/install.md "Install on your cluster", as written, on real kubelet
     }
     const pods = await workers();
     assert.ok(pods.length >= c.nodes.length, `worker Pods: ${pods.length}`);
+    // The installed daemon, with its ServiceAccount's rights, read each worker's log into the
+    // removal record (the workers have no token): every node's removal of the image is there.
+    const records = await rest.list<{ spec: { node: string; rows: { id: string; outcome: string }[] } }>(
+      '/apis/erase.imageinventory.dev/v1alpha1/imagejobrecords',
+    );
+    for (const n of c.nodes)
+      assert.ok(
+        records.items.some(
+          (r) => r.spec.node === n.name && r.spec.rows.some((x) => x.id === id && x.outcome === 'removed'),
+        ),
+        `the removal record of ${n.name} holds ${vars.UNUSED}`,
+      );
     for (const p of pods) {
       assert.equal(p.spec.containers[0]!.image, image, p.metadata.name);
       assert.deepEqual(p.spec.imagePullSecrets, [{ name: 'inv-registry' }], p.metadata.name);

@@ -75,6 +75,7 @@ describe('install bundle', () => {
       'CustomResourceDefinition',
       'CustomResourceDefinition',
       'CustomResourceDefinition',
+      'CustomResourceDefinition',
       'Namespace',
       'Namespace',
     ]);

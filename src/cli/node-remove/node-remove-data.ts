@@ -3,6 +3,7 @@
 // nor the spinner libraries (35 ms of a profiled 330 ms one-image run).
 import { bytesFreed, type Report } from '../../core/noderemove/types.js';
 import { traitsOf } from '../../core/contract/worker-summary.js';
+import type { WorkerReportRow } from '../../core/contract/removal-record.js';
 
 /** The machine-readable report: exactly these keys, in this order. */
 export function reportData(report: Report) {
@@ -13,15 +14,17 @@ export function reportData(report: Report) {
       version: report.runtime.version,
       apiVersion: report.runtime.apiVersion,
     },
+    // The rows the erase controller reads from the worker's log into the removal record.
     results: report.results.map((r) => ({
-      target: r.target,
-      imageId: r.imageId,
-      aliases: r.aliases,
-      size: r.size,
-      outcome: r.outcome,
-      error: r.error,
-      /** Why it was kept (in-use, pinned, sandbox-image, excluded, protected); '' for an error. */
-      reason: traitsOf(r.outcome).error ? '' : r.detail,
+      ...({
+        target: r.target,
+        imageId: r.imageId,
+        aliases: r.aliases,
+        size: r.size,
+        outcome: r.outcome,
+        error: r.error,
+        reason: traitsOf(r.outcome).error ? '' : r.detail,
+      } satisfies WorkerReportRow),
       // Scan mode only: what the scanner said of the image.
       ...(r.vuln ? { vulnerability: r.vuln } : {}),
       /** Seconds the node's record has seen it unused (threshold and minimum-age runs only). */

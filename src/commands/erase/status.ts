@@ -24,7 +24,9 @@ import {
   workerPods,
   type RequestSnapshot,
 } from '../../core/erase-request/follow.js';
-import { buildReport } from '../../core/erase-request/report.js';
+import { buildReport, type EraseReport } from '../../core/erase-request/report.js';
+import { readHistory } from '../../core/erase-request/history.js';
+import { reportFromRecords, withRecordImages } from '../../core/erase-request/history-report.js';
 import { EraseRequestError } from '../../core/erase-request/request.js';
 import { type ImageList } from '../../core/erase/api/types.js';
 import { isNotFound, type KubeRest } from '../../core/kube/rest.js';
@@ -36,9 +38,11 @@ export default class EraseStatus extends Command {
   static override description =
     paragraphs(`Shows one ImageJob readably, at any time: the request (images, dry run),
 its phase and timing, one row per node (outcome, counts, bytes, the reason a node failed, was
-skipped or waits: its worker Pod's state), each node's targets, images and outcomes while
-the job's worker Pods still exist, and the job's Events (they are deleted with the job, after the configuration's
-delayOnSuccess / delayOnFailure).
+skipped or waits: its worker Pod's state), each node's targets, images and outcomes (every
+image, from the removal record, where the worker's termination message could not hold them all), and the job's Events (they are deleted
+with the job, after the configuration's delayOnSuccess / delayOnFailure). A job already deleted is
+shown from its removal record (\`inv erase history\`): the nodes whose workers finished, each with
+every image.
 
 JOB defaults to the last job of the ImageList --name (a request the controller has not started yet
 is shown as Submitted), or, without --name, to the newest ImageJob.
@@ -101,17 +105,33 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
   private async show(session: EraseSession, options: StatusOptions): Promise<void> {
     const { rest } = session;
     const { output, noHeaders, sortBy } = options;
-    const look = await this.target(rest, options.job, options.list);
-    const first = await look();
+    const { look, last } = await this.target(rest, options.job, options.list);
+    let first: RequestSnapshot;
+    try {
+      first = await look();
+    } catch (e) {
+      // A job deleted after delayOnSuccess: what its removal record kept.
+      const gone = e instanceof JobNotFoundError ? await recorded(rest, last) : undefined;
+      if (!gone) throw e;
+      return this.print(gone, options);
+    }
     const job = first.job?.metadata.name;
+    const listJob = first.list.status?.lastJob;
+    if (!first.job && listJob && first.list.status?.lastJobGeneration === first.generation) {
+      const gone = await recorded(rest, listJob);
+      if (gone) return this.print(gone, options);
+    }
     if (!options.follow || first.finished) {
       const pods = first.job ? await workerPods(rest, first.job) : undefined;
-      const report = buildReport(first.list, {
+      let report = buildReport(first.list, {
         generation: first.generation,
         job: first.job,
         pods,
         submitted: !first.job,
       });
+      // Every image of a node whose termination message was cut, from its record.
+      if (job && report.results.some((n) => n.imagesTruncated || (!n.images && n.outcome !== 'Skipped')))
+        report = withRecordImages(report, await readHistory(rest, { job }).catch(() => []));
       printReport(report, output, { noHeaders, sortBy, status: true });
       if ((output === 'table' || output === 'wide') && !noHeaders && report.job)
         process.stdout.write(
@@ -141,13 +161,26 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
     if (report.phase !== 'Completed') this.exit(EXIT_PARTIAL_FAILURE);
   }
 
-  /** How to look at what was asked for: a job by name, a list's last request, or the newest job. */
+  /** A job read from its record alone (it was deleted): the report, and exit 1 if it Failed. */
+  private print(report: EraseReport, options: StatusOptions): void {
+    printReport(report, options.output, {
+      noHeaders: options.noHeaders,
+      sortBy: options.sortBy,
+      status: true,
+    });
+    if (report.phase === 'Failed') this.exit(EXIT_PARTIAL_FAILURE);
+  }
+
+  /**
+   * How to look at what was asked for: a job by name, a list's last request, or the newest job;
+   * `last` names the job looked at, when known, to read its record if it is gone.
+   */
   private async target(
     rest: KubeRest,
     job: string | undefined,
     list: string | undefined,
-  ): Promise<() => Promise<RequestSnapshot>> {
-    if (job) return () => jobSnapshot(rest, job);
+  ): Promise<{ look: () => Promise<RequestSnapshot>; last?: string }> {
+    if (job) return { look: () => jobSnapshot(rest, job), last: job };
     if (list) {
       let l: ImageList;
       try {
@@ -160,13 +193,21 @@ Exit codes: 0 shown (with --follow: the job Completed); 1 the job Failed (or --t
         const last = l.status?.lastJob;
         if (!last)
           failLine(this, `imagelist ${list} runs on the schedule "${l.spec.schedule}" and has not run yet`);
-        return () => jobSnapshot(rest, last);
+        return { look: () => jobSnapshot(rest, last), last };
       }
       const gen = l.metadata.generation ?? 1;
-      return () => requestSnapshot(rest, list, gen);
+      return { look: () => requestSnapshot(rest, list, gen), last: l.status?.lastJob };
     }
     const newest = await newestJob(rest);
     if (!newest) failLine(this, 'no erase jobs in this cluster');
-    return () => jobSnapshot(rest, newest);
+    return { look: () => jobSnapshot(rest, newest), last: newest };
   }
+}
+
+/** The report of deleted job `job` from its removal record, or undefined without one. */
+async function recorded(rest: KubeRest, job: string | undefined): Promise<EraseReport | undefined> {
+  if (!job) return undefined;
+  // Without the record (not installed, not readable) the job is simply not found, as before.
+  const records = await readHistory(rest, { job }).catch(() => []);
+  return records.length ? reportFromRecords(job, records) : undefined;
 }

@@ -2,7 +2,7 @@
 // `linkerd check`. Each check makes its own calls with a deadline and turns every failure into
 // a result (never an exception), so one broken part cannot hide the state of the others.
 import * as resources from '../kube/resources.js';
-import { daemonAccessCheck } from './daemon-access.js';
+import { daemonAccessCheck, daemonRecordCheck } from './daemon-access.js';
 import { CONFIG_MAP_NAME, ConfigError } from '../erase/config/config.js';
 import { loadConfig, missingConfigMessage, strayExclusionLists } from '../erase/cluster/settings.js';
 import { heartbeatHolder, neededPermissions } from '../erase-request/preflight.js';
@@ -343,7 +343,10 @@ export async function runChecks(rest: KubeRest, opts: CheckOptions): Promise<Che
     workersNamespaceCheck(rest, workers),
     eraseConfigCheck(rest, opts.configNamespace ?? DEFAULT_CONFIG_NAMESPACE, workers),
   ]);
-  const access = await daemonAccessCheck(rest, opts.daemonNamespace);
+  const access = [
+    ...(await daemonAccessCheck(rest, opts.daemonNamespace)),
+    ...(await daemonRecordCheck(rest, opts.daemonNamespace, workers)),
+  ];
   return [...api, ...rest2, ...access, ...(await sourceKindsChecks(rest, opts))];
 }
 

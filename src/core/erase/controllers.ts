@@ -40,6 +40,8 @@ export interface EraseControllersOptions {
   metrics?: EraseMetrics;
   /** Server-side watch timeouts of the informers, in seconds (tests: short). */
   watchTimeoutSeconds?: [number, number];
+  /** The ImageJob controller's clock (deleteAfter, the record's retention); tests move it on. */
+  now?: () => Date;
 }
 
 export class EraseControllers {
@@ -72,6 +74,7 @@ export class EraseControllers {
       resyncMs: opts.jobResyncMs,
       protection: opts.protection,
       metrics: opts.metrics,
+      now: opts.now,
     });
     this.lists = new ImageListController({
       rest: this.rest,

@@ -39,6 +39,7 @@ import { finish } from './imagejob/finish.js';
 import { reportFailures } from './imagejob/job-events.js';
 import { NodeReadiness } from './imagejob/node-readiness.js';
 import { MountCheck } from './imagejob/mount-check.js';
+import { RemovalRecords } from './cluster/records.js';
 import { observe } from './imagejob/observe.js';
 import { beginPass, recordStatus, type Pass } from './imagejob/pass.js';
 import { plan } from './imagejob/plan.js';
@@ -73,6 +74,8 @@ export interface JobControllerOptions {
   /** Where a `*` prune learns what the workloads reference (default: a fresh scan of the cluster). */
   protection?: ProtectionSource;
   metrics?: EraseMetrics;
+  /** Keep the removal record (ImageJobRecords); false: not kept (default: kept). */
+  records?: boolean;
 }
 
 export class ImageJobController implements Reconciler {
@@ -106,6 +109,7 @@ export class ImageJobController implements Reconciler {
       inputs: new InputContents(protection),
       readiness: new NodeReadiness(reader, now),
       mounts: new MountCheck(opts.rest),
+      records: opts.records === false ? undefined : new RemovalRecords(opts.rest, opts.namespace),
     };
   }
 

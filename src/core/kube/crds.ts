@@ -17,15 +17,17 @@ export interface OurCrd {
 }
 
 // Group, version and plural from the kind table; the CRD's name is `plural.group`.
-const ourCrd = (kind: 'Image' | 'ImageList' | 'ImageJob'): OurCrd => {
+const ourCrd = (kind: 'Image' | 'ImageList' | 'ImageJob' | 'ImageJobRecord'): OurCrd => {
   const { group, version, plural } = KINDS[kind];
   return { name: `${plural}.${group}`, group, version, plural, kind };
 };
 export const IMAGE_CRD: OurCrd = ourCrd('Image');
 export const IMAGELIST_CRD: OurCrd = ourCrd('ImageList');
 export const IMAGEJOB_CRD: OurCrd = ourCrd('ImageJob');
-export const OUR_CRDS: readonly OurCrd[] = [IMAGE_CRD, IMAGELIST_CRD, IMAGEJOB_CRD];
-export const ERASE_CRDS: readonly OurCrd[] = [IMAGELIST_CRD, IMAGEJOB_CRD];
+/** The removal record: ImageJobRecords outlive their ImageJob (`inv erase history`). */
+export const IMAGEJOBRECORD_CRD: OurCrd = ourCrd('ImageJobRecord');
+export const OUR_CRDS: readonly OurCrd[] = [IMAGE_CRD, IMAGELIST_CRD, IMAGEJOB_CRD, IMAGEJOBRECORD_CRD];
+export const ERASE_CRDS: readonly OurCrd[] = [IMAGELIST_CRD, IMAGEJOB_CRD, IMAGEJOBRECORD_CRD];
 
 export class CrdMissingError extends Error {
   constructor(readonly crd: OurCrd) {

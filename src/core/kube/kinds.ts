@@ -63,6 +63,7 @@ const TABLE = {
   Image: ours('imageinventory.dev', 'images', true),
   ImageList: ours('erase.imageinventory.dev', 'imagelists', false),
   ImageJob: ours('erase.imageinventory.dev', 'imagejobs', false),
+  ImageJobRecord: ours('erase.imageinventory.dev', 'imagejobrecords', false),
 } satisfies Record<string, ResourceType>;
 
 export type KindName = keyof typeof TABLE;

@@ -97,6 +97,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Told the size of a complete response body, in bytes (list() adds up its pages). */
   onBodyBytes?: (bytes: number) => void;
+  /** The body is text, not JSON (a Pod's log): resolve with it as it came. */
+  text?: boolean;
 }
 
 export interface KubeRestOptions {
@@ -298,6 +300,7 @@ export class KubeRest {
               const status = res.statusCode ?? 0;
               if (status >= 200 && status < 300) {
                 try {
+                  if (opts.text) return resolve(text as T);
                   resolve((text ? JSON.parse(text) : undefined) as T);
                 } catch (e) {
                   reject(fail('invalid-json', `invalid JSON in response: ${(e as Error).message}`));

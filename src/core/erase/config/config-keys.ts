@@ -230,4 +230,26 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     setBy: ADMIN,
     what: "places of `maxConcurrentJobs` requesters' jobs hold together (default: all but one when `administratorLists` names a list, else all)",
   },
+  {
+    key: 'record.retention',
+    type: 'duration',
+    field: 'record.retentionSeconds',
+    seconds: true,
+    setBy: ADMIN,
+    what: 'the removal record (`inv erase history`) is kept this long after a node finished, whatever became of its job',
+  },
+  {
+    key: 'record.maxObjects',
+    type: 'integer',
+    field: 'record.maxObjects',
+    setBy: ADMIN,
+    what: 'at most this many ImageJobRecord objects are kept; past it the oldest are deleted',
+  },
+  {
+    key: 'record.maxBytes',
+    type: 'size',
+    field: 'record.maxBytes',
+    setBy: ADMIN,
+    what: 'at most this many bytes of records are kept (as stored); past it the oldest are deleted',
+  },
 ];

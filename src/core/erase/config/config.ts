@@ -40,6 +40,7 @@
 //     imagePullSecrets: [regcred]                    # Secrets in the workers' namespace, by name
 //   scanners: {trivy: {image: ..., config: {...}}}     # scan mode's scanners (scanners.ts)
 //   requesterLimits: {maxJobTimeout: 6h, maxPause: 1h, administratorLists: [nightly]}  # requester-limits.ts
+//   record: {retention: 30d, maxObjects: 5000, maxBytes: 256Mi}  # the removal record (record-retention.ts)
 import { isObj } from '../../guards.js';
 import { parse } from 'yaml';
 import { DEFAULT_RUNTIME_SOCKET } from '../../constants.js';
@@ -48,6 +49,7 @@ import { parseSelector } from '../spec/selector.js';
 import { rolloutProblems, type RolloutSpec } from '../spec/rollout.js';
 import { parseScanners, ScannerConfigError, type ScannerConfig } from './scanners.js';
 import { defaultRequesterLimits, parseRequesterLimits, type RequesterLimits } from './requester-limits.js';
+import { DEFAULT_RECORD_RETENTION, parseRecordRetention, type RecordRetention } from './record-retention.js';
 
 export const CONFIG_MAP_NAME = 'inv-erase-config';
 export const CONFIG_KEY = 'config.yaml';
@@ -95,6 +97,8 @@ export interface EraseConfig {
   scanners?: Record<string, ScannerConfig>;
   /** Bounds on requesters' durations and share of maxConcurrentJobs (requester-limits.ts). */
   requesterLimits?: RequesterLimits;
+  /** How long and how much of the removal record is kept (record-retention.ts). */
+  record: RecordRetention;
 }
 
 export const DEFAULT_CONFIG: EraseConfig = {
@@ -123,6 +127,7 @@ export const DEFAULT_CONFIG: EraseConfig = {
     priorityClassName: '',
     imagePullSecrets: [],
   },
+  record: { ...DEFAULT_RECORD_RETENTION },
 };
 DEFAULT_CONFIG.requesterLimits = defaultRequesterLimits(DEFAULT_CONFIG);
 
@@ -196,9 +201,13 @@ export function parseConfig(text: string | undefined): EraseConfig {
       'worker',
       'scanners',
       'requesterLimits',
+      'record',
     ],
     '',
   );
+  const record = parseRecordRetention(doc.record);
+  if (typeof record === 'string') throw new ConfigError(record);
+  cfg.record = record;
   if (doc.scanners != null) {
     try {
       cfg.scanners = parseScanners(doc.scanners);

@@ -11,6 +11,7 @@ import { isConflict, isNotFound } from '../../kube/rest.js';
 import { itemKey, ApplyInventory } from '../../apply-inventory/apply-inventory.js';
 import { CLEANUP_FINALIZER, isFinished, SCHEDULE_TIME_ANNOTATION, type ImageJob } from '../api/types.js';
 import type { JobContext } from './context.js';
+import { pruneRecords } from './finish.js';
 import { liveObjects, livePods } from './live.js';
 import { iso, putStatus, recordStatus, type Pass } from './pass.js';
 import { jobOwner } from './worker-objects.js';
@@ -45,6 +46,8 @@ export async function cleanUp(ctx: JobContext, p: Pass): Promise<'deleted' | und
         })
         .catch((e) => (isNotFound(e) || isConflict(e) ? undefined : Promise.reject(e)));
       ctx.log.info('job deleted', { job: name });
+      // Its record stays; the clock has moved since it finished: what is past the retention goes.
+      await pruneRecords(ctx, p);
       return 'deleted';
     }
     p.requeue = Math.min(p.requeue ?? Infinity, 5000);

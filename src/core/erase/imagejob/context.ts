@@ -9,6 +9,7 @@ import type { AdminSettingsSource } from '../cluster/settings.js';
 import type { NodeReadiness } from './node-readiness.js';
 import type { MountCheck } from './mount-check.js';
 import type { InputContents } from './input-contents.js';
+import type { RemovalRecords } from '../cluster/records.js';
 
 export interface JobContext {
   /** Writes (and confirming reads the cache cannot answer) go here. */
@@ -33,4 +34,6 @@ export interface JobContext {
   readiness: NodeReadiness;
   /** Workers stuck mounting the runtime socket (FailedMount Events). */
   mounts: MountCheck;
+  /** The removal record: each finished worker's report kept as ImageJobRecords (absent: not kept). */
+  records?: RemovalRecords;
 }

@@ -6,6 +6,21 @@ import type { JobContext } from './context.js';
 import { jobEvent } from './job-events.js';
 import { timeAfter } from '../../timestamps.js';
 import { iso, nodesOmitted, recordStatus, type Pass } from './pass.js';
+import { DEFAULT_RECORD_RETENTION } from '../config/record-retention.js';
+
+/**
+ * Each job that finishes has just added to the removal record: the records past the retention go
+ * (by this controller's clock, as the administrator's settings say now). A failure is logged, never fails the job: the next one tries again.
+ */
+export async function pruneRecords(ctx: JobContext, p: Pass): Promise<void> {
+  if (!ctx.records) return;
+  try {
+    const n = await ctx.records.prune(p.now, p.admin?.config.record ?? DEFAULT_RECORD_RETENTION);
+    if (n) ctx.log.info('removal records past their retention deleted', { records: n });
+  } catch (e) {
+    ctx.log.warn('removal records could not be pruned', { error: (e as Error).message });
+  }
+}
 
 export async function finish(ctx: JobContext, p: Pass): Promise<void> {
   const { job, name, st, now, cfg } = p;
@@ -21,6 +36,7 @@ export async function finish(ctx: JobContext, p: Pass): Promise<void> {
   recordStatus(p);
   await p.save();
   p.counted = true;
+  await pruneRecords(ctx, p);
   const ran = (Date.parse(st.completionTime ?? '') - Date.parse(st.startTime ?? '')) / 1000;
   ctx.metrics?.jobFinished(st.phase, counts, Boolean(job.spec.dryRun), Number.isFinite(ran) ? ran : 0);
   if (job.spec.imageFs) ctx.metrics?.thresholdFinished?.(p.results, Boolean(job.spec.dryRun));

@@ -1,7 +1,8 @@
 // Observe: finished worker Pods give their node's result (the termination message) and their
-// items Complete; a worker that cannot start, cannot be placed (unschedulable) or whose node is
-// not Ready or gone fails its node after a grace, one its kubelet refused (OutOfpods...) at once;
-// past the job deadline, unfinished nodes fail with a reason naming their Pod and
+// removal record (every row of the report in the Pod's log, before the Pod can be deleted), and
+// their items Complete; a worker that cannot start, cannot be placed (unschedulable) or whose node
+// is not Ready or gone fails its node after a grace, one its kubelet refused (OutOfpods...) at
+// once; past the job deadline, unfinished nodes fail with a reason naming their Pod and
 // its state ("timeout: Pod x Pending: Unschedulable: ...") and their Pods are scheduled for
 // deletion.
 import { itemKey, ApplyInventory } from '../../apply-inventory/apply-inventory.js';
@@ -12,6 +13,7 @@ import { podNames } from '../api/types.js';
 import type { JobContext } from './context.js';
 import { livePods } from './live.js';
 import { timeAfter } from '../../timestamps.js';
+import { forEachConcurrent } from '../../concurrency.js';
 import { iso, setResult, type Pass } from './pass.js';
 import { scannerExit, workerPhase, workerStatus, type PodLike } from './pod.js';
 import { SCANNER_CONTAINER } from '../worker/scanner-container.js';
@@ -19,12 +21,16 @@ import { rejection, unschedulable } from '../worker/placement-failure.js';
 import { placementFailureKind } from '../../contract/placement-failures.js';
 import { WORKER_CONTAINER } from '../worker/pod-spec.js';
 
+/** Workers' logs read (and records written) at once. */
+const RECORD_CONCURRENCY = 8;
+
 export async function observe(ctx: JobContext, p: Pass): Promise<void> {
   const { name, now, cfg } = p;
   const pendingNode = (node: string) => p.results.find((r) => r.node === node)?.outcome === 'Pending';
   p.live = await livePods(ctx, name, p.ns, p.owner);
   const completed: string[] = [];
   const vanished: string[] = [];
+  const finished: { pod: string; r: NodeResult }[] = [];
   for (const item of p.inv.items) {
     if (item.kind !== 'Pod' || item.phase !== 'Ready') continue;
     const node = p.podToNode.get(item.name);
@@ -96,13 +102,40 @@ export async function observe(ctx: JobContext, p: Pass): Promise<void> {
         message: term?.message,
         reason: term?.reason ?? pod.status?.reason,
       });
-      setResult(p, r);
-      ctx.metrics?.nodeScanned?.(r, Boolean(p.job.spec.dryRun), Boolean(p.job.spec.scan));
+      finished.push({ pod: item.name, r });
     }
+  }
+  // Each node's record is written before its result is saved (a restart in between writes it
+  // again, never loses it), a few at once: many workers can finish between two passes.
+  await forEachConcurrent(finished, RECORD_CONCURRENCY, ({ pod, r }) => record(ctx, p, pod, r));
+  for (const { r } of finished) {
+    setResult(p, r);
+    ctx.metrics?.nodeScanned?.(r, Boolean(p.job.spec.dryRun), Boolean(p.job.spec.scan));
   }
   p.inv.complete(completed);
   p.inv.drop(vanished);
   deadline(ctx, p);
+}
+
+/** Keeps the node's rows (its worker's log read into ImageJobRecords, cluster/records.ts). */
+async function record(ctx: JobContext, p: Pass, pod: string, r: NodeResult): Promise<void> {
+  if (!ctx.records) return;
+  const { job } = p;
+  const problem = await ctx.records.capture(
+    {
+      job: {
+        name: p.name,
+        uid: job.metadata.uid ?? '',
+        list: job.spec.imageList.name,
+        dryRun: Boolean(job.spec.dryRun),
+      },
+      pod,
+      result: r,
+      finishedAt: p.now,
+    },
+    WORKER_CONTAINER,
+  );
+  if (problem) ctx.log.warn('removal record incomplete', { job: p.name, node: r.node, problem });
 }
 
 /** Past the job deadline, every unfinished node fails naming its Pod and the Pod's state. */
