@@ -156,14 +156,15 @@ describe('erase: the ImageJob reconcile step by step (real API server, injected 
     assert.deepEqual(s.res, { [a]: 'Succeeded', [b]: 'Pending', [c]: 'Pending' });
     assert.ok(s.inv.includes(`Pod/${pods.get(a)}=Completed`), s.inv.join(', '));
 
-    // 4. Past the deadline: every unfinished node fails, naming its Pod and the Pod's state; the
-    //    job finishes Failed (1 of 3 succeeded), its conditions say so, Events record it.
+    // 4. Past the grace and the deadline: every unfinished node fails with its reason (b's worker
+    //    could not be placed: the scheduler's message); the job finishes Failed (1 of 3
+    //    succeeded), its conditions say so, Events record it.
     clock = new Date(clock.getTime() + 65_000);
     await ctl.reconcile(name);
     s = await read();
     assert.deepEqual(s.res, {
       [a]: 'Succeeded',
-      [b]: `Failed: timeout: Pod ${pods.get(b)} Pending: Unschedulable: 0/3 nodes are available: 3 Insufficient memory.`,
+      [b]: 'Failed: unschedulable: Unschedulable: 0/3 nodes are available: 3 Insufficient memory.',
       [c]: 'Failed: image-pull: ErrImagePull: pull access denied',
     });
     assert.equal(s.job.status?.phase, 'Failed');
@@ -194,12 +195,15 @@ describe('erase: the ImageJob reconcile step by step (real API server, injected 
       .join(' / ');
     assert.match(failedEvents, /^2 node\(s\) failed: /);
     assert.match(failedEvents, /^2 node\(s\) failed: /);
-    assert.match(failedEvents, new RegExp(`${b} \\(timeout: Pod ${pods.get(b)} Pending: Unschedulable`));
+    assert.match(failedEvents, new RegExp(`${b} \\(unschedulable: Unschedulable: 0/3 nodes`));
     assert.match(failedEvents, new RegExp(`${c} \\(image-pull: ErrImagePull`));
     assert.match(failedEvents, new RegExp(`${c} \\(image-pull: ErrImagePull`));
 
-    // 5. The same pass again changes nothing and writes no second Event.
-    const rv = s.job.metadata.resourceVersion;
+    // 5. One pass sees the deleted Pods gone (the workers' Pods are unbound here, with no
+    //    scheduler, so the API server removes them at once) and drops them from the inventory;
+    //    after that the same pass again changes nothing and writes no second Event.
+    await ctl.reconcile(name);
+    const rv = (await env.job(name))?.metadata.resourceVersion;
     await ctl.reconcile(name);
     assert.equal((await env.job(name))?.metadata.resourceVersion, rv, 'no write');
     const again = await env.rest.list(`/api/v1/namespaces/${EVENT_NAMESPACE}/events`, {

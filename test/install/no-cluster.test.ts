@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../cli/run-cli.js';
+import { OUR_CRDS } from '../../src/core/kube/crds.js';
 
 describe('no cluster configured', function () {
   this.timeout(120_000);
@@ -120,7 +121,7 @@ describe('no cluster configured', function () {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^---\napiVersion: v1\nkind: Namespace\n/);
     assert.match(r.stdout, /image: example\.com\/inv:2\n/);
-    assert.equal((r.stdout.match(/^kind: CustomResourceDefinition$/gm) ?? []).length, 3);
+    assert.equal((r.stdout.match(/^kind: CustomResourceDefinition$/gm) ?? []).length, OUR_CRDS.length);
     // Without --image: the same objects, and on stderr the warning a real install refuses with.
     const noImage = runCli(['install', '--daemon', '--dry-run'], { env });
     assert.equal(noImage.status, 0, noImage.stderr);
@@ -133,9 +134,7 @@ describe('no cluster configured', function () {
     assert.equal(crdsOnly.stderr, '', 'no image needed without --daemon');
     assert.deepEqual(crdsOnly.stdout.match(/^kind: .*$/gm), [
       'kind: Namespace',
-      'kind: CustomResourceDefinition',
-      'kind: CustomResourceDefinition',
-      'kind: CustomResourceDefinition',
+      ...OUR_CRDS.map(() => 'kind: CustomResourceDefinition'),
       'kind: ConfigMap',
     ]);
   });

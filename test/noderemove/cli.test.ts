@@ -84,8 +84,18 @@ for (const runtime of RUNTIMES)
       assert.deepEqual(r.json!.runtime.name, 'containerd');
       assert.equal(r.json!.runtime.apiVersion, 'v1');
       for (const b of [byTag!, byDigest!, byId!, byHex!]) assert.equal(await present(b.id), false, b.refs[0]);
-      // Exactly the documented keys, in order.
-      assert.deepEqual(Object.keys(r.json!), ['node', 'runtime', 'results', 'bytesFreed', 'warnings']);
+      // Exactly the documented keys, in order; a real run that removed images also says what the
+      // runtime measured, or why it could not (this private containerd has no image file system
+      // of its own: not-image-bytes).
+      const measured = 'imageFsUsed' in r.json! ? 'imageFsUsed' : 'freedNotMeasured';
+      assert.deepEqual(Object.keys(r.json!), [
+        'node',
+        'runtime',
+        'results',
+        'bytesFreed',
+        measured,
+        'warnings',
+      ]);
       assert.deepEqual(r.json!.warnings, []);
       assert.deepEqual(Object.keys(r.json!.results[0]!), [
         'target',
