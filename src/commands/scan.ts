@@ -11,6 +11,8 @@ import { tableOptions } from '../cli/flags.js';
 import { sortScanImages } from '../cli/output/print-data.js';
 import { fromClusterScan, fromOfflineScan, renderScan, scanDocument } from '../cli/scan/render-scan.js';
 import { spinner } from '../cli/output/style.js';
+import { ScanJsonCollector } from '../cli/scan/json-collector.js';
+import { paceHeap } from '../cli/process/heap-pacer.js';
 import { offlineInventory } from '../core/inventory/manifests/collect.js';
 import { readManifestsForCommand } from '../cli/read-manifests.js';
 import { listAllNamespaces, scanCluster } from '../core/inventory/scan.js';
@@ -208,7 +210,15 @@ does not exist, a missing permission on every namespace).`);
         setInterruptHint(() => 'nothing was written');
       }
       let lastFrame = 0;
+      // -o json keeps each namespace as its rendered text, not as objects (json-collector.ts);
+      // --sort-by needs every image first, the other formats their own pass over the objects.
+      const collector =
+        output === 'json' && options.sortBy === undefined
+          ? new ScanJsonCollector(options.dryRun, noInventory || options.selector !== undefined)
+          : undefined;
+      const pacer = paceHeap();
       const report = await scanCluster(rest, {
+        results: collector,
         namespaces: scanned,
         stop,
         dryRun: options.dryRun,
@@ -230,12 +240,18 @@ does not exist, a missing permission on every namespace).`);
           }
         },
       });
+      pacer.stop();
       setInterruptCleanup(undefined);
       setInterruptHint(undefined);
       spin?.stop();
-      this.print(options, scanDocument(fromClusterScan(report, options.dryRun, options.selector)), several);
+      const input = fromClusterScan(report, options.dryRun, options.selector);
+      if (collector) {
+        const out = collector.render(input);
+        for (const piece of out.stdout) process.stdout.write(piece);
+        printErr(out.stderr);
+      } else this.print(options, scanDocument(input), several);
       // Nothing scanned at all (a typo, no permission anywhere): nothing was done, exit 2.
-      if (report.failures.length && report.results.length === 0) this.exit(EXIT_USAGE);
+      if (report.failures.length && report.rebuilt === 0) this.exit(EXIT_USAGE);
       if (report.failures.length) this.exit(EXIT_PARTIAL_FAILURE);
     } catch (e) {
       spin?.stop();

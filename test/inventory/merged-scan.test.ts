@@ -8,6 +8,8 @@ import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ScanJsonCollector } from '../../src/cli/scan/json-collector.js';
+import { fromClusterScan, renderScan, scanDocument } from '../../src/cli/scan/render-scan.js';
 import { namespaceKey } from '../../src/core/inventory/cluster-scan/namespace-merge.js';
 import { scanCluster, type ScanOptions, type ScanReport } from '../../src/core/inventory/scan.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
@@ -222,6 +224,16 @@ describe('inv scan -A: cluster-wide LISTs merged namespace by namespace', functi
     assert.equal(merged.results.length, per.results.length);
     assert.ok(merged.results.some((r) => r.namespace === 'mg-empty' && r.images.length === 0));
     assert.ok(calls.merged < calls.per / 2, `merged ${calls.merged} requests, per namespace ${calls.per}`);
+    // What `inv scan -A -o json` prints: the merged scan's namespaces rendered as they come
+    // (cli/scan/json-collector.ts) against the whole document of the per-namespace one.
+    const collector = new ScanJsonCollector(true, false);
+    const streamed = await scan(rest, { dryRun: true, listing: 'merged', pageSize: 3, results: collector });
+    assert.equal(streamed.results.length, 0);
+    assert.equal(streamed.rebuilt, per.results.length);
+    const out = collector.render(fromClusterScan(streamed, true));
+    const expected = renderScan(scanDocument(fromClusterScan(per, true)), 'json');
+    assert.equal(out.stdout.join(''), expected.stdout);
+    assert.equal(out.stderr, expected.stderr);
   });
 
   it('the same read-only and with a selector', async () => {

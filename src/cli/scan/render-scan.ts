@@ -3,7 +3,7 @@
 // for -o json|yaml. `scan` against a cluster and `scan -f` print the same shape and the same
 // status words in the table and in JSON.
 import type { OfflineReport, SkippedDocument } from '../../core/inventory/manifests/collect.js';
-import type { ImageOutcome } from '../../core/inventory/rebuild.js';
+import type { ImageOutcome, NamespaceResult } from '../../core/inventory/rebuild.js';
 import type { ScanFailure, ScanReport } from '../../core/inventory/scan.js';
 import { abbreviate } from '../../core/refs/abbreviate.js';
 import type { Output } from '../flags.js';
@@ -79,6 +79,35 @@ function tally(images: ScanImage[]): Counts {
   return counts;
 }
 
+/** One rebuilt namespace as the ScanReport shows it. */
+export function scanNamespaceOf(r: NamespaceResult, dryRun: boolean, readOnly: boolean): ScanNamespace {
+  const images = r.images.map((o): ScanImage => {
+    const i: ScanImage = {
+      image: o.image,
+      name: o.name,
+      kinds: kindsArray(o.kinds),
+      status: statusOf(o, dryRun, readOnly),
+    };
+    if (o.previousKinds !== undefined) i.previousKinds = kindsArray(o.previousKinds);
+    if (o.error) i.error = o.error;
+    return i;
+  });
+  return {
+    namespace: r.namespace,
+    counts: tally(images),
+    writes: r.writes,
+    images,
+    invalid: r.invalid.map((i) => ({
+      source: i.source,
+      container: i.container,
+      image: i.image,
+      reason: i.reason,
+    })),
+    warnings: r.warnings,
+    errors: r.errors,
+  };
+}
+
 /** The cluster scan as the ScanReport input. */
 export function fromClusterScan(report: ScanReport, dryRun: boolean, selector?: string): ScanDocumentInput {
   return {
@@ -86,33 +115,7 @@ export function fromClusterScan(report: ScanReport, dryRun: boolean, selector?: 
     dryRun: dryRun || report.readOnly,
     readOnly: report.readOnly,
     selector,
-    namespaces: report.results.map((r) => {
-      const images = r.images.map((o): ScanImage => {
-        const i: ScanImage = {
-          image: o.image,
-          name: o.name,
-          kinds: kindsArray(o.kinds),
-          status: statusOf(o, dryRun, report.readOnly),
-        };
-        if (o.previousKinds !== undefined) i.previousKinds = kindsArray(o.previousKinds);
-        if (o.error) i.error = o.error;
-        return i;
-      });
-      return {
-        namespace: r.namespace,
-        counts: tally(images),
-        writes: r.writes,
-        images,
-        invalid: r.invalid.map((i) => ({
-          source: i.source,
-          container: i.container,
-          image: i.image,
-          reason: i.reason,
-        })),
-        warnings: r.warnings,
-        errors: r.errors,
-      };
-    }),
+    namespaces: report.results.map((r) => scanNamespaceOf(r, dryRun, report.readOnly)),
     failures: report.failures,
     skipped: [],
     ignored: {},
@@ -280,16 +283,26 @@ function reason(i: ScanImage): string {
 
 /** Invalid refs, warnings and failed namespaces, for stderr in every format. */
 function problems(doc: ReturnType<typeof scanDocument>): string {
+  let out = '';
+  for (const n of doc.namespaces) out += namespaceProblems(n);
+  return out + failureLines(doc.failures);
+}
+
+/** A namespace's invalid refs and warnings, as stderr lines. */
+export function namespaceProblems(n: ScanNamespace): string {
   const c = colors(process.stderr);
   let out = '';
-  for (const n of doc.namespaces) {
-    for (const i of n.invalid) {
-      out += `${c.yellow(
-        `warning: namespace ${n.namespace}: ${i.source} container ${i.container}: invalid image ${JSON.stringify(abbreviate(i.image))}: ${i.reason}`,
-      )}\n`;
-    }
-    for (const w of n.warnings) out += `${c.yellow(`warning: namespace ${n.namespace}: ${w}`)}\n`;
+  for (const i of n.invalid) {
+    out += `${c.yellow(
+      `warning: namespace ${n.namespace}: ${i.source} container ${i.container}: invalid image ${JSON.stringify(abbreviate(i.image))}: ${i.reason}`,
+    )}\n`;
   }
-  for (const f of doc.failures) out += `${c.red(`error: namespace ${f.namespace}: ${f.error}`)}\n`;
+  for (const w of n.warnings) out += `${c.yellow(`warning: namespace ${n.namespace}: ${w}`)}\n`;
   return out;
+}
+
+/** The failed namespaces, as stderr lines. */
+export function failureLines(failures: ScanFailure[]): string {
+  const c = colors(process.stderr);
+  return failures.map((f) => `${c.red(`error: namespace ${f.namespace}: ${f.error}`)}\n`).join('');
 }

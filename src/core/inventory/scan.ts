@@ -60,6 +60,13 @@ export interface ScanOptions {
   allNamespaces?: boolean;
   /** Page size of the merged listing's LISTs (default 500, as every LIST). */
   pageSize?: number;
+  /**
+   * Takes each namespace's result as it is rebuilt, instead of the report holding it (a scan of
+   * 10,000 namespaces need not keep them all as objects). `reset` says that every result handed
+   * over so far is void and each namespace comes again: a merged listing whose kind broke the
+   * API server's order re-reads every namespace (cluster-scan/merged-pages.ts).
+   */
+  results?: { add(r: NamespaceResult): void; reset(): void };
 }
 
 /** How the objects were read: what a bench prints, and a test checks. */
@@ -77,7 +84,10 @@ export interface ScanFailure {
 }
 
 export interface ScanReport {
+  /** The namespaces rebuilt, sorted; empty when `ScanOptions.results` took them. */
   results: NamespaceResult[];
+  /** How many namespaces were rebuilt (kept in `results` or handed over). */
+  rebuilt: number;
   failures: ScanFailure[];
   /** True for a selector scan or `readOnly`: nothing was compared with or written to the Images. */
   readOnly: boolean;
@@ -135,14 +145,19 @@ export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promi
   const store = new ImageStore(rest);
   const events = new InvalidRefReporter(rest);
   const readOnly = opts.readOnly === true || opts.selector !== undefined;
-  const report: ScanReport = { results: [], failures: [], readOnly };
+  const report: ScanReport = { results: [], rebuilt: 0, failures: [], readOnly };
+  const keep = (r: NamespaceResult) => {
+    report.rebuilt++;
+    if (opts.results) opts.results.add(r);
+    else report.results.push(r);
+  };
   let done = 0;
   const stop = opts.stop;
 
   /** One namespace from its objects (and Images, when listed with them). */
   const rebuild = async (ns: string, objs: NamespaceObjects, existing?: ImageResource[]) => {
     if (readOnly) {
-      report.results.push(readOnlyResult(ns, objs, opts.kinds));
+      keep(readOnlyResult(ns, objs, opts.kinds));
       return;
     }
     // Stopped while this namespace was being read: it is left as it was.
@@ -153,7 +168,7 @@ export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promi
         dryRun: opts.dryRun,
         existing,
       });
-      report.results.push(r);
+      keep(r);
       if (r.errors.length)
         report.failures.push({ namespace: ns, error: r.errors.join('; '), reason: 'Error' });
       completed = true;
@@ -181,6 +196,8 @@ export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promi
     if (end.rereadAll) {
       // Namespaces already rebuilt may have been incomplete: each is rebuilt again, whole.
       report.results = [];
+      report.rebuilt = 0;
+      opts.results?.reset();
       report.failures = [];
       done = 0;
     }
