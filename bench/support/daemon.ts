@@ -20,15 +20,19 @@ export interface Daemon {
 /**
  * Starts `inv watch --kubeconfig kubeconfig ...args`. `nodeOptions` replaces NODE_OPTIONS (a
  * bench runs the daemon with deploy/'s V8 settings that way; see _proc.ts); `root` runs another
- * built checkout's daemon (a side-by-side baseline).
+ * built checkout's daemon (a side-by-side baseline); `bundle` runs its bundle (INV_BUNDLE=1), as
+ * the image does.
  */
 export function startWatchDaemon(
   kubeconfig: string,
   args: readonly string[],
-  opts: { nodeOptions?: string; root?: string } = {},
+  opts: { nodeOptions?: string; root?: string; bundle?: boolean } = {},
 ): Promise<Daemon> {
-  const env =
-    opts.nodeOptions === undefined ? process.env : { ...process.env, NODE_OPTIONS: opts.nodeOptions };
+  const env = {
+    ...process.env,
+    ...(opts.nodeOptions === undefined ? {} : { NODE_OPTIONS: opts.nodeOptions }),
+    ...(opts.bundle ? { INV_BUNDLE: '1' } : {}),
+  };
   const proc = spawn(
     process.execPath,
     [
