@@ -34,6 +34,9 @@ export interface NamespaceResult {
   counts: { created: number; updated: number; deleted: number; unchanged: number };
 }
 
+/** Writes of one namespace's rebuild in flight at once (docs/inventory.md says it). */
+export const NAMESPACE_WRITES = 8;
+
 export interface ReconcileDeps {
   store: ImageStore;
   events?: InvalidRefReporter;
@@ -86,7 +89,7 @@ export async function reconcileNamespace(
   }
 
   if (!opts.dryRun) {
-    const n = deps.concurrency ?? 8;
+    const n = deps.concurrency ?? NAMESPACE_WRITES;
     const fail = (name: string, e: unknown) => {
       const o = outcomes.get(name)!;
       if (isNamespaceTerminating(e)) {

@@ -64,6 +64,13 @@ export const isTransient = (e: unknown): boolean =>
 /** The default cap on one response body: far above any page of a LIST, far below a memory problem. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Connections kept to the API server for requests (watches have their own): enough for a writing
+ * scan's namespaces in flight to reach the server's create ceiling (bench/README.md), few enough
+ * for one client not to crowd others (docs/inventory.md says it).
+ */
+export const MAX_CONNECTIONS = 32;
+
 // Response bodies being buffered, across every client of the process. A cap per response bounds
 // one request; this bounds them together, so a server streaming garbage into many concurrent
 // requests (every informer's LIST at once) cannot multiply the cap. Crossing it fails the
@@ -195,7 +202,7 @@ export class KubeRest {
               servername: opts.servername,
               rejectUnauthorized: opts.rejectUnauthorized,
             });
-      this.agent = make(32);
+      this.agent = make(MAX_CONNECTIONS);
       this.streamAgent = make(Infinity);
     }
     const value: Record<string, string | string[]> = { 'User-Agent': userAgent() };
