@@ -64,11 +64,7 @@ export const isTransient = (e: unknown): boolean =>
 /** The default cap on one response body: far above any page of a LIST, far below a memory problem. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
-/**
- * Connections kept to the API server for requests (watches have their own): enough for a writing
- * scan's namespaces in flight to reach the server's create ceiling (bench/README.md), few enough
- * for one client not to crowd others (docs/inventory.md says it).
- */
+/** Connections kept for requests (watches have their own); docs/inventory.md says it. */
 export const MAX_CONNECTIONS = 32;
 
 // Response bodies being buffered, across every client of the process. A cap per response bounds
