@@ -1,9 +1,13 @@
 // The Image CRD lost its status subresource (one write per new Image), but Helm never upgrades
 // the CRDs of a chart's crds/: a new inv meets the older CRD, which drops the status of a create.
 // On a private API server (the CRD is changed under the test, which must not reach the run's
-// shared server): a scan against the older CRD still writes every status, through /status,
-// updates go there too, and once the CRD is upgraded under a running store, its writes follow
-// (one each) and every status written before is still at the same path.
+// shared server), writing as the daemon's ServiceAccount with the ClusterRole of deploy/: a scan
+// against the older CRD still writes every status, through /status, updates go there too, what
+// another tool put on an Image stays, and once the CRD is upgraded under a running store, its
+// writes follow (one each) and every status written before is still at the same path.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
 import { imagesPath, type ImageResource } from '../../src/core/inventory/image-resource.js';
@@ -15,6 +19,8 @@ import { IMAGE_CRD, servesSubresource } from '../../src/core/kube/crds.js';
 import { ensureNamespace } from '../../src/core/kube/namespaces.js';
 import { isNotFound, isWrite, KubeRest } from '../../src/core/kube/rest.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
+import { serviceAccountToken, writeTokenKubeconfig } from '../support/service-account.js';
+import { applyObjects, bundle, SA, SYSTEM_NS } from '../watch/deploy-helpers.js';
 import { waitFor } from '../support/cri.js';
 
 interface CrdDoc {
@@ -36,6 +42,9 @@ function olderImageCrd(): CrdDoc {
 describe('Images on an Image CRD that still has its status subresource (real API server)', function () {
   this.timeout(120_000);
   let server: FreshApiServer;
+  /** The administrator: the CRDs, the workloads, another tool's edits, reads. */
+  let admin: KubeRest;
+  /** inv, as the daemon's ServiceAccount: every scan and store write, counted in `calls`. */
   let rest: KubeRest;
   let calls: string[] = [];
   const ns = 'older-crd';
@@ -44,23 +53,34 @@ describe('Images on an Image CRD that still has its status subresource (real API
     server = await freshApiServer();
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(server.kubeconfig);
-    rest = new KubeRest(kc);
-    rest.onRequest = (method, path) => calls.push(`${method} ${path}`);
-    await installCrds(rest, [olderImageCrd()] as unknown as ReturnType<typeof readCrds>);
-    await ensureNamespace(rest, ns);
+    admin = new KubeRest(kc);
+    await installCrds(admin, [olderImageCrd()] as unknown as ReturnType<typeof readCrds>);
+    await ensureNamespace(admin, ns);
+    const rbac = new Set(['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
+    await applyObjects(
+      admin,
+      bundle().filter((o) => rbac.has(o.kind)),
+    );
+    const token = await serviceAccountToken(admin, SYSTEM_NS, SA);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inv-older-crd-'));
+    const sa = new k8s.KubeConfig();
+    sa.loadFromFile(writeTokenKubeconfig(kc, token, path.join(dir, 'kubeconfig')));
+    rest = new KubeRest(sa);
+    rest.onRequest = (method, p) => calls.push(`${method} ${p}`);
   });
   after(async () => {
     rest?.close();
+    admin?.close();
     await server?.stop();
   });
 
   const writes = () => calls.filter((c) => isWrite(c.split(' ')[0]!));
   const kinds = async () =>
     Object.fromEntries(
-      (await rest.list<ImageResource>(imagesPath(ns))).items.map((i) => [i.spec?.image, i.status?.kinds]),
+      (await admin.list<ImageResource>(imagesPath(ns))).items.map((i) => [i.spec?.image, i.status?.kinds]),
     );
   const deploy = (name: string, images: string[]) =>
-    rest.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+    admin.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
       body: {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
@@ -92,7 +112,7 @@ describe('Images on an Image CRD that still has its status subresource (real API
     });
 
     // A status change: one apply of /status (after one discovery GET).
-    await rest.request('POST', `/api/v1/namespaces/${ns}/pods`, {
+    await admin.request('POST', `/api/v1/namespaces/${ns}/pods`, {
       body: {
         apiVersion: 'v1',
         kind: 'Pod',
@@ -109,13 +129,17 @@ describe('Images on an Image CRD that still has its status subresource (real API
     assert.equal(calls.filter((c) => c === 'GET /apis/imageinventory.dev/v1alpha1').length, 1);
     assert.equal((await kinds())['example.com/web:1'], 'Deployment,Pod');
 
-    // A spec change and a status change together: the spec on the object, the status on /status.
+    // A spec change and a status change together: the spec on the object, the status on /status;
+    // what another tool put on the Image stays.
     const sidecar = imageResourceName('example.com/sidecar:1');
-    await rest.request('PATCH', imagesPath(ns, sidecar), {
+    await admin.request('PATCH', imagesPath(ns, sidecar), {
       contentType: 'application/merge-patch+json',
-      body: { spec: { image: 'example.com/edited:1' } },
+      body: {
+        metadata: { annotations: { 'backup.example.com/last': 'now' }, labels: { tier: 'gold' } },
+        spec: { image: 'example.com/edited:1' },
+      },
     });
-    await rest.request('PATCH', imagesPath(ns, sidecar, 'status'), {
+    await admin.request('PATCH', imagesPath(ns, sidecar, 'status'), {
       contentType: 'application/merge-patch+json',
       body: { status: { kinds: 'Job' } },
     });
@@ -126,24 +150,29 @@ describe('Images on an Image CRD that still has its status subresource (real API
       'example.com/web:1': 'Deployment,Pod',
       'example.com/sidecar:1': 'Deployment',
     });
+    const kept = await admin.get<{ metadata: { annotations?: object; labels?: Record<string, string> } }>(
+      imagesPath(ns, sidecar),
+    );
+    assert.deepEqual(kept.metadata.annotations, { 'backup.example.com/last': 'now' });
+    assert.equal(kept.metadata.labels?.tier, 'gold');
   });
 
   it('follows the CRD when it is upgraded under a running store: one write each, the old status kept', async () => {
     const store = new ImageStore(rest);
     const name = imageResourceName('example.com/web:1');
-    const read = () => rest.get<ImageResource>(imagesPath(ns, name));
+    const read = () => admin.get<ImageResource>(imagesPath(ns, name));
     // The store learns that the CRD has the subresource.
     let cur = await read();
     assert.equal(await store.ensure(ns, name, 'example.com/web:1', { kinds: 'Pod' }, cur), 1);
     assert.equal((await read()).status?.kinds, 'Pod');
 
-    await installCrds(rest, [imageCrd()] as unknown as ReturnType<typeof readCrds>);
+    await installCrds(admin, [imageCrd()] as unknown as ReturnType<typeof readCrds>);
     // Both discovery and the handler of /status (a 404 once the subresource is gone) follow it.
     await waitFor(
       'the status subresource gone',
       async () =>
-        !(await servesSubresource(rest, IMAGE_CRD, 'status')) &&
-        (await rest.get(imagesPath(ns, name, 'status')).then(
+        !(await servesSubresource(admin, IMAGE_CRD, 'status')) &&
+        (await admin.get(imagesPath(ns, name, 'status')).then(
           () => false,
           (e: unknown) => isNotFound(e),
         )),
