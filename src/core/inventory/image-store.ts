@@ -43,7 +43,7 @@ const MAX_ATTEMPTS = 5;
 
 export class UnmanagedImageError extends Error {}
 
-/** Every status field we own, empty or not (see the status comment in ensure). */
+/** Every status field we own, empty or not (why: see apply). */
 const ownedStatus = (status: ImageStatus): Required<ImageStatus> => ({
   kinds: status.kinds ?? '',
   users: status.users ?? [],
