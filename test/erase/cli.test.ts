@@ -45,38 +45,18 @@ describe('inv erase (CLI)', function () {
     const nodes = await env.nodes([{ name: 'a' }]);
     env.startKubelet(() => 'run');
     // The inventory says a Deployment in this namespace uses busybox:1.
-    const image = await env.rest.request<{ metadata: { resourceVersion: string } }>(
-      'POST',
-      `/apis/imageinventory.dev/v1alpha1/namespaces/${env.namespace}/images`,
-      {
-        body: {
-          apiVersion: 'imageinventory.dev/v1alpha1',
-          kind: 'Image',
-          metadata: {
-            name: 'busybox-1',
-            labels: { 'app.kubernetes.io/managed-by': 'image-inventory-controller' },
-          },
-          spec: { image: 'docker.io/library/busybox:1' },
+    await env.rest.request('POST', `/apis/imageinventory.dev/v1alpha1/namespaces/${env.namespace}/images`, {
+      body: {
+        apiVersion: 'imageinventory.dev/v1alpha1',
+        kind: 'Image',
+        metadata: {
+          name: 'busybox-1',
+          labels: { 'app.kubernetes.io/managed-by': 'image-inventory-controller' },
         },
+        spec: { image: 'docker.io/library/busybox:1' },
+        status: { kinds: 'Deployment', users: ['Deployment/web'], userCount: 1 },
       },
-    );
-    await env.rest.request(
-      'PUT',
-      `/apis/imageinventory.dev/v1alpha1/namespaces/${env.namespace}/images/busybox-1/status`,
-      {
-        body: {
-          apiVersion: 'imageinventory.dev/v1alpha1',
-          kind: 'Image',
-          metadata: {
-            name: 'busybox-1',
-            namespace: env.namespace,
-            resourceVersion: image.metadata.resourceVersion,
-          },
-          spec: { image: 'docker.io/library/busybox:1' },
-          status: { kinds: 'Deployment', users: ['Deployment/web'], userCount: 1 },
-        },
-      },
-    );
+    });
     const r = await inv([
       'erase',
       '--images',

@@ -3,7 +3,8 @@
 // patch of inv-erase-config, as `kubectl edit` makes) is theirs, so the next `helm upgrade` stops
 // with a conflict naming them instead of putting the values back, and --force-conflicts takes it
 // back; the CRDs Helm installed from crds/ (which it never upgrades) take the docs' CRD upgrade
-// without a warning. A private API server, as the install creates cluster-wide objects.
+// without a warning, and it drops what the new CRDs no longer have (the Image CRD's status
+// subresource). A private API server, as the install creates cluster-wide objects.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -12,7 +13,8 @@ import { KubeRest } from '../../src/core/kube/rest.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
 import { chartDir, helm, IMAGE_VALUES, warnings, type Run } from '../support/helm.js';
 import { kubectlBin } from '../support/paths.js';
-import { OUR_CRDS } from '../../src/core/kube/crds.js';
+import { IMAGE_CRD, OUR_CRDS, servesSubresource } from '../../src/core/kube/crds.js';
+import { readCrds } from '../../src/core/kube/crd-install.js';
 
 const CONFIG = '/api/v1/namespaces/image-inventory-system/configmaps/inv-erase-config';
 interface Managed {
@@ -75,6 +77,22 @@ describe('Helm 4 applies server-side: upgrades after a kubectl edit, CRD upgrade
   });
 
   it("the docs' CRD upgrade applies over the CRDs Helm installed, without a warning", async () => {
+    // The Image CRD as an older chart had it, which Helm installed: with a status subresource.
+    const image = readCrds().find((c) => c.metadata.name === IMAGE_CRD.name) as unknown as {
+      spec: { versions: object[] };
+    };
+    await rest.request('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${IMAGE_CRD.name}`, {
+      query: { fieldManager: 'helm', force: true },
+      contentType: 'application/apply-patch+yaml',
+      body: {
+        ...image,
+        spec: {
+          ...image.spec,
+          versions: image.spec.versions.map((v) => ({ ...v, subresources: { status: {} } })),
+        },
+      },
+    });
+    assert.equal(await servesSubresource(rest, IMAGE_CRD, 'status'), true);
     // docs/install.md and the chart's README: Helm never upgrades crds/, so users apply them.
     const r = await new Promise<Run>((resolve) =>
       execFile(
@@ -95,5 +113,14 @@ describe('Helm 4 applies server-side: upgrades after a kubectl edit, CRD upgrade
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '', 'kubectl warned');
     assert.equal(r.stdout.trim().split('\n').length, OUR_CRDS.length, r.stdout);
+    const after = await rest.request<{ spec: { versions: { subresources?: unknown }[] } }>(
+      'GET',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${IMAGE_CRD.name}`,
+    );
+    assert.deepEqual(
+      after.spec.versions.map((v) => v.subresources),
+      [undefined],
+      'the status subresource is gone',
+    );
   });
 });

@@ -1,6 +1,7 @@
 // The Image CRD's listKind is ImageInventoryList, not ImageList (the erase kind's name, in
 // erase.imageinventory.dev). On a real API server: a CRD installed with the old listKind takes
-// the new one in place (names are not part of stored objects), its Images stay, lists of Images
+// the new one in place (names are not part of stored objects), its Images stay (with the status
+// written through the old CRD's status subresource, which the new one has not), lists of Images
 // say ImageInventoryList, and `kubectl get images -A` fits 120 columns on a typical cluster.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -17,7 +18,7 @@ import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js
 
 interface CrdDoc {
   metadata: { name: string };
-  spec: { names: { listKind: string } };
+  spec: { names: { listKind: string }; versions: { subresources?: unknown }[] };
   status?: { acceptedNames?: { listKind?: string } };
 }
 
@@ -44,6 +45,8 @@ describe('Image CRD listKind and kubectl get images (real API server)', function
     assert.equal(image.spec.names.listKind, 'ImageInventoryList');
     const old = structuredClone(image);
     old.spec.names.listKind = 'ImageList';
+    // That CRD also had a status subresource (status written through /status).
+    for (const v of old.spec.versions) v.subresources = { status: {} };
     await installCrds(rest, [old] as never);
     const refs = [
       ['ingress-nginx', 'registry.k8s.io/ingress-nginx/controller:v1.11.2', 'Deployment'],
@@ -135,6 +138,8 @@ describe('Image CRD listKind and kubectl get images (real API server)', function
     process.stderr.write(`      (kubectl get images -A: ${width} columns)\n`);
     assert.ok(width <= 120, `${width} columns:\n${table}`);
     assert.match(table.split('\n')[0]!, /^NAMESPACE\s+NAME\s+KINDS\s+USERS\s+AGE$/);
+    // The status written through the old CRD's /status is where the new one reads it.
+    assert.match(table, /\sCronJob,Deployment,Pod\s+3\s/);
     const wide = await run(['get', 'images', '-A', '-o', 'wide']);
     assert.ok(wide.includes('registry.k8s.io/ingress-nginx/controller:v1.11.2'), wide);
   });

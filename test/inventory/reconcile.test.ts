@@ -137,8 +137,8 @@ describe('reconcileNamespace (real API server)', () => {
     const r = await scan(env, ns);
     const after = await serverImageWrites(env);
     assert.equal(r.results[0]!.counts.created, 40);
-    // Each new Image is a create plus a status write.
-    assert.equal(r.results[0]!.writes, 80);
+    // Each new Image is one write: a create that carries its status.
+    assert.equal(r.results[0]!.writes, 40);
     assert.equal(after - before, r.results[0]!.writes, 'reported writes = writes the server counted');
   });
 
@@ -197,10 +197,14 @@ describe('reconcileNamespace (real API server)', () => {
     const ns = await newNamespace('conflict');
     const store = new ImageStore(env.rest);
     const name = imageResourceName('docker.io/library/nginx:1.25');
-    await store.ensure(ns, name, 'docker.io/library/nginx:1.25', { kinds: 'Pod' }, undefined);
+    assert.equal(
+      await store.ensure(ns, name, 'docker.io/library/nginx:1.25', { kinds: 'Pod' }, undefined),
+      1,
+      'a new Image is one write',
+    );
     const [stale] = await store.list(ns);
     // Someone else writes in between: our copy's resourceVersion is now stale.
-    await env.rest.request('PUT', imagesPath(ns, name, 'status'), {
+    await env.rest.request('PUT', imagesPath(ns, name), {
       body: { ...stale, apiVersion: 'imageinventory.dev/v1alpha1', kind: 'Image', status: { kinds: 'Job' } },
     });
     const writes = await store.ensure(
@@ -210,7 +214,7 @@ describe('reconcileNamespace (real API server)', () => {
       { kinds: 'Deployment,Pod' },
       stale,
     );
-    assert.ok(writes >= 2, 'the first write hit 409 and was retried');
+    assert.equal(writes, 2, 'the first write hit 409, and the retry after a fresh read is one write');
     assert.deepEqual(await inventory(env, ns), { 'docker.io/library/nginx:1.25': 'Deployment,Pod' });
   });
 
@@ -297,7 +301,7 @@ describe('reconcileNamespace (real API server)', () => {
         ['docker.io/library/old:1', 'delete', 'planned'],
       ],
     );
-    // (status is ignored on create: the subresource owns it, so the old Image has no kinds.)
-    assert.deepEqual(await inventory(env, ns), { 'docker.io/library/old:1': '' });
+    // (The Image CRD has no status subresource: the old Image keeps the kinds it was created with.)
+    assert.deepEqual(await inventory(env, ns), { 'docker.io/library/old:1': 'Pod' });
   });
 });

@@ -65,8 +65,13 @@ function objectPath(o: Obj, namespace: string): string {
 
 /** `kubectl apply -k deploy/ --server-side`, done with the API directly (kubectl may be absent). */
 export async function applyBundle(rest: KubeRest): Promise<void> {
+  await applyObjects(rest, bundle());
+}
+
+/** The same apply of some of the bundle's objects (its RBAC alone, say). */
+export async function applyObjects(rest: KubeRest, objs: Obj[]): Promise<void> {
   const { namespace } = kustomization();
-  for (const o of bundle()) {
+  for (const o of objs) {
     await rest.request('PATCH', objectPath(o, namespace), {
       query: { fieldManager: 'inv-test', force: true },
       body: o,

@@ -152,7 +152,7 @@ describe('inv watch (in process, real API server)', function () {
         body: { metadata: { labels: { touched: 'yes' } } },
         contentType: 'application/merge-patch+json',
       });
-      await env.rest.request('PATCH', imagesPath(ns, img.metadata.name, 'status'), {
+      await env.rest.request('PATCH', imagesPath(ns, img.metadata.name), {
         body: { status: { kinds: img.status?.kinds } },
         contentType: 'application/merge-patch+json',
       });

@@ -130,6 +130,7 @@ export const SCAN_ACCESS: Access[] = [
     resource: 'images',
     verb,
   })),
+  // An Image CRD from before it dropped its status subresource takes the status through /status.
   { group: 'imageinventory.dev', resource: 'images', subresource: 'status', verb: 'patch' },
   { resource: 'events', verb: 'create' },
 ];

@@ -86,6 +86,24 @@ export async function missingCrds(rest: KubeRest, crds: readonly OurCrd[]): Prom
   return missing;
 }
 
+/**
+ * Whether the API server serves `subresource` of `crd` (discovery lists "images/status" when the
+ * CRD declares a status subresource). One GET with the client's deadline; a CRD that is not served
+ * at all is CrdMissingError.
+ */
+export async function servesSubresource(rest: KubeRest, crd: OurCrd, subresource: string): Promise<boolean> {
+  let res: ApiResourceList;
+  try {
+    res = await rest.request<ApiResourceList>('GET', groupVersionPath(crd.group, crd.version));
+  } catch (e) {
+    if (e instanceof KubeApiError && e.code === 404) throw new CrdMissingError(crd);
+    throw e;
+  }
+  const served = new Set((res.resources ?? []).map((r) => r.name));
+  if (!served.has(crd.plural)) throw new CrdMissingError(crd);
+  return served.has(`${crd.plural}/${subresource}`);
+}
+
 /** Fails with CrdMissingError for the first of `crds` that is not served. */
 export async function requireCrds(rest: KubeRest, crds: readonly OurCrd[]): Promise<void> {
   const [first] = await missingCrds(rest, crds);
