@@ -1,9 +1,10 @@
 // Local files only: a containers/storage overlay store laid out by hand (the layout
 // src/core/scanner/crio-store.ts reads), and what the scanner makes of it when its own folders are
 // hostile: a symbolic link above a layer's file leading out of the layer, or an index larger than
-// its bound. The store a real CRI-O writes is tested in test/scanner/crio-store.test.ts.
+// its bound, or one that grows past its bound while it is read. The store a real CRI-O writes is tested in test/scanner/crio-store.test.ts.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -81,7 +82,7 @@ describe("scanner: CRI-O's store on local files, its layers' folders hostile", (
     const real = path.join(tmp, 'real-store');
     const { id } = makeStore(real, PARTS);
     fs.symlinkSync(real, path.join(tmp, 'mounted'));
-    const image = readStoreImage(path.join(tmp, 'mounted'), id);
+    const image = await readStoreImage(path.join(tmp, 'mounted'), id);
     const tar = await tarOf(image);
     assert.equal(`sha256:${sha256(tar)}`, image.layers[0]!.diffDigest);
   });
@@ -93,7 +94,7 @@ describe("scanner: CRI-O's store on local files, its layers' folders hostile", (
     fs.writeFileSync(path.join(outside, 'os-release'), 'ID=host\n');
     fs.rmSync(path.join(diff, 'etc'), { recursive: true });
     fs.symlinkSync(outside, path.join(diff, 'etc'));
-    const image = readStoreImage(path.join(tmp, 'store'), id);
+    const image = await readStoreImage(path.join(tmp, 'store'), id);
     await assert.rejects(
       tarOf(image),
       (e: Error) =>
@@ -110,13 +111,13 @@ describe("scanner: CRI-O's store on local files, its layers' folders hostile", (
     fs.cpSync(diff, elsewhere, { recursive: true });
     fs.rmSync(diff, { recursive: true });
     fs.symlinkSync(elsewhere, diff);
-    await assert.rejects(tarOf(readStoreImage(path.join(tmp, 'store'), id)), /through a symbolic link/);
+    await assert.rejects(tarOf(await readStoreImage(path.join(tmp, 'store'), id)), /through a symbolic link/);
 
     const deep = makeStore(path.join(tmp, 'deep'), PARTS);
     fs.renameSync(path.join(deep.diff, 'usr', 'lib'), path.join(tmp, 'lib-elsewhere'));
     fs.symlinkSync(path.join(tmp, 'lib-elsewhere'), path.join(deep.diff, 'usr', 'lib'));
     await assert.rejects(
-      tarOf(readStoreImage(path.join(tmp, 'deep'), deep.id)),
+      tarOf(await readStoreImage(path.join(tmp, 'deep'), deep.id)),
       /usr\/lib\/inv\/own leads outside the layer's files through a symbolic link/,
     );
   });
@@ -125,7 +126,7 @@ describe("scanner: CRI-O's store on local files, its layers' folders hostile", (
     const { id, diff } = makeStore(path.join(tmp, 'store'), PARTS);
     fs.renameSync(path.join(diff, 'usr'), path.join(tmp, 'usr-elsewhere'));
     fs.symlinkSync(path.join(tmp, 'usr-elsewhere'), path.join(diff, 'usr'));
-    const image = readStoreImage(path.join(tmp, 'store'), id);
+    const image = await readStoreImage(path.join(tmp, 'store'), id);
     const registry = await startStoreRegistry();
     try {
       const served = registry.serve(image, 1 << 20);
@@ -144,6 +145,39 @@ describe("scanner: CRI-O's store on local files, its layers' folders hostile", (
       );
     } finally {
       await registry.close();
+    }
+  });
+
+  it('an index over its bound is refused; a configuration that grows past its bound while read is refused there, not read whole', async () => {
+    const { id } = makeStore(path.join(tmp, 'store'), PARTS);
+    const layers = path.join(tmp, 'store', 'overlay-layers', 'layers.json');
+    fs.truncateSync(layers, 64 * 1024 * 1024 + 1);
+    await assert.rejects(
+      readStoreImage(path.join(tmp, 'store'), id),
+      (e: Error) =>
+        e instanceof UnreadableImage && /layers\.json: it is larger than 67108864 bytes$/.test(e.message),
+    );
+
+    // A FIFO's size is 0 when looked at; what comes through it is 20 MB.
+    const other = makeStore(path.join(tmp, 'other'), PARTS);
+    const config = path.join(
+      tmp,
+      'other',
+      'overlay-images',
+      other.id,
+      `=${Buffer.from(`sha256:${other.id}`).toString('base64')}`,
+    );
+    fs.rmSync(config);
+    const made = spawn('mkfifo', [config], { stdio: 'ignore' });
+    await new Promise((resolve) => made.on('exit', resolve));
+    const writer = spawn('sh', ['-c', 'exec head -c 20000000 /dev/zero > "$0"', config], { stdio: 'ignore' });
+    try {
+      await assert.rejects(
+        readStoreImage(path.join(tmp, 'other'), other.id),
+        /: its configuration: it is larger than 8388608 bytes$/,
+      );
+    } finally {
+      writer.kill();
     }
   });
 });

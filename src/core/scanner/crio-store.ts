@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isObj } from '../guards.js';
+import { readAtMost } from './shared-files.js';
 
 /** The drivers whose layout is read here; any other is refused by name, per image. */
 export const SUPPORTED_DRIVERS = ['overlay'] as const;
@@ -55,16 +56,15 @@ export function storeDriver(root: string): string {
   return drivers[0]!;
 }
 
-function readJson(file: string, limit: number): unknown {
-  let st: fs.Stats;
+async function readJson(file: string, limit: number): Promise<unknown> {
+  let text: string;
   try {
-    st = fs.statSync(file);
+    text = (await readAtMost(file, limit, 'it')).toString('utf8');
   } catch (e) {
     throw new UnreadableImage(`cannot read ${file}: ${(e as Error).message}`);
   }
-  if (st.size > limit) throw new UnreadableImage(`${file} is larger than ${limit} bytes`);
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch (e) {
     throw new UnreadableImage(`${file} is not readable JSON: ${(e as Error).message}`);
   }
@@ -77,11 +77,11 @@ const bigDataFile = (key: string) =>
   /^[A-Za-z0-9._-]+$/.test(key) && !key.startsWith('=') ? key : `=${Buffer.from(key).toString('base64')}`;
 
 /**
- * One image's configuration and layers, every layer checked present and complete; throws
- * UnreadableImage with the reason. `imageId` is CRI-O's id (the configuration's digest, hex, with
+ * One image's configuration and layers, every layer checked present and complete; rejects with
+ * UnreadableImage, the reason. `imageId` is CRI-O's id (the configuration's digest, hex, with
  * or without `sha256:`).
  */
-export function readStoreImage(root: string, imageId: string): StoreImage {
+export async function readStoreImage(root: string, imageId: string): Promise<StoreImage> {
   const driver = storeDriver(root);
   if (!(SUPPORTED_DRIVERS as readonly string[]).includes(driver))
     throw new UnreadableImage(
@@ -89,18 +89,17 @@ export function readStoreImage(root: string, imageId: string): StoreImage {
     );
   const id = imageId.replace(/^sha256:/, '');
   if (!HEX64.test(id)) throw new UnreadableImage(`${JSON.stringify(imageId)} is not a CRI-O image id`);
-  const images = readJson(path.join(root, `${driver}-images`, 'images.json'), MAX_INDEX_BYTES);
+  const images = await readJson(path.join(root, `${driver}-images`, 'images.json'), MAX_INDEX_BYTES);
   const image = Array.isArray(images) ? images.find((i) => isObj(i) && i.id === id) : undefined;
   if (!isObj(image)) throw new UnreadableImage(`image ${id.slice(0, 12)} is not in CRI-O's store`);
   const configFile = path.join(root, `${driver}-images`, id, bigDataFile(`sha256:${id}`));
   let config: Buffer;
   try {
-    if (fs.statSync(configFile).size > MAX_CONFIG_BYTES) throw new Error('too large');
-    config = fs.readFileSync(configFile);
+    config = await readAtMost(configFile, MAX_CONFIG_BYTES, 'it');
   } catch (e) {
     throw new UnreadableImage(`image ${id.slice(0, 12)}: its configuration: ${(e as Error).message}`);
   }
-  const layerIndex = readJson(path.join(root, `${driver}-layers`, 'layers.json'), MAX_INDEX_BYTES);
+  const layerIndex = await readJson(path.join(root, `${driver}-layers`, 'layers.json'), MAX_INDEX_BYTES);
   const byId = new Map<string, Record<string, unknown>>();
   for (const l of Array.isArray(layerIndex) ? layerIndex : [])
     if (isObj(l) && typeof l.id === 'string') byId.set(l.id, l);

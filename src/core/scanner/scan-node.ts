@@ -92,7 +92,7 @@ async function scanOne(
   let served: Served | undefined;
   if (store) {
     try {
-      const stored = readStoreImage(store.root, image.image_id);
+      const stored = await readStoreImage(store.root, image.image_id);
       const bytes = stored.layers.reduce((n, l) => n + l.diffSize, 0);
       if (bytes > store.maxImageBytes)
         throw new UnreadableImage(

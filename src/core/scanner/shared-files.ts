@@ -43,29 +43,35 @@ export async function readBounded(
       Math.max(0, deadline - Date.now()),
     );
   });
-  const read = (async () => {
-    const fh = await fs.promises.open(file, fs.constants.O_RDONLY);
-    try {
-      const chunks: Buffer[] = [];
-      let total = 0;
-      for (;;) {
-        const buf = Buffer.alloc(Math.min(1 << 20, max + 1 - total));
-        const { bytesRead } = await fh.read(buf, 0, buf.length, null);
-        if (bytesRead === 0) break;
-        total += bytesRead;
-        chunks.push(buf.subarray(0, bytesRead));
-        if (total > max) throw new Error(`${what}: ${path.basename(file)} is larger than ${max} bytes`);
-      }
-      return Buffer.concat(chunks).toString('utf8');
-    } finally {
-      await fh.close();
-    }
-  })();
+  const read = readAtMost(file, max, `${what}: ${path.basename(file)}`).then((b) => b.toString('utf8'));
   try {
     return await Promise.race([read, timeout]);
   } finally {
     clearTimeout(timer);
     read.catch(() => undefined);
+  }
+}
+
+/**
+ * The bytes of `file` to EOF, refused as soon as more than `max` have been read (not by a size
+ * taken before reading, which a file growing in between would pass); `name` names it in the error.
+ */
+export async function readAtMost(file: string, max: number, name = file): Promise<Buffer> {
+  const fh = await fs.promises.open(file, fs.constants.O_RDONLY);
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.alloc(Math.min(1 << 20, max + 1 - total));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      chunks.push(buf.subarray(0, bytesRead));
+      if (total > max) throw new Error(`${name} is larger than ${max} bytes`);
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    await fh.close();
   }
 }
 
