@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { nodeAffinity } from '../../src/core/erase/worker/placement.js';
-import { rejection, type PlacementPod } from '../../src/core/erase/worker/placement-failure.js';
+import { rejection } from '../../src/core/erase/worker/placement-failure.js';
+import type { WorkerPod } from '../../src/core/erase/worker/worker-pod.js';
 import { JOB_LABEL } from '../../src/core/erase/api/types.js';
 import { isAlreadyExists } from '../../src/core/kube/rest.js';
 import { nodesScript, until, type WholeCluster } from '../support/nodes.js';
@@ -19,7 +20,7 @@ import { useWholeCluster } from '../support/suite-hooks.js';
 interface NodeObj {
   status?: { allocatable?: Record<string, string>; conditions?: { type: string; status: string }[] };
 }
-interface PodObj extends PlacementPod {
+interface PodObj extends WorkerPod {
   metadata: { name: string; namespace: string; deletionTimestamp?: string; creationTimestamp?: string };
   spec: { nodeName?: string };
 }

@@ -1,32 +1,10 @@
 // The fields of a worker Pod the ImageJob controller reads.
 import type { KubeObject } from '../../apply-inventory/objects.js';
 import { cleanText } from '../../contract/report-check.js';
+import type { WorkerPod } from '../worker/worker-pod.js';
 
-export interface PodLike extends KubeObject {
-  spec?: { nodeName?: string };
-  status?: {
-    phase?: string;
-    reason?: string;
-    message?: string;
-    startTime?: string;
-    nominatedNodeName?: string;
-    conditions?: {
-      type?: string;
-      status?: string;
-      reason?: string;
-      message?: string;
-      lastTransitionTime?: string;
-    }[];
-    containerStatuses?: {
-      name?: string;
-      state?: {
-        running?: unknown;
-        terminated?: { exitCode?: number; message?: string; reason?: string; finishedAt?: string };
-        waiting?: { reason?: string; message?: string };
-      };
-    }[];
-  };
-}
+/** A worker Pod as the API returns it: the object's own fields and the worker's (one shape, ../worker/worker-pod.ts). */
+export interface PodLike extends KubeObject, Omit<WorkerPod, 'metadata'> {}
 
 type ContainerStatus = NonNullable<NonNullable<PodLike['status']>['containerStatuses']>[number];
 

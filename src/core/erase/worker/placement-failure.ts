@@ -6,25 +6,7 @@
 // scheduler or the kubelet gave (../../contract/placement-failures.ts names the two). Pure: the Pod and the clock in, a verdict out.
 import { MAX_REASON } from '../../contract/results.js';
 import { keepEnds, type StartFailure } from './start-failure.js';
-
-export interface PlacementPod {
-  metadata?: { creationTimestamp?: string };
-  spec?: { nodeName?: string };
-  status?: {
-    phase?: string;
-    reason?: string;
-    message?: string;
-    nominatedNodeName?: string;
-    conditions?: {
-      type?: string;
-      status?: string;
-      reason?: string;
-      message?: string;
-      lastTransitionTime?: string;
-    }[];
-    containerStatuses?: { state?: { running?: unknown; terminated?: unknown } }[];
-  };
-}
+import type { WorkerPod } from './worker-pod.js';
 
 const clean = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
 
@@ -35,7 +17,7 @@ const NOT_ADMISSION = new Set(['DeadlineExceeded', 'Evicted', 'Preempting', 'Ter
  * `rejected: OutOfpods: Pod was rejected: Node didn't have enough resource: pods, ...` when the
  * node's kubelet refused the worker before any of its containers ran; undefined otherwise.
  */
-export function rejection(pod: PlacementPod): string | undefined {
+export function rejection(pod: WorkerPod): string | undefined {
   const st = pod.status;
   if (st?.phase !== 'Failed' || !st.reason || NOT_ADMISSION.has(st.reason)) return undefined;
   if (st.containerStatuses?.some((c) => c.state?.running || c.state?.terminated)) return undefined;
@@ -51,7 +33,7 @@ export function rejection(pod: PlacementPod): string | undefined {
  * ends take their time, and the job deadline bounds the wait. undefined: placed, or not yet
  * looked at by the scheduler (the job deadline names that).
  */
-export function unschedulable(pod: PlacementPod, now: Date, graceSeconds: number): StartFailure | undefined {
+export function unschedulable(pod: WorkerPod, now: Date, graceSeconds: number): StartFailure | undefined {
   if (pod.spec?.nodeName) return undefined;
   const st = pod.status;
   const cond = st?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
