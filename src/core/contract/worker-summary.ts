@@ -40,6 +40,21 @@ export interface OutcomeTraits {
 /** The rank of an outcome that never wins over another (the first target's stays). */
 const LAST = 8;
 
+/**
+ * The traits shared by every outcome of an image a trigger of the run kept (the threshold, the
+ * age, the scope, keep-newest): counted nowhere, not a failure, its reason shown per image, left
+ * out of a full summary first, never winning over another target's outcome. Only the colour
+ * differs among them, so it is declared once, and each such outcome adds its colour.
+ */
+const KEPT_BY_TRIGGER = {
+  counts: null,
+  fails: null,
+  error: false,
+  explained: true,
+  triggerKept: true,
+  rank: LAST,
+} as const satisfies Omit<OutcomeTraits, 'colour'>;
+
 /** Every outcome and its traits, in the order the docs list them. */
 export const OUTCOME_TRAITS = {
   removed: {
@@ -111,58 +126,18 @@ export const OUTCOME_TRAITS = {
     colour: 'yellow',
   },
   /** A threshold run (spec.imageFs): the node's image file system is under the high mark. */
-  'below-threshold': {
-    counts: null,
-    fails: null,
-    error: false,
-    explained: true,
-    triggerKept: true,
-    rank: LAST,
-    colour: 'dim',
-  },
+  'below-threshold': { ...KEPT_BY_TRIGGER, colour: 'dim' },
   /** A threshold run: the removals before it bring usage to the low mark. */
-  'low-mark-reached': {
-    counts: null,
-    fails: null,
-    error: false,
-    explained: true,
-    triggerKept: true,
-    rank: LAST,
-    colour: 'dim',
-  },
+  'low-mark-reached': { ...KEPT_BY_TRIGGER, colour: 'dim' },
   /** spec.minUnusedAge: not seen unused for that long yet on this node. */
-  'recently-unused': {
-    counts: null,
-    fails: null,
-    error: false,
-    explained: true,
-    triggerKept: true,
-    rank: LAST,
-    colour: 'yellow',
-  },
+  'recently-unused': { ...KEPT_BY_TRIGGER, colour: 'yellow' },
   /**
    * A scoped prune (spec.scope: only, except) did not consider it: the detail names the pattern,
    * or that no `only` pattern matched. Many on a node: the summary leaves these rows out first.
    */
-  'out-of-scope': {
-    counts: null,
-    fails: null,
-    error: false,
-    explained: true,
-    triggerKept: true,
-    rank: LAST,
-    colour: 'dim',
-  },
+  'out-of-scope': { ...KEPT_BY_TRIGGER, colour: 'dim' },
   /** spec.keepNewest: among the N newest of its repository on the node (the detail gives the rank). */
-  'kept-newest': {
-    counts: null,
-    fails: null,
-    error: false,
-    explained: true,
-    triggerKept: true,
-    rank: LAST,
-    colour: 'cyan',
-  },
+  'kept-newest': { ...KEPT_BY_TRIGGER, colour: 'cyan' },
   'not-present': {
     counts: null,
     fails: null,
