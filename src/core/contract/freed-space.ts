@@ -15,6 +15,12 @@ export const NOT_MEASURED = {
   'not-image-bytes': "the runtime's image file system usage does not count the images' layers",
   /** It did not measure again after the removals within the worker's bound (containerd caches). */
   'not-refreshed': "the runtime did not measure its image file system again within the worker's wait",
+  /**
+   * Its usage after is above its usage before: what was written meanwhile (images pulled,
+   * containers' layers) outweighs what went, so the difference says nothing of what was freed.
+   */
+  'usage-grew':
+    "the runtime's image file system usage grew during the run (what was written meanwhile outweighs what was freed)",
 } as const;
 export type NotMeasured = keyof typeof NOT_MEASURED;
 
@@ -24,7 +30,12 @@ export const isNotMeasured = (v: unknown): v is NotMeasured =>
 /** The summary's `fm`: [used before, used after] in bytes, or why there is no figure. */
 export type FreedSummary = [number, number] | NotMeasured;
 
-/** Measured freed bytes from a summary's `fm` (usage can grow meanwhile: never below 0). */
+/**
+ * Measured freed bytes from a summary's `fm`, or why there are none. Usage that grew meanwhile
+ * (after above before) is no measurement of what was freed: it is reported as not measured
+ * (usage-grew), not as 0. Decided here, where the figures are read, so a worker's `fm` is the
+ * same as before.
+ */
 export function readFreed(
   fm: unknown,
 ): { bytesMeasured: number } | { freedNotMeasured: NotMeasured } | undefined {
@@ -33,7 +44,7 @@ export function readFreed(
   const [b, a] = fm as unknown[];
   const ok = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
   if (!ok(b) || !ok(a)) return undefined;
-  return { bytesMeasured: Math.max(0, b - a) };
+  return a > b ? { freedNotMeasured: 'usage-grew' } : { bytesMeasured: b - a };
 }
 
 /** Below this, estimate and measurement are close enough whatever their ratio (file system blocks, metadata). */
