@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ScanJsonCollector } from '../../src/cli/scan/json-collector.js';
 import { fromClusterScan, renderScan, scanDocument } from '../../src/cli/scan/render-scan.js';
+import { BUILTIN } from '../../src/core/inventory/source-kinds.js';
+import { collectionPath } from '../../src/core/inventory/sources.js';
 import { namespaceKey } from '../../src/core/inventory/cluster-scan/namespace-merge.js';
 import { scanCluster, type ScanOptions, type ScanReport } from '../../src/core/inventory/scan.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
@@ -234,6 +236,18 @@ describe('inv scan -A: cluster-wide LISTs merged namespace by namespace', functi
     const expected = renderScan(scanDocument(fromClusterScan(per, true)), 'json');
     assert.equal(out.stdout.join(''), expected.stdout);
     assert.equal(out.stderr, expected.stderr);
+  });
+
+  it('without a listing asked for, counts the source objects and reads large namespaces one at a time', async () => {
+    const small = await scan(rest, { dryRun: true, pageSize: 3 });
+    assert.equal(small.listing?.strategy, 'merged', 'a few objects per namespace: merged');
+    let objects = 0;
+    for (const k of BUILTIN.all) objects += (await rest.list(collectionPath(k))).items.length;
+    assert.equal(small.listing?.sourceObjects, objects, 'the count is of every source object');
+    const large = await scan(rest, { dryRun: true, mergedMaxPerNamespace: 0 });
+    assert.equal(large.listing?.strategy, 'per-namespace');
+    assert.equal(large.listing?.sourceObjects, small.listing?.sourceObjects);
+    assert.deepEqual(seen(large), seen(small));
   });
 
   it('the same read-only and with a selector', async () => {

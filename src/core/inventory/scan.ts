@@ -22,6 +22,7 @@ import type { ImageResource } from './image-resource.js';
 import type { NamespaceObjects } from './source-fields.js';
 import { kindStreams } from './cluster-scan/kind-streams.js';
 import { mergeStreams, type MergeEnd } from './cluster-scan/merged-pages.js';
+import { countSourceObjects, listingFor } from './cluster-scan/choose-listing.js';
 
 export interface ScanOptions {
   /** Namespaces to rebuild; undefined means every namespace. */
@@ -52,14 +53,20 @@ export interface ScanOptions {
    * How the objects are read. `merged`: one cluster-wide paginated LIST per kind, regrouped
    * namespace by namespace as the pages arrive (cluster-scan/), for a scan of every namespace;
    * the namespaces it cannot finish (a cluster-wide LIST forbidden, a page that fails) are then
-   * read `per-namespace`, as a scan of some namespaces always is. Default: merged when
-   * `namespaces` is undefined or `allNamespaces` is set.
+   * read `per-namespace`, as a scan of some namespaces always is. Default: when `namespaces` is
+   * undefined or `allNamespaces` is set, merged unless namespaces are large on average
+   * (`mergedMaxPerNamespace`); else per-namespace.
    */
   listing?: 'merged' | 'per-namespace';
   /** The namespaces are every namespace of the cluster (-A): a merged listing reads them all. */
   allNamespaces?: boolean;
   /** Page size of the merged listing's LISTs (default 500, as every LIST). */
   pageSize?: number;
+  /**
+   * Without `listing`, a scan of every namespace is merged unless the cluster holds more source
+   * objects per namespace than this (cluster-scan/choose-listing.ts; default 150).
+   */
+  mergedMaxPerNamespace?: number;
   /**
    * Takes each namespace's result as it is rebuilt, instead of the report holding it (a scan of
    * 10,000 namespaces need not keep them all as objects). `reset` says that every result handed
@@ -74,6 +81,8 @@ export interface ScanListing {
   strategy: 'merged' | 'per-namespace';
   /** Namespaces read one at a time after a merged listing stopped, and why it stopped. */
   fallback?: { namespaces: number; reason: string };
+  /** The source objects counted before choosing (a scan of every namespace without `listing`). */
+  sourceObjects?: number;
 }
 
 export interface ScanFailure {
@@ -186,8 +195,17 @@ export async function scanCluster(rest: KubeRest, opts: ScanOptions = {}): Promi
   };
 
   let perNamespace = namespaces;
-  const merged = (opts.listing ?? (all ? 'merged' : 'per-namespace')) === 'merged';
-  report.listing = { strategy: merged ? 'merged' : 'per-namespace' };
+  let listing = opts.listing ?? (all ? undefined : 'per-namespace');
+  let sourceObjects: number | undefined;
+  if (listing === undefined) {
+    sourceObjects = await countSourceObjects(rest, opts.kinds, opts.selector);
+    listing = listingFor(sourceObjects, namespaces.length, opts.mergedMaxPerNamespace);
+  }
+  const merged = listing === 'merged';
+  report.listing = {
+    strategy: listing,
+    ...(sourceObjects !== undefined ? { sourceObjects } : {}),
+  };
   if (merged) {
     const end = await scanMerged(rest, namespaces, opts, readOnly, rebuild, failed, (ns) =>
       opts.onProgress?.(++done, namespaces.length, ns),
