@@ -239,8 +239,7 @@ does not exist, a missing permission on every namespace).`);
             spin.render();
           }
         },
-      });
-      pacer.stop();
+      }).finally(() => pacer.stop());
       setInterruptCleanup(undefined);
       setInterruptHint(undefined);
       spin?.stop();
