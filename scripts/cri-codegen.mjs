@@ -4,7 +4,7 @@
 // src/core/cri/codec.ts encodes and decodes. The program then needs no .proto parser at run time
 // (protobufjs and @grpc/proto-loader stay development tools: this script and the tests' fake
 // runtimes use them). `npm run build` runs it; `--check` exits 1 when a generated file is stale
-// (test/unit/cri-codegen.test.ts).
+// (test/unit/kube/cri-codec.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

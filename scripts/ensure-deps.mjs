@@ -11,7 +11,7 @@ import path from 'node:path';
 // image's Node binary smaller (scripts/strip-node.mjs). python3 drives the CLI through a real
 // pseudo-terminal in the Ctrl-C and table-width tests (test/support/pty-run.py, its pty module).
 // iptables routes the kubernetes Service to the local API server for Pods that run inv itself
-// (test/support/service-route.ts: the Helm chart's daemon and `helm test`).
+// (test/support/servers/service-route.ts: the Helm chart's daemon and `helm test`).
 // conmon is CRI-O's container monitor (scripts/crio.mjs builds CRI-O itself). zsh and fish load
 // `inv completion` in the completion tests, on a pseudo-terminal as a person's shell does.
 const packages = [

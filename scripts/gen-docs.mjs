@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run gen:docs`: rewrites the docs' regions generated from the code (src/docs/generated.ts:
 // the metrics, configuration, exit codes and printer columns tables). Run after `npm run build`;
-// test/unit/docs-generated.test.ts fails while a page is stale.
+// test/unit/repo/docs-generated.test.ts fails while a page is stale.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

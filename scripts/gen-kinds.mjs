@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run gen:kinds`: rewrites the regions of deploy/clusterrole.yaml and docs/inventory.md that are
 // generated from the kind registry (src/core/inventory/source-kinds.ts). Run after `npm run
-// build`; test/unit/source-kinds.test.ts fails while they are stale.
+// build`; test/unit/inventory/source-kinds.test.ts fails while they are stale.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

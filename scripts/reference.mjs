@@ -1,7 +1,7 @@
 // The command reference (docs/reference/inv-<command>.md), generated from the oclif manifest
 // the build writes (oclif.manifest.json: every command's summary, description, arguments, flags
 // and examples, as the commands define them). `npm run gen:reference` writes the pages;
-// test/unit/reference.test.ts fails when the checked-in pages differ from a fresh generation.
+// test/unit/repo/reference.test.ts fails when the checked-in pages differ from a fresh generation.
 // Hidden commands and hidden flags are left out, as `--help` leaves them out.
 
 const bin = 'inv';

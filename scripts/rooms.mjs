@@ -2,7 +2,7 @@
 // made from each file's own opening comment: its first sentence says what the file is for, so
 // the catalogue cannot drift from the code. A room's README holds its purpose, written by hand
 // above the generated region; `npm run gen:rooms` rewrites the region, and
-// test/unit/rooms.test.ts fails while one is stale or a room has no purpose written.
+// test/unit/repo/rooms.test.ts fails while one is stale or a room has no purpose written.
 import fs from 'node:fs';
 import path from 'node:path';
 

@@ -31,7 +31,7 @@ export const helmVersions = { helm: 'v4.3.2', helm3: 'v3.21.4' };
  * cache, the Go modules downloaded in the same run).
  */
 export const tools = {
-  // Helm 4, the current major: the chart's whole lifecycle on real nodes (test/nodes/helm.test.ts)
+  // Helm 4, the current major: the chart's whole lifecycle on real nodes (test/nodes/install/helm.test.ts)
   // and its render tests (test/helm/). It derives the Kubernetes version that `helm template` and
   // `helm lint` assume from its client-go's version in the binary's build info (k8s.io/client-go
   // v0.37.2: 1.37), so only `helm version` is stamped, as its Makefile does.

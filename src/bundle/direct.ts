@@ -14,7 +14,7 @@ import type { NodeRemoveFlags } from '../core/contract/worker-command.js';
 interface DirectCommand {
   /**
    * node-remove's flags: its manifest entry is made from the worker's command line as the contract
-   * declares it (src/cli/node-remove/node-remove-flags.ts; test/unit/direct-args.test.ts compares them),
+   * declares it (src/cli/node-remove/node-remove-flags.ts; test/unit/cli/direct-args.test.ts compares them),
    * so the reader returns the flags the contract types.
    */
   run: (flags: NodeRemoveFlags) => Promise<number>;

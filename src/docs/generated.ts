@@ -1,5 +1,5 @@
 // The docs' generated regions: which page, which region, and what writes it. `npm run gen:docs`
-// (scripts/gen-docs.mjs) rewrites them; test/unit/docs-generated.test.ts fails while one is stale.
+// (scripts/gen-docs.mjs) rewrites them; test/unit/repo/docs-generated.test.ts fails while one is stale.
 import { configTable } from './config-table.js';
 import { exitCodesTable } from './exit-codes-table.js';
 import { metricsTable } from './metrics-catalog.js';

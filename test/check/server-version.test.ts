@@ -2,7 +2,7 @@
 // supported range (core/kube/supported-versions.ts): the run's server is a tested release, so the
 // check passes and `inv version` warns of nothing. A server that never answers is bounded by
 // --request-timeout: `inv version` says so on its Server line and still exits 0. (A server outside
-// the range is judged on plain objects in test/unit/supported-versions.test.ts, rendering
+// the range is judged on plain objects in test/unit/repo/supported-versions.test.ts, rendering
 // included: this server cannot report another version without a rebuild.)
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -14,7 +14,7 @@ import { SUPPORTED_RANGE, TESTED_KUBERNETES } from '../../src/core/kube/supporte
 import { runCli } from '../cli/run-cli.js';
 import { adminConfig, kubeconfigPath } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
-import { silentApiServer } from '../support/silent-apiserver.js';
+import { silentApiServer } from '../support/servers/silent-apiserver.js';
 
 interface CheckDoc {
   passed: boolean;

@@ -1,14 +1,14 @@
 // Ctrl-C on a real pseudo-terminal (test/support/pty.ts): whatever the command is doing (a
 // spinner over a server that never answers, a confirmation prompt), ^C ends it within a second
 // with exit 130 and one line saying it was interrupted; piped, the same. The erase cases (a job
-// left running in the cluster) are in test/erase/interrupt.test.ts.
+// left running in the cluster) are in test/erase/cli/interrupt.test.ts.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { EXIT_INTERRUPTED } from '../../src/cli/process/exit-codes.js';
 import { repoRoot } from '../support/paths.js';
 import { CTRL_C, runOnPty } from '../support/pty.js';
-import { silentApiServer, type SilentApiServer } from '../support/silent-apiserver.js';
+import { silentApiServer, type SilentApiServer } from '../support/servers/silent-apiserver.js';
 
 describe('Ctrl-C (real pseudo-terminal)', function () {
   this.timeout(60_000);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CTRL_C, runOnPty as driveOnPty } from '../support/pty.js';
-import { silentApiServer, type SilentApiServer } from '../support/silent-apiserver.js';
+import { silentApiServer, type SilentApiServer } from '../support/servers/silent-apiserver.js';
 import { runOnPty } from './pty.js';
 import { runCli } from './run-cli.js';
 

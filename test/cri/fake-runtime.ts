@@ -5,7 +5,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { CriApiVersion } from '../../src/core/cri/messages.js';
 import { loadCriPackage } from '../support/cri-proto-loader.js';
-import { bindUnixSocket } from '../support/grpc-socket.js';
+import { bindUnixSocket } from '../support/servers/grpc-socket.js';
 
 type Handler = (request: Record<string, unknown>) => unknown;
 export type FakeMethods = Partial<Record<'RuntimeService' | 'ImageService', Record<string, Handler>>>;

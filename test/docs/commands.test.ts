@@ -2,14 +2,14 @@
 // kubeconfig at all (KUBECONFIG names a missing file), so a line that quietly needed a cluster
 // fails here; each must exit 0 and, when the page redirects it to a file, print something. Which
 // lines need a cluster is decided by what they ask for (completion, a client-side dry run,
-// offline manifests); test/unit/docs-commands.test.ts parses every other line.
+// offline manifests); test/unit/repo/docs-commands.test.ts parses every other line.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT_UNKNOWN_COMMAND } from '../../src/cli/process/exit-codes.js';
-import { docsCommands, type DocCommand } from '../support/docs-commands.js';
+import { docsCommands, type DocCommand } from '../support/docs/docs-commands.js';
 import { repoRoot } from '../support/paths.js';
 
 /** A line that runs without a cluster, by what it asks for. */

@@ -19,7 +19,7 @@ import {
   isImageList,
   isSourceKinds,
   type Manifest,
-} from '../support/docs-manifests.js';
+} from '../support/docs/docs-manifests.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
 
 const LISTS = '/apis/erase.imageinventory.dev/v1alpha1/imagelists';

@@ -3,7 +3,7 @@
 // cuts every open one (watches included) every 1.5 s. The job must still complete on every node.
 import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
-import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy.js';
+import { startDroppingProxy, type DroppingProxy } from '../support/servers/dropping-proxy.js';
 import { EraseEnv, eraseEnvPerTest, results } from './helpers.js';
 import { IMAGELISTS_PATH, type ImageList } from '../../src/core/erase/api/types.js';
 

@@ -21,7 +21,7 @@ import {
 } from '../../src/core/erase/api/types.js';
 import { invAsync } from '../support/inv-async.js';
 import { EraseEnv } from './helpers.js';
-import { envFlags } from './cli-helpers.js';
+import { envFlags } from './cli/cli-helpers.js';
 
 const inv = (args: string[]) => invAsync(args, 60_000);
 

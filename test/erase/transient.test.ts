@@ -17,9 +17,9 @@ import type { EraseConfig } from '../../src/core/erase/config/config.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest, KubeTransportError } from '../../src/core/kube/rest.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
-import { denyInNamespace } from '../support/admission.js';
+import { denyInNamespace } from '../support/servers/admission.js';
 import { waitFor } from '../support/cri.js';
-import { envFlags } from './cli-helpers.js';
+import { envFlags } from './cli/cli-helpers.js';
 
 class FlakyConfig extends ImageListController {
   failures = 1;

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { shellWords } from '../support/docs-commands.js';
-import { codeBlocks, docsPages, type Page } from '../support/docs-pages.js';
+import { shellWords } from '../support/docs/docs-commands.js';
+import { codeBlocks, docsPages, type Page } from '../support/docs/docs-pages.js';
 import { helm, helm3, tools, warnings } from '../support/helm.js';
 import { repoRoot } from '../support/paths.js';
 

@@ -1,7 +1,7 @@
 // Helm 3, which many users still run (helmVersions.helm3 in scripts/tools.mjs): the chart lints,
 // renders the same objects as with Helm 4, and installs on a real API server without a warning.
 // Then Helm 4 upgrades that release, as a user moving to Helm 4 does. The chart's whole lifecycle
-// on real nodes is Helm 4's (test/nodes/helm.test.ts). A private API server: the install creates
+// on real nodes is Helm 4's (test/nodes/install/helm.test.ts). A private API server: the install creates
 // the chart's namespaces and cluster-wide objects, which other files must not see.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -1,6 +1,6 @@
 // `npm run image` (scripts/image.mjs) against the real Distribution registry (scripts/registry.mjs)
 // over TLS with a CA of its own, as a private registry is: pushed with HTTP Basic auth, then with
-// the Bearer token flow of a token service (test/support/token-server.ts), the manifest read back
+// the Bearer token flow of a token service (test/support/servers/token-server.ts), the manifest read back
 // and compared with the archive the same run wrote, and the image ID with the worker image the
 // tests deploy (one definition, scripts/inv-image.mjs). Wrong credentials, an unknown CA and
 // hostile servers (one that hangs, one with an endless body) fail in bounded time with one line.
@@ -9,10 +9,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { httpServer } from '../support/hostile-http.js';
+import { httpServer } from '../support/servers/hostile-http.js';
 import { repoRoot } from '../support/paths.js';
-import { registryScript, type Registry } from '../support/registry.js';
-import { tokenServer, type TokenServer } from '../support/token-server.js';
+import { registryScript, type Registry } from '../support/servers/registry.js';
+import { tokenServer, type TokenServer } from '../support/servers/token-server.js';
 
 interface Run {
   status: number | null;

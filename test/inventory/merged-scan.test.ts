@@ -19,7 +19,7 @@ import { ensureNamespace } from '../../src/core/kube/namespaces.js';
 import { listPages } from '../../src/core/kube/paginate.js';
 import { KubeApiError, KubeRest, type RequestOptions } from '../../src/core/kube/rest.js';
 import { waitFor } from '../support/cri.js';
-import { etcdOf, type Etcd } from '../support/etcd-compaction.js';
+import { etcdOf, type Etcd } from '../support/servers/etcd-compaction.js';
 import { freshApiServer, type FreshApiServer } from '../support/fresh-apiserver.js';
 import { serviceAccountToken, writeTokenKubeconfig } from '../support/service-account.js';
 

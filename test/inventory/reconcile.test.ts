@@ -13,7 +13,7 @@ import { imageResourceName } from '../../src/core/inventory/naming.js';
 import { listNamespaceObjects } from '../../src/core/inventory/sources.js';
 import { isWrite, KubeRest } from '../../src/core/kube/rest.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
-import { denyInNamespace } from '../support/admission.js';
+import { denyInNamespace } from '../support/servers/admission.js';
 import {
   assertForeignKept,
   decorate,

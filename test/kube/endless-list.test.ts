@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeRest, ListBoundError } from '../../src/core/kube/rest.js';
-import { httpServer, kubeConfig } from '../support/hostile-http.js';
+import { httpServer, kubeConfig } from '../support/servers/hostile-http.js';
 import { repoRoot } from '../support/paths.js';
 
 /** Answers every GET with a full page of small objects and a continue token (`repeat`: the same one). */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { isTransient, KubeApiError, KubeRest, KubeTransportError } from '../../src/core/kube/rest.js';
 import { Informer, type CachedObject } from '../../src/core/controller/informer.js';
 import { repoRoot } from '../support/paths.js';
-import { httpServer, kubeConfig, type Hostile } from '../support/hostile-http.js';
+import { httpServer, kubeConfig, type Hostile } from '../support/servers/hostile-http.js';
 
 /** A TCP server that accepts and never says anything: a TLS handshake stalls on it. */
 async function silentServer(): Promise<Hostile> {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KubeRest } from '../../src/core/kube/rest.js';
-import { httpServer, kubeConfig } from '../support/hostile-http.js';
+import { httpServer, kubeConfig } from '../support/servers/hostile-http.js';
 import { repoRoot } from '../support/paths.js';
 
 describe('User-Agent', () => {

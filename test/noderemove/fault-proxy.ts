@@ -7,7 +7,7 @@
 // runtime's answer decoded with the project's codec, changed, encoded again: garbage fields) or
 // replaced by prepared bytes (huge answers, without keeping a decoded copy in the test process).
 import * as grpc from '@grpc/grpc-js';
-import { bindUnixSocket } from '../support/grpc-socket.js';
+import { bindUnixSocket } from '../support/servers/grpc-socket.js';
 import { decode, encode, type ProtoSchema } from '../../src/core/cri/codec.js';
 import { schema as v1Schema } from '../../src/core/cri/generated/v1.js';
 import { schema as v1alpha2Schema } from '../../src/core/cri/generated/v1alpha2.js';

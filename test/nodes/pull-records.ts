@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { nodesScript, until, type WholeCluster } from '../support/nodes.js';
-import { ctrFor } from '../support/registry.js';
+import { ctrFor } from '../support/servers/registry.js';
 
 /** Removes each kubelet's records of images pulled with credentials, and restarts it. */
 export async function forgetPullRecords(c: WholeCluster): Promise<void> {

@@ -22,7 +22,11 @@ import {
   trivyBinary,
   type ContractImage,
 } from '../support/scan.js';
-import { startCountingProxy, startDbRegistry, type DbRegistry } from '../support/trivy-db-registry.js';
+import {
+  startCountingProxy,
+  startDbRegistry,
+  type DbRegistry,
+} from '../support/servers/trivy-db-registry.js';
 
 const NODES = 2;
 

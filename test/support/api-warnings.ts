@@ -52,7 +52,7 @@ export const ALLOWED: Allowed[] = [
     reason: 'an ImageJob CRD older than the controller, installed by status-fit.test.ts',
   },
   {
-    // test/nodes/trust.test.ts: a user who may only create ImageLists tries to choose the worker
+    // test/nodes/hazards/trust.test.ts: a user who may only create ImageLists tries to choose the worker
     // and the runtime socket in one; the CRD prunes the fields and the server says so.
     path: /^\/apis\/erase\.imageinventory\.dev\/v1alpha1\/imagelists$/,
     warning: /^unknown field "spec\.(worker|runtimeSocket)"$/,

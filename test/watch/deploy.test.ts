@@ -66,7 +66,7 @@ describe('deploy/ install bundle', function () {
     }
     // The image (scripts/inv-image.mjs, what `npm run image` pushes and the tests deploy) runs as
     // the numeric non-root user the Pod's security context names. Its content:
-    // test/nodes/worker-image.test.ts; pushed to a registry: test/install/image-push.test.ts.
+    // test/nodes/install/worker-image.test.ts; pushed to a registry: test/install/image-push.test.ts.
     const image = (await import(path.join(repoRoot, 'scripts', 'inv-image.mjs'))) as { IMAGE_USER: string };
     assert.equal(image.IMAGE_USER, `${pod.securityContext?.runAsUser}:${pod.securityContext?.runAsGroup}`);
   });

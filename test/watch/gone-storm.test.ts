@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { installCrds } from '../../src/core/kube/crd-install.js';
 import { KubeRest } from '../../src/core/kube/rest.js';
 import { adminConfig, newNamespace } from '../support/kube.js';
-import { startGoneProxy, type GoneProxy } from '../support/gone-proxy.js';
+import { startGoneProxy, type GoneProxy } from '../support/servers/gone-proxy.js';
 import { startDaemon, until, type InProcessDaemon } from './helpers.js';
 
 const readyz = async (d: InProcessDaemon) => (await fetch(`${d.daemon.manager.healthUrl}/readyz`)).status;

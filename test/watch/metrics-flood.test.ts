@@ -3,7 +3,7 @@
 // (TokenReview, SubjectAccessReview): silent connections past the cap are closed at once and the
 // rest by the handshake deadline, with the daemon's memory bounded; a flood of bad tokens from
 // several addresses slows no Image write (against a baseline measured here) and a new legitimate
-// token is served within 5 s. The lanes' logic alone: test/unit/metrics-auth.test.ts.
+// token is served within 5 s. The lanes' logic alone: test/unit/kube/metrics-auth.test.ts.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import https from 'node:https';

@@ -18,7 +18,7 @@ import { IMAGEJOBS_PATH, type ImageJob } from '../../src/core/erase/api/types.js
 import { daemonAccessCheck } from '../../src/core/check/daemon-access.js';
 import { imagesPath, type ImageResource } from '../../src/core/inventory/image-resource.js';
 import { installCrds } from '../../src/core/kube/crd-install.js';
-import { conversionWebhook, POISON } from '../support/conversion-webhook.js';
+import { conversionWebhook, POISON } from '../support/servers/conversion-webhook.js';
 import { setupEnv, type Env } from '../inventory/helpers.js';
 import { newNamespace } from '../support/kube.js';
 import { applyBundle, bundle, SA, SYSTEM_NS } from './deploy-helpers.js';

@@ -114,7 +114,7 @@ export const ERASE_EXAMPLES = [
 /**
  * The usage lines, written out: oclif derives one from the flags' relationships, and for erase's
  * (four exclusive targets, pairs that depend on each other) it printed `[--vulnerable |  |  |
- * [--all-unused ...`. Every flag named here is one of erase's (test/unit/help-usage.test.ts).
+ * [--all-unused ...`. Every flag named here is one of erase's (test/unit/cli/help-usage.test.ts).
  */
 export const ERASE_USAGE = [
   'erase (--images REF,... | --imagelist FILE | --all-unused | --vulnerable) [--dry-run] [-l SELECTOR] [-y] [FLAGS]',

@@ -94,7 +94,7 @@ export function countFailures(reasons: readonly ScanFailureReason[]): ScanFailur
 /**
  * The reason code of a whole node's failed scan, from the worker's or the controller's reason
  * text (noderemove/vuln-scan/exchange.ts and pipes.ts, pod.ts write these sentences; the node
- * result stores only the text). test/unit/scan-failures.test.ts drives those producers, so a
+ * result stores only the text). test/unit/noderemove/scan-failures.test.ts drives those producers, so a
  * reworded sentence fails there instead of being counted as `other`.
  */
 export function nodeFailureReason(text: string): ScanFailureReason {

@@ -4,7 +4,7 @@
 // its termination message (noderemove/summary.ts writes it; ./results.ts, the requester's report
 // and the renderers read it). An outcome is one entry of OUTCOME_TRAITS: the compiler asks for each
 // of its traits, and every list of outcomes (the counts, the exit code, the summary's filters, the
-// paint of the table) is made from them. test/unit/worker-summary.test.ts checks
+// paint of the table) is made from them. test/unit/noderemove/worker-summary.test.ts checks
 // docs/schemas/EraseReport.json and docs/erase.md's outcomes table against OUTCOMES. PURE.
 
 /** The node result's count an outcome adds to (ImageJob status.nodes), or none. */

@@ -1,7 +1,7 @@
 // The text that other files carry about the source kinds, generated from the registry
 // (./source-kinds.ts): the ClusterRole's inventory rules (deploy/clusterrole.yaml) and the
 // docs/inventory.md's table of built-in kinds. `npm run gen:kinds` writes them between their markers;
-// test/unit/source-kinds.test.ts fails while a file differs from what this generates. Pure.
+// test/unit/inventory/source-kinds.test.ts fails while a file differs from what this generates. Pure.
 import { BUILTIN_SOURCE_KINDS, OWNER_KINDS, apiVersionOf } from './source-kinds.js';
 
 /**

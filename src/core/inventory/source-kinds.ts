@@ -2,7 +2,7 @@
 // kube/kinds.ts, the table of every kind inv touches). Everything else about them is derived from it: which
 // collections `inv scan` lists and `inv watch` watches, how objects are stripped, which fields
 // the rules read, the watch predicates, `inv check`'s access list, the help texts, and the
-// ClusterRole's inventory rules (test/unit/source-kinds.test.ts fails when deploy/ differs).
+// ClusterRole's inventory rules (test/unit/inventory/source-kinds.test.ts fails when deploy/ differs).
 // Adding a built-in kind: one entry here (and its row in kube/kinds.ts), its rule in rules.ts only if it has a special one, and a
 // test. Pure data and small pure helpers: no I/O.
 import { apiVersionOf, KINDS, type KindName } from '../kube/kinds.js';

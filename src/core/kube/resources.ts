@@ -3,7 +3,7 @@
 // table (kinds.ts: `'Pod'`, `'ImageJob'`) or a ResourceType found by discovery (a declared
 // source kind, a namespace's resources); the path's shape (`/api/v1` for the core group,
 // `/apis/GROUP/VERSION` otherwise, `/namespaces/NS` for a namespaced kind) is decided here and
-// nowhere else (test/unit/api-paths.test.ts keeps path literals out of every other folder).
+// nowhere else (test/unit/kube/api-paths.test.ts keeps path literals out of every other folder).
 // Namespaces and names are URL-encoded, which leaves every valid Kubernetes name as it is.
 import { KINDS, kindInfo, type KindName, type ResourceType } from './kinds.js';
 import type { KubeRest, ListBounds, Query, RequestOptions } from './rest.js';

@@ -1,7 +1,7 @@
 // What inv supports, and the tests that show it: the Kubernetes minors, the container runtimes and
 // the Helm releases. The one place they are written: `inv check` and `inv version` compare the
 // server against SUPPORTED_KUBERNETES, docs/supported-versions.md's tables are generated from this
-// file (src/docs/supported-versions-table.ts), and test/unit/supported-versions.test.ts checks it
+// file (src/docs/supported-versions-table.ts), and test/unit/repo/supported-versions.test.ts checks it
 // against what the scripts build and run (test/cluster/go.mod, scripts/cluster.mjs,
 // scripts/tools.mjs, scripts/test.mjs), so a version bumped there and not here fails. Pure.
 import { compareMinor, type KubeVersion } from './kube-version.js';
@@ -197,7 +197,7 @@ export const TESTED_HELM: readonly TestedHelm[] = [
     tool: 'helm',
     what: 'lint, template, install, test, upgrade and uninstall, on the real-node cluster',
     runs: ['nodes', 'suite'],
-    tests: ['test/nodes/helm.test.ts', 'test/helm/'],
+    tests: ['test/nodes/install/helm.test.ts', 'test/helm/'],
   },
   {
     version: 'v3.21.4',
