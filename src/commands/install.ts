@@ -19,9 +19,12 @@ import { commandCompletion } from '../cli/completion/sources.js';
 export default class Install extends Command {
   static override summary = 'Install or upgrade the CRDs (and with --daemon, the daemon) on the cluster.';
 
-  static override description = paragraphs(`Applies the Image, ImageList and ImageJob CRDs that ship with
-this version of inv, with server-side apply under the field manager "inv", then waits until the
-API server serves them (Established). With --daemon, also applies the daemon bundle, the same
+  static override description =
+    paragraphs(`Applies the Image, ImageList, ImageJob and ImageJobRecord CRDs that
+ship with this version of inv, with server-side apply under the field manager "inv", then waits
+until the API server serves them (Established). It also applies the ClusterRole
+image-inventory-view, whose labels let the built-in view, edit and admin roles read Images, and
+creates the erase configuration (inv-erase-config) once. With --daemon, also applies the daemon bundle, the same
 objects as \`kubectl apply -k deploy/\`: the namespaces image-inventory-system (restricted) and
 image-inventory-workers (privileged, for the erase workers), the ServiceAccount, least-privilege
 RBAC, the Deployment running \`inv watch --leader-elect\`, and the NetworkPolicies.

@@ -164,6 +164,7 @@ describe('first run on a cluster without inv', function () {
           'customresourcedefinition.apiextensions.k8s.io/imagelists.erase.imageinventory.dev created',
           'customresourcedefinition.apiextensions.k8s.io/imagejobs.erase.imageinventory.dev created',
           'customresourcedefinition.apiextensions.k8s.io/imagejobrecords.erase.imageinventory.dev created',
+          'clusterrole.rbac.authorization.k8s.io/image-inventory-view created',
           'configmap/inv-erase-config created',
           'CRDs Established. Next: inv check',
           '',
@@ -180,7 +181,7 @@ describe('first run on a cluster without inv', function () {
     it('inv install again changes nothing, and the CRDs belong to the field manager "inv"', async () => {
       const r = inv(['install']);
       assert.equal(r.status, 0, r.stderr);
-      assert.equal((r.stdout.match(/ unchanged$/gm) ?? []).length, 6, r.stdout);
+      assert.equal((r.stdout.match(/ unchanged$/gm) ?? []).length, 7, r.stdout);
       const crd = await rest.get<{
         metadata: { managedFields: { manager: string; operation: string }[] };
       }>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/images.imageinventory.dev');
@@ -222,10 +223,9 @@ describe('first run on a cluster without inv', function () {
       rest.onRequest = (m) => methods.push(m);
       const applied = await install(rest, { daemon: true, image: 'registry.example.com/inv:7' });
       rest.onRequest = undefined;
-      // Server-side apply; the erase configuration, created once by the plain install above, is
-      // never overwritten but for its worker image, which follows the daemon's (one PUT); the
-      // daemon's declared-kinds ConfigMap and ClusterRole (create-only too) are created by this
-      // first daemon install: POST, once.
+      // Server-side apply; the erase configuration (from the plain install above) is never overwritten
+      // but for its worker image, which follows the daemon's (one PUT); the declared-kinds ConfigMap
+      // and ClusterRole (create-only too) are created by this first daemon install: POST, once.
       assert.deepEqual([...new Set(methods)].sort(), ['GET', 'PATCH', 'POST', 'PUT']);
       assert.equal(methods.filter((m) => m === 'POST').length, 2);
       const expected = readBundle({ image: 'registry.example.com/inv:7' });

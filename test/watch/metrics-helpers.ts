@@ -69,7 +69,8 @@ export async function metricsAccounts(admin: KubeRest, ns: string) {
     );
   };
   // The shipped ClusterRoles: the daemon's and the metrics reader's, as deploy/ has them.
-  for (const o of readBundle().filter((x) => x.kind === 'ClusterRole'))
+  const shipped = ['image-inventory-controller', 'inv-metrics-reader'];
+  for (const o of readBundle().filter((x) => x.kind === 'ClusterRole' && shipped.includes(x.metadata.name)))
     await applyObject(admin, o, { force: true });
   for (const sa of ['controller', 'reader', 'nobody']) {
     await admin.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {

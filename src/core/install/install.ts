@@ -68,8 +68,19 @@ export const isCreateOnly = (o: KubeObject): boolean =>
   (o.metadata.annotations as Record<string, string> | undefined)?.[INSTALL_ANNOTATION] === 'create-only';
 
 /**
- * The objects install would apply, in order. Without the daemon: the CRDs, and the erase
- * configuration with its namespace (erase refuses to run without it, `--standalone` too).
+ * The ClusterRole whose labels add reading Images to the built-in `view`, `edit` and `admin`
+ * roles: it comes with the Image CRD, so that a namespace's readers can read its inventory.
+ */
+export const isViewAggregation = (o: KubeObject): boolean =>
+  o.kind === 'ClusterRole' &&
+  (o.metadata.labels as Record<string, string> | undefined)?.[
+    'rbac.authorization.k8s.io/aggregate-to-view'
+  ] === 'true';
+
+/**
+ * The objects install would apply, in order. Without the daemon: the CRDs, the ClusterRole that
+ * lets `view` read Images, and the erase configuration with its namespace (erase refuses to run
+ * without it, `--standalone` too).
  */
 export function installObjects(
   opts: Pick<InstallOptions, 'daemon' | 'image' | 'imagePullSecrets' | 'crdsOnly' | 'sourceKinds'>,
@@ -87,6 +98,7 @@ export function installObjects(
   return all.filter(
     (o) =>
       o.kind === 'CustomResourceDefinition' ||
+      isViewAggregation(o) ||
       o === config ||
       (o.kind === 'Namespace' && o.metadata.name === config?.metadata.namespace),
   );

@@ -2,9 +2,12 @@
 // scripts/tools.mjs): `helm install` (the daemon runs as a Pod from the image the nodes hold, and
 // takes its Lease through the kubernetes Service), `helm test` (a Pod runs `inv check` in the
 // cluster and passes), `helm upgrade` with a changed value (the daemon rolls to a new Pod),
-// `helm uninstall` (nothing is left but the CRDs and the Images). Helm is the real one
+// `helm uninstall` (nothing is left but the CRDs and the Images). A user bound to the built-in `view`
+// role in a namespace reads its Images once the controller-manager has aggregated the chart's
+// role into `view`, and no longer after the uninstall. Helm is the real one
 // (scripts/tools.mjs). Helm 4 applies server-side and `--wait` watches each object's status
 // (kstatus) until it is current; a warning from Helm or the API server fails the step.
+import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { isNotFound, KubeRest } from '../../../src/core/kube/rest.js';
 import { parseConfig } from '../../../src/core/erase/config/config.js';
@@ -18,6 +21,7 @@ import {
   type WholeCluster,
 } from '../../support/nodes.js';
 import { routeKubernetesService } from '../../support/servers/service-route.js';
+import { serviceAccountToken } from '../../support/service-account.js';
 
 const SYSTEM_NS = 'image-inventory-system';
 const WORKERS_NS = 'image-inventory-workers';
@@ -150,6 +154,72 @@ describe('Helm chart on the whole local cluster: install, test, upgrade, uninsta
     );
   });
 
+  // A ServiceAccount bound to `view` in the watched namespace, acting with its own token.
+  let viewer: KubeRest | undefined;
+  const viewerStatus = (): Promise<number> =>
+    viewer!.request('GET', `/apis/imageinventory.dev/v1alpha1/namespaces/${watched}/images`).then(
+      () => 200,
+      (e: unknown) => (e as { statusCode?: number }).statusCode ?? 0,
+    );
+
+  it("a user bound to `view` in a namespace reads its Images: the chart's role is aggregated into view, edit and admin", async () => {
+    await rest.request('POST', `/api/v1/namespaces/${watched}/serviceaccounts`, {
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'viewer' } },
+    });
+    await rest.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${watched}/rolebindings`, {
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'viewer' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+        subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace: watched }],
+      },
+    });
+    const token = await serviceAccountToken(rest, watched, 'viewer');
+    const cluster = clusterConfig(c).getCurrentCluster()!;
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: cluster.server, caData: cluster.caData }],
+      users: [{ name: 'viewer', token }],
+      contexts: [{ name: 'viewer', cluster: 'c', user: 'viewer' }],
+      currentContext: 'viewer',
+    });
+    viewer = new KubeRest(kc);
+    // The aggregation controller and the authorizer's cache act in their own time.
+    await until('the viewer may list the Images', async () => (await viewerStatus()) === 200, 60_000, 300);
+    for (const role of ['view', 'edit', 'admin']) {
+      const r = await rest.request<{
+        rules: { apiGroups?: string[]; resources?: string[]; verbs: string[] }[];
+      }>('GET', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`);
+      assert.ok(
+        r.rules.some((x) => x.apiGroups?.includes('imageinventory.dev') && x.resources?.includes('images')),
+        `${role} reads Images`,
+      );
+    }
+    // Read only: the daemon writes the Images.
+    const review = await rest.request<{ status: { allowed: boolean } }>(
+      'POST',
+      '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      {
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: {
+            user: `system:serviceaccount:${watched}:viewer`,
+            groups: ['system:serviceaccounts', `system:serviceaccounts:${watched}`, 'system:authenticated'],
+            resourceAttributes: {
+              namespace: watched,
+              verb: 'patch',
+              group: 'imageinventory.dev',
+              resource: 'images',
+            },
+          },
+        },
+      },
+    );
+    assert.equal(review.status.allowed, false, 'a viewer may not change Images');
+  });
+
   it('helm test: a Pod runs `inv check` in the cluster, and it passes', async () => {
     const r = await helm(['test', RELEASE, '--timeout', '3m', '--kubeconfig', c.kubeconfig], {
       timeoutMs: 300_000,
@@ -219,5 +289,16 @@ describe('Helm chart on the whole local cluster: install, test, upgrade, uninsta
       );
     const images = await rest.list(`/apis/imageinventory.dev/v1alpha1/namespaces/${watched}/images`);
     assert.ok(images.items.length >= 1, "the daemon's Images stay");
+    // The role went with the chart, and the aggregation controller takes its rules out of view.
+    assert.ok(await gone('/apis/rbac.authorization.k8s.io/v1/clusterroles/image-inventory-view'));
+    if (viewer) {
+      await until(
+        'the viewer may no longer list the Images',
+        async () => (await viewerStatus()) === 403,
+        60_000,
+        300,
+      );
+      viewer.close();
+    }
   });
 });

@@ -276,6 +276,16 @@ describe('docs/install.md "Install on your cluster", as written, on real kubelet
     const out = await run('pull-secret'); // the Secrets, the rollout, `inv check`
     assert.match(out, /Status check results are √/);
     await daemonFrom(ref(vars.TAG!));
+    // Whoever may view a namespace may read its Images: the controller-manager aggregates
+    // install's image-inventory-view into the built-in view role.
+    await until('view reads Images', async () =>
+      (
+        await rest.request<{ rules?: { apiGroups?: string[]; resources?: string[] }[] }>(
+          'GET',
+          '/apis/rbac.authorization.k8s.io/v1/clusterroles/view',
+        )
+      ).rules?.some((x) => x.apiGroups?.includes('imageinventory.dev') && x.resources?.includes('images')),
+    );
   });
 
   it('5. the first erase: every node pulls the worker image from the registry, and the image goes', async () => {
@@ -288,6 +298,7 @@ describe('docs/install.md "Install on your cluster", as written, on real kubelet
       assert.match(out, new RegExp(`namespace/${ns} kept[^\\n]*inv-registry`), out);
     await namespacesGone(out);
     assert.ok(await gone('/apis/rbac.authorization.k8s.io/v1/clusterroles/image-inventory-controller'));
+    assert.ok(await gone('/apis/rbac.authorization.k8s.io/v1/clusterroles/image-inventory-view'));
     for (const crd of CRDS)
       assert.equal(await gone(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`), false, crd);
   });

@@ -13,7 +13,7 @@ import {
 } from '../../../src/core/install/ownership.js';
 import { othersManage } from '../../../src/core/install/uninstall.js';
 import { displayName, bundlePath as objectPath, type KubeObject } from '../../../src/core/kube/apply.js';
-import { installObjects } from '../../../src/core/install/install.js';
+import { installObjects, isViewAggregation } from '../../../src/core/install/install.js';
 import { deploymentImage, followDaemon } from '../../../src/core/install/worker-image.js';
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/core/erase/config/config.js';
 import { asCrdMissing, CrdMissingError, IMAGE_CRD } from '../../../src/core/kube/crds.js';
@@ -117,6 +117,33 @@ describe('install bundle', () => {
       deploymentImage(installObjects({ daemon: true }).find((o) => o.kind === 'Deployment'))?.pullSecrets,
       [],
     );
+  });
+
+  it('without the daemon: the CRDs, the role that lets `view` read Images, the erase configuration and its namespace', () => {
+    const names = (objects: KubeObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    assert.deepEqual(names(installObjects({ daemon: false })), [
+      'Namespace/image-inventory-system',
+      'CustomResourceDefinition/images.imageinventory.dev',
+      'CustomResourceDefinition/imagelists.erase.imageinventory.dev',
+      'CustomResourceDefinition/imagejobs.erase.imageinventory.dev',
+      'CustomResourceDefinition/imagejobrecords.erase.imageinventory.dev',
+      'ClusterRole/image-inventory-view',
+      'ConfigMap/inv-erase-config',
+    ]);
+    // `inv erase --standalone`: the CRDs alone.
+    assert.ok(
+      installObjects({ daemon: false, crdsOnly: true }).every((o) => o.kind === 'CustomResourceDefinition'),
+    );
+    // Read only, and only Images: the daemon writes them; the erase kinds are the administrator's.
+    const role = installObjects({ daemon: false }).find(isViewAggregation) as unknown as {
+      metadata: { labels: Record<string, string> };
+      rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    };
+    assert.deepEqual(role.rules, [
+      { apiGroups: ['imageinventory.dev'], resources: ['images'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    for (const to of ['view', 'edit', 'admin'])
+      assert.equal(role.metadata.labels[`rbac.authorization.k8s.io/aggregate-to-${to}`], 'true', to);
   });
 
   it('over an existing erase configuration: settings that followed the daemon move with it, set-apart ones stay', () => {
