@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import zlib from 'node:zlib';
+import { dockerCredentials, DockerConfigError } from './docker-config.mjs';
 import { buildInvImage, repoRoot } from './inv-image.mjs';
 import { imageArchive, sha256 } from './oci-archive.mjs';
 import { openRegistry, parseImageRef, pushImage, RegistryError } from './oci-push.mjs';
@@ -37,7 +38,9 @@ const USAGE = `Builds the inv image from this checkout (no Docker) and pushes it
 
   --push REF            push the image (TAG defaults to the package version)
   --scanner-push REF    also push scan mode's scanner image (the image plus Trivy)
-  --username USER       with --password-stdin: HTTP Basic, or a token from the registry's realm
+  --username USER       with --password-stdin: HTTP Basic, or a token from the registry's realm;
+                        without it, what \`docker login\` left for the registry, if anything
+                        ($DOCKER_CONFIG or ~/.docker/config.json, and its credential helpers)
   --password-stdin      read the password (or a token) from standard input
   --ca-file CA.pem      trust this CA as well as the system's (a private registry's)
   --plain-http          the registry serves plain HTTP (never for credentials over a network)
@@ -218,8 +221,20 @@ export async function main(argv) {
       output: o.scannerOutput,
       fallback: 'inv-trivy-scanner',
     });
-  // The registries first: wrong credentials or an unknown CA show before the build.
-  for (const job of jobs.filter((j) => j.ref)) job.client = await openRegistry(job.ref, auth);
+  // The registries first: wrong credentials or an unknown CA show before the build. Without
+  // --username, what `docker login` left for the registry, if anything (docker-config.mjs).
+  for (const job of jobs.filter((j) => j.ref)) {
+    let jobAuth = auth;
+    if (o.username === undefined) {
+      const host = job.ref.name.slice(0, job.ref.name.indexOf('/'));
+      const found = await dockerCredentials(host, { timeoutMs: o.timeoutMs });
+      if (found) {
+        log(`using the credentials for ${host} from ${found.from}`);
+        jobAuth = { ...auth, username: found.username, password: found.password };
+      }
+    }
+    job.client = await openRegistry(job.ref, jobAuth);
+  }
   for (const job of jobs) {
     const started = Date.now();
     const image = await job.build();
@@ -240,7 +255,9 @@ if (isMain(import.meta.url)) {
     await main(process.argv.slice(2));
   } catch (err) {
     const usage = err instanceof UsageError;
-    log(`${usage || err instanceof RegistryError ? '' : 'failed: '}${err.message}`);
+    log(
+      `${usage || err instanceof RegistryError || err instanceof DockerConfigError ? '' : 'failed: '}${err.message}`,
+    );
     if (usage)
       log(
         'usage: npm run image -- --push REGISTRY/REPO[:TAG] [--username USER --password-stdin] [--ca-file CA.pem] (see --help)',

@@ -21,11 +21,19 @@ interface Run {
   ms: number;
 }
 
-/** scripts/image.mjs (what `npm run image` runs after the build), the password on stdin. */
-function image(args: string[], stdin = ''): Promise<Run> {
+/**
+ * scripts/image.mjs (what `npm run image` runs after the build), the password on stdin. The Docker
+ * configuration is none unless `env` names one: the developer's `docker login` stays out of it.
+ */
+function image(args: string[], stdin = '', env: NodeJS.ProcessEnv = {}): Promise<Run> {
   const started = Date.now();
   const child = spawn(process.execPath, [path.join(repoRoot, 'scripts', 'image.mjs'), ...args], {
     cwd: repoRoot,
+    env: {
+      ...process.env,
+      DOCKER_CONFIG: path.join(os.tmpdir(), `inv-no-docker-config-${process.pid}`),
+      ...env,
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -137,6 +145,61 @@ describe('npm run image (push to a registry)', function () {
       anon.stderr,
       /401 Unauthorized: the registry requires credentials: --username USER --password-stdin/,
     );
+  });
+
+  it('without --username: what `docker login` left (auths, or a credential helper); a broken one is one line', async function () {
+    this.timeout(240_000);
+    const ref = `${reg.host}/team/inv:dc`;
+    const args = ['--push', ref, '--ca-file', reg.caFile!, '--timeout', '3s'];
+    const config = (name: string, content: string) => {
+      const d = path.join(dir, name);
+      fs.mkdirSync(d, { recursive: true });
+      fs.writeFileSync(path.join(d, 'config.json'), content);
+      return d;
+    };
+    // auths, as `docker login` writes them: base64 of user:password under the registry's host.
+    const auth = Buffer.from(`${reg.user}:${reg.password}`).toString('base64');
+    const plain = config('docker-auths', JSON.stringify({ auths: { [reg.host]: { auth } } }));
+    const r = await image(args, '', { DOCKER_CONFIG: plain });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(`using the credentials for ${reg.host} from ${path.join(plain, 'config.json')}`),
+    );
+    assert.match(r.stdout, new RegExp(`^${ref}@sha256:[0-9a-f]{64}\\n$`));
+
+    // A credential helper, by the Docker credential helper protocol: the server on stdin, JSON out.
+    const bin = path.join(dir, 'helpers');
+    fs.mkdirSync(bin, { recursive: true });
+    const helper = (name: string, body: string) =>
+      fs.writeFileSync(path.join(bin, `docker-credential-${name}`), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    helper(
+      'invtest',
+      `read server; [ "$1" = get ] && [ "$server" = "${reg.host}" ] || exit 1; printf '{"ServerURL":"%s","Username":"${reg.user}","Secret":"${reg.password}"}' "$server"`,
+    );
+    helper('invhang', 'exec sleep 600');
+    const PATH = `${bin}:${process.env.PATH}`;
+    const helped = config('docker-helper', JSON.stringify({ credHelpers: { [reg.host]: 'invtest' } }));
+    const h = await image(args, '', { DOCKER_CONFIG: helped, PATH });
+    assert.equal(h.status, 0, h.stderr);
+    assert.match(
+      h.stderr,
+      new RegExp(`using the credentials for ${reg.host} from docker-credential-invtest`),
+    );
+
+    // A helper that never answers, a file that is not JSON: one line each, in bounded time.
+    const hung = config('docker-hang', JSON.stringify({ credsStore: 'invhang' }));
+    const slow = await image(args, '', { DOCKER_CONFIG: hung, PATH });
+    assert.equal(slow.status, 1, slow.stderr);
+    assert.deepEqual(errorLines(slow), [
+      `image: docker-credential-invhang get (${reg.host}): no answer in 3 s`,
+    ]);
+    assert.ok(slow.ms < 30_000, `${slow.ms} ms`);
+    const broken = config('docker-broken', '{"auths": ');
+    const bad = await image(args, '', { DOCKER_CONFIG: broken });
+    assert.equal(bad.status, 1, bad.stderr);
+    assert.equal(errorLines(bad).length, 1, bad.stderr);
+    assert.match(bad.stderr, /config\.json: not JSON/);
   });
 
   it('bad arguments exit 2 naming the argument', async () => {
@@ -260,3 +323,44 @@ function tarMember(file: string, name: string): Buffer {
   }
   throw new Error(`${name} not in ${file}`);
 }
+
+describe('npm run image: which entry of the Docker configuration names a registry', () => {
+  interface DockerConfigModule {
+    lookupCredentials(
+      config: object,
+      host: string,
+    ): { username?: string; password?: string; helper?: string } | undefined;
+  }
+  let m: DockerConfigModule;
+  before(async () => {
+    m = (await import(path.join(repoRoot, 'scripts', 'docker-config.mjs'))) as DockerConfigModule;
+  });
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+  it('the host as written, a URL of it, Docker Hub by its legacy key; a helper for the host before auths and the store', () => {
+    const auths = {
+      'r.example.com:5000': { auth: b64('a:pw:with:colons') },
+      'https://other.example.com/v1/': { auth: b64('b:x') },
+      'https://index.docker.io/v1/': { auth: b64('hub:y') },
+    };
+    assert.deepEqual(m.lookupCredentials({ auths }, 'r.example.com:5000'), {
+      username: 'a',
+      password: 'pw:with:colons',
+    });
+    assert.deepEqual(m.lookupCredentials({ auths }, 'other.example.com'), { username: 'b', password: 'x' });
+    assert.deepEqual(m.lookupCredentials({ auths }, 'docker.io'), { username: 'hub', password: 'y' });
+    assert.equal(m.lookupCredentials({ auths }, 'r.example.com'), undefined); // another port is another registry
+    const helpers = { auths, credHelpers: { 'r.example.com:5000': 'pass' }, credsStore: 'desktop' };
+    assert.deepEqual(m.lookupCredentials(helpers, 'r.example.com:5000'), { helper: 'pass' });
+    assert.deepEqual(m.lookupCredentials(helpers, 'other.example.com'), { username: 'b', password: 'x' });
+    assert.deepEqual(m.lookupCredentials(helpers, 'new.example.com'), { helper: 'desktop' });
+    assert.throws(
+      () => m.lookupCredentials({ auths: { 'r.example.com': { identitytoken: 't' } } }, 'r.example.com'),
+      /identity token/,
+    );
+    assert.throws(
+      () => m.lookupCredentials({ auths: { 'r.example.com': { auth: b64('nocolon') } } }, 'r.example.com'),
+      /user:password/,
+    );
+  });
+});
