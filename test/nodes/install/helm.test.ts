@@ -9,7 +9,7 @@
 // (kstatus) until it is current; a warning from Helm or the API server fails the step.
 import * as k8s from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
-import { isNotFound, KubeRest } from '../../../src/core/kube/rest.js';
+import { isNotFound, KubeApiError, KubeRest } from '../../../src/core/kube/rest.js';
 import { parseConfig } from '../../../src/core/erase/config/config.js';
 import { chartDir, helm, tools, warnings, type Run } from '../../support/helm.js';
 import {
@@ -159,7 +159,7 @@ describe('Helm chart on the whole local cluster: install, test, upgrade, uninsta
   const viewerStatus = (): Promise<number> =>
     viewer!.request('GET', `/apis/imageinventory.dev/v1alpha1/namespaces/${watched}/images`).then(
       () => 200,
-      (e: unknown) => (e as { statusCode?: number }).statusCode ?? 0,
+      (e: unknown) => (e instanceof KubeApiError ? e.code : 0),
     );
 
   it("a user bound to `view` in a namespace reads its Images: the chart's role is aggregated into view, edit and admin", async () => {
