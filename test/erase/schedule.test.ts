@@ -348,7 +348,7 @@ describe('erase: scheduled ImageList (real API server, injected clock)', functio
     );
     // A one-off run on the scheduled list is refused: it would drop the schedule.
     r = await inv(['erase', ...common, '--no-wait']);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr.replace(/\s*\n\s*›\s*/g, ' '), /runs on the schedule "\*\/5 \* \* \* \*"/);
     assert.equal((await list(name)).spec.schedule, '*/5 * * * *');
   });
