@@ -92,7 +92,11 @@ describe('Helm 4 applies server-side: upgrades after a kubectl edit, CRD upgrade
         },
       },
     });
-    assert.equal(await servesSubresource(rest, IMAGE_CRD, 'status'), true);
+    // Discovery follows a CRD change in its own time: wait until the subresource is served.
+    for (let end = Date.now() + 30_000; !(await servesSubresource(rest, IMAGE_CRD, 'status'));) {
+      assert.ok(Date.now() < end, 'the status subresource is served after the patch');
+      await new Promise((r) => setTimeout(r, 200));
+    }
     // docs/install.md and the chart's README: Helm never upgrades crds/, so users apply them.
     const r = await new Promise<Run>((resolve) =>
       execFile(
